@@ -1,0 +1,267 @@
+//! Decks and the hands the grader deals from them.
+//!
+//! A seed must mean the same deck on every machine and every version, so shuffling uses
+//! ChaCha8 seeded by our own expansion of the number and our own Fisher-Yates, never a
+//! library's shuffle whose algorithm may change.
+
+use rand_chacha::ChaCha8Rng;
+use rand_core::{Rng, SeedableRng};
+
+use crate::card::Card;
+
+/// A deck of cards; [`Deck::draw`] takes from the top.
+#[derive(Clone, Debug)]
+pub struct Deck {
+    /// The top of the deck is the last element, so drawing is a pop.
+    cards: Vec<Card>,
+}
+
+impl Deck {
+    /// The 52 cards in order, 2♣ on top and A♠ at the bottom.
+    pub fn standard() -> Deck {
+        Deck::stacked(all_cards())
+    }
+
+    /// A deck that deals `cards` in the order given: the first card is drawn first.
+    pub fn stacked(mut cards: Vec<Card>) -> Deck {
+        cards.reverse();
+        Deck { cards }
+    }
+
+    /// The 52 cards shuffled from `seed`, identically everywhere.
+    pub fn shuffled(seed: u64) -> Deck {
+        let mut cards = all_cards();
+        shuffle(&mut cards, &mut seeded_rng(seed));
+        Deck::stacked(cards)
+    }
+
+    pub fn draw(&mut self) -> Option<Card> {
+        self.cards.pop()
+    }
+
+    pub fn len(&self) -> usize {
+        self.cards.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.cards.is_empty()
+    }
+
+    /// The cards still in the deck, in the order they will be drawn.
+    pub fn remaining(&self) -> Vec<Card> {
+        self.cards.iter().rev().copied().collect()
+    }
+}
+
+fn all_cards() -> Vec<Card> {
+    (0..Card::COUNT as u8)
+        .filter_map(Card::from_index)
+        .collect()
+}
+
+/// ChaCha8 keyed by `seed` stretched with SplitMix64, a fixed and documented expansion.
+pub(crate) fn seeded_rng(seed: u64) -> ChaCha8Rng {
+    let mut state = seed;
+    let mut key = [0u8; 32];
+    for chunk in key.chunks_exact_mut(8) {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        chunk.copy_from_slice(&(z ^ (z >> 31)).to_le_bytes());
+    }
+    ChaCha8Rng::from_seed(key)
+}
+
+/// A uniform number below `bound` (> 0), by rejection so no value is favoured.
+pub(crate) fn below(rng: &mut ChaCha8Rng, bound: u32) -> u32 {
+    let zone = u32::MAX - u32::MAX % bound;
+    loop {
+        let x = rng.next_u32();
+        if x < zone {
+            return x % bound;
+        }
+    }
+}
+
+fn shuffle(cards: &mut [Card], rng: &mut ChaCha8Rng) {
+    for i in (1..cards.len()).rev() {
+        let j = below(rng, i as u32 + 1) as usize;
+        cards.swap(i, j);
+    }
+}
+
+/// Where the hands of a request come from. The grader and the runner both expand it, so
+/// a bulk request crosses the pipe as a few bytes and the hands are never sent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HandSource {
+    /// Hands written out in a spec.
+    Listed(Vec<Vec<Card>>),
+    /// `count` hands of `hand_size` distinct cards, drawn from `seed`.
+    Generated {
+        count: u32,
+        seed: u64,
+        hand_size: u8,
+    },
+    /// Every set of `hand_size` distinct cards, in lexicographic order of card index.
+    Exhaustive { hand_size: u8 },
+}
+
+impl HandSource {
+    /// How many hands the source yields.
+    pub fn len(&self) -> u64 {
+        match self {
+            HandSource::Listed(hands) => hands.len() as u64,
+            HandSource::Generated { count, .. } => u64::from(*count),
+            HandSource::Exhaustive { hand_size } => binomial(Card::COUNT as u64, *hand_size),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Calls `visit` with each hand in order; stops early when it returns `false`.
+    pub fn for_each_hand(&self, mut visit: impl FnMut(Vec<Card>) -> bool) {
+        match self {
+            HandSource::Listed(hands) => {
+                for hand in hands {
+                    if !visit(hand.clone()) {
+                        return;
+                    }
+                }
+            }
+            HandSource::Generated {
+                count,
+                seed,
+                hand_size,
+            } => {
+                let mut rng = seeded_rng(*seed);
+                let mut deck = all_cards();
+                let size = usize::from(*hand_size).min(Card::COUNT);
+                for _ in 0..*count {
+                    // A partial Fisher-Yates: the first `size` places get distinct cards.
+                    for i in 0..size {
+                        let j = i + below(&mut rng, (Card::COUNT - i) as u32) as usize;
+                        deck.swap(i, j);
+                    }
+                    if !visit(deck[..size].to_vec()) {
+                        return;
+                    }
+                }
+            }
+            HandSource::Exhaustive { hand_size } => {
+                let size = usize::from(*hand_size);
+                if size > Card::COUNT {
+                    return;
+                }
+                let mut picks: Vec<u8> = (0..size as u8).collect();
+                loop {
+                    let hand = picks.iter().filter_map(|&i| Card::from_index(i)).collect();
+                    if !visit(hand) {
+                        return;
+                    }
+                    // Advance to the next combination: bump the rightmost pick that can move.
+                    let Some(pos) = (0..size)
+                        .rev()
+                        .find(|&p| usize::from(picks[p]) < Card::COUNT - size + p)
+                    else {
+                        return;
+                    };
+                    picks[pos] += 1;
+                    for next in pos + 1..size {
+                        picks[next] = picks[next - 1] + 1;
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn binomial(n: u64, k: u8) -> u64 {
+    let k = u64::from(k);
+    if k > n {
+        return 0;
+    }
+    (0..k).fold(1, |acc, i| acc * (n - i) / (i + 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn a_shuffled_deck_holds_each_card_once() {
+        let mut deck = Deck::shuffled(42);
+        let mut seen = HashSet::new();
+        while let Some(card) = deck.draw() {
+            assert!(seen.insert(card));
+        }
+        assert_eq!(seen.len(), 52);
+    }
+
+    #[test]
+    fn a_seed_means_the_same_deck_forever() {
+        // Pinned: if this changes, every published seed in every spec changes meaning.
+        let top: Vec<String> = Deck::shuffled(2026)
+            .remaining()
+            .iter()
+            .take(5)
+            .map(Card::to_string)
+            .collect();
+        assert_eq!(top, PINNED_TOP_OF_SEED_2026);
+        assert_ne!(Deck::shuffled(1).remaining(), Deck::shuffled(2).remaining());
+    }
+
+    const PINNED_TOP_OF_SEED_2026: [&str; 5] = ["3♠", "9♣", "3♣", "2♥", "9♥"];
+
+    #[test]
+    fn a_stacked_deck_deals_in_the_listed_order() {
+        let cards: Vec<Card> = ["KH", "2C", "AS"]
+            .iter()
+            .map(|t| t.parse().unwrap())
+            .collect();
+        let mut deck = Deck::stacked(cards.clone());
+        assert_eq!(deck.draw(), Some(cards[0]));
+        assert_eq!(deck.remaining(), cards[1..].to_vec());
+    }
+
+    #[test]
+    fn exhaustive_yields_every_hand_once() {
+        let source = HandSource::Exhaustive { hand_size: 3 };
+        let mut count = 0u64;
+        let mut seen = HashSet::new();
+        source.for_each_hand(|hand| {
+            count += 1;
+            assert!(seen.insert(hand));
+            true
+        });
+        assert_eq!(count, 22_100);
+        assert_eq!(source.len(), 22_100);
+        assert_eq!(HandSource::Exhaustive { hand_size: 5 }.len(), 2_598_960);
+    }
+
+    #[test]
+    fn generated_hands_are_distinct_cards_and_repeatable() {
+        let source = HandSource::Generated {
+            count: 200,
+            seed: 9,
+            hand_size: 5,
+        };
+        let collect = || {
+            let mut hands = Vec::new();
+            source.for_each_hand(|hand| {
+                hands.push(hand);
+                true
+            });
+            hands
+        };
+        let hands = collect();
+        assert_eq!(hands.len(), 200);
+        assert_eq!(hands, collect());
+        for hand in &hands {
+            assert_eq!(hand.iter().collect::<HashSet<_>>().len(), 5);
+        }
+    }
+}

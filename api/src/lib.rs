@@ -1,0 +1,19 @@
+//! The contract cardgrade submissions implement.
+//!
+//! A submission is a library crate with `pub fn submission() -> Submission` that registers
+//! the types it implements. The grader builds a small runner around it and asks it
+//! questions over a pipe; see [`protocol`].
+
+#![forbid(unsafe_code)]
+
+pub mod card;
+pub mod deck;
+pub mod plaisante;
+pub mod protocol;
+pub mod runner;
+pub mod submission;
+
+pub use card::{Card, CardError, Suit, format_cards};
+pub use deck::{Deck, HandSource};
+pub use plaisante::{HandName, PlaisanteHand};
+pub use submission::{Assignment, Submission};

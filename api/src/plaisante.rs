@@ -1,0 +1,288 @@
+//! Plaisante (seed 000): the hand a player plays, scored like Balatro.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::card::Card;
+use crate::protocol::Answer;
+
+/// Length of the array [`PlaisanteHand::count_values`] returns: one cell per value 0..=14.
+pub const COUNTS_LEN: usize = 15;
+
+/// The hands [`PlaisanteHand::evaluate`] can name, worst to best.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum HandName {
+    HighCard,
+    Pair,
+    TwoPair,
+    ThreeOfAKind,
+    Straight,
+    Flush,
+    FullHouse,
+    FourOfAKind,
+}
+
+impl HandName {
+    pub const ALL: [HandName; 8] = [
+        HandName::HighCard,
+        HandName::Pair,
+        HandName::TwoPair,
+        HandName::ThreeOfAKind,
+        HandName::Straight,
+        HandName::Flush,
+        HandName::FullHouse,
+        HandName::FourOfAKind,
+    ];
+
+    /// The multiplier the hand applies to its total value (Balatro's base multipliers).
+    pub fn multiplier(self) -> u32 {
+        match self {
+            HandName::HighCard => 1,
+            HandName::Pair | HandName::TwoPair => 2,
+            HandName::ThreeOfAKind => 3,
+            HandName::Straight | HandName::Flush | HandName::FullHouse => 4,
+            HandName::FourOfAKind => 7,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            HandName::HighCard => "High Card",
+            HandName::Pair => "Pair",
+            HandName::TwoPair => "Two Pair",
+            HandName::ThreeOfAKind => "Three of a Kind",
+            HandName::Straight => "Straight",
+            HandName::Flush => "Flush",
+            HandName::FullHouse => "Full House",
+            HandName::FourOfAKind => "Four of a Kind",
+        }
+    }
+
+    pub(crate) fn code(self) -> u8 {
+        self as u8
+    }
+
+    pub(crate) fn from_code(code: u8) -> Option<HandName> {
+        HandName::ALL.get(usize::from(code)).copied()
+    }
+}
+
+impl fmt::Display for HandName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+impl FromStr for HandName {
+    type Err = String;
+    fn from_str(text: &str) -> Result<HandName, String> {
+        let wanted = normalize(text);
+        HandName::ALL
+            .into_iter()
+            .find(|name| normalize(name.label()) == wanted)
+            .ok_or_else(|| {
+                let names: Vec<&str> = HandName::ALL.iter().map(|n| n.label()).collect();
+                format!(
+                    "`{text}` is not a hand name; expected one of: {}",
+                    names.join(", ")
+                )
+            })
+    }
+}
+
+fn normalize(text: &str) -> String {
+    text.chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+/// A Plaisante hand of up to five cards, as the seed's `Hand` class.
+///
+/// Students write the constructor, `count_values` and the seven `has_*` checks;
+/// `evaluate`, `total_value`, `base_mult` and `score` are provided as in the seed and may
+/// be overridden.
+pub trait PlaisanteHand {
+    /// A hand holding `cards`, in the order given.
+    fn new(cards: Vec<Card>) -> Self
+    where
+        Self: Sized;
+
+    /// The cards of the hand, in order.
+    fn cards(&self) -> &[Card];
+
+    /// How many cards of each value the hand holds: a sequence of 15 cells where the cell
+    /// at index `v` counts the cards of value `v` (cells 0 and 1 are always 0).
+    fn count_values(&self) -> Vec<u32>;
+
+    /// Some value appears exactly twice.
+    fn has_pair(&self) -> bool;
+    /// Two different values each appear exactly twice.
+    fn has_two_pair(&self) -> bool;
+    /// Some value appears exactly three times.
+    fn has_three_of_a_kind(&self) -> bool;
+    /// Some value appears exactly four times.
+    fn has_four_of_a_kind(&self) -> bool;
+    /// Three of one value and two of another.
+    fn has_full_house(&self) -> bool;
+    /// Five cards, all of one suit.
+    fn has_flush(&self) -> bool;
+    /// Five different values in a row, ace high only (A-2-3-4-5 is not a straight).
+    fn has_straight(&self) -> bool;
+
+    /// The value of the lowest card (provided, as in the seed's starter file).
+    fn lowest_value(&self) -> u8 {
+        self.cards().iter().map(|c| c.value()).min().unwrap_or(0)
+    }
+
+    /// The value of the highest card (provided).
+    fn highest_value(&self) -> u8 {
+        self.cards().iter().map(|c| c.value()).max().unwrap_or(0)
+    }
+
+    /// The best hand the cards form, checking from best to worst (provided).
+    fn evaluate(&self) -> HandName {
+        if self.has_four_of_a_kind() {
+            HandName::FourOfAKind
+        } else if self.has_full_house() {
+            HandName::FullHouse
+        } else if self.has_flush() {
+            HandName::Flush
+        } else if self.has_straight() {
+            HandName::Straight
+        } else if self.has_three_of_a_kind() {
+            HandName::ThreeOfAKind
+        } else if self.has_two_pair() {
+            HandName::TwoPair
+        } else if self.has_pair() {
+            HandName::Pair
+        } else {
+            HandName::HighCard
+        }
+    }
+
+    /// The sum of the card values: 2..10 face value, J 11, Q 12, K 13, A 14 (provided).
+    fn total_value(&self) -> u32 {
+        self.cards().iter().map(|c| u32::from(c.value())).sum()
+    }
+
+    /// The multiplier of the hand [`evaluate`](PlaisanteHand::evaluate) names (provided).
+    fn base_mult(&self) -> u32 {
+        self.evaluate().multiplier()
+    }
+
+    /// `total_value() * base_mult()` (provided).
+    fn score(&self) -> u32 {
+        self.total_value() * self.base_mult()
+    }
+}
+
+/// One question a spec can ask of a hand: a method of [`PlaisanteHand`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Check {
+    CountValues,
+    HasPair,
+    HasTwoPair,
+    HasThreeOfAKind,
+    HasFourOfAKind,
+    HasFullHouse,
+    HasFlush,
+    HasStraight,
+    Evaluate,
+    TotalValue,
+    BaseMult,
+    Score,
+}
+
+impl Check {
+    pub const ALL: [Check; 12] = [
+        Check::CountValues,
+        Check::HasPair,
+        Check::HasTwoPair,
+        Check::HasThreeOfAKind,
+        Check::HasFourOfAKind,
+        Check::HasFullHouse,
+        Check::HasFlush,
+        Check::HasStraight,
+        Check::Evaluate,
+        Check::TotalValue,
+        Check::BaseMult,
+        Check::Score,
+    ];
+
+    /// The method's name, as specs write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Check::CountValues => "count_values",
+            Check::HasPair => "has_pair",
+            Check::HasTwoPair => "has_two_pair",
+            Check::HasThreeOfAKind => "has_three_of_a_kind",
+            Check::HasFourOfAKind => "has_four_of_a_kind",
+            Check::HasFullHouse => "has_full_house",
+            Check::HasFlush => "has_flush",
+            Check::HasStraight => "has_straight",
+            Check::Evaluate => "evaluate",
+            Check::TotalValue => "total_value",
+            Check::BaseMult => "base_mult",
+            Check::Score => "score",
+        }
+    }
+
+    pub(crate) fn code(self) -> u8 {
+        self as u8
+    }
+
+    pub(crate) fn from_code(code: u8) -> Option<Check> {
+        Check::ALL.get(usize::from(code)).copied()
+    }
+
+    /// Calls the method on `hand` and wraps what it returns.
+    pub fn ask(self, hand: &dyn PlaisanteHand) -> Answer {
+        match self {
+            Check::CountValues => {
+                Answer::Cells(hand.count_values().into_iter().map(i64::from).collect())
+            }
+            Check::HasPair => Answer::Bool(hand.has_pair()),
+            Check::HasTwoPair => Answer::Bool(hand.has_two_pair()),
+            Check::HasThreeOfAKind => Answer::Bool(hand.has_three_of_a_kind()),
+            Check::HasFourOfAKind => Answer::Bool(hand.has_four_of_a_kind()),
+            Check::HasFullHouse => Answer::Bool(hand.has_full_house()),
+            Check::HasFlush => Answer::Bool(hand.has_flush()),
+            Check::HasStraight => Answer::Bool(hand.has_straight()),
+            Check::Evaluate => Answer::Hand(hand.evaluate()),
+            Check::TotalValue => Answer::Number(i64::from(hand.total_value())),
+            Check::BaseMult => Answer::Number(i64::from(hand.base_mult())),
+            Check::Score => Answer::Number(i64::from(hand.score())),
+        }
+    }
+}
+
+impl fmt::Display for Check {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Check {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Check, String> {
+        Check::ALL
+            .into_iter()
+            .find(|check| check.name() == text.trim())
+            .ok_or_else(|| {
+                let names: Vec<&str> = Check::ALL.iter().map(|c| c.name()).collect();
+                format!(
+                    "`{text}` is not a check; expected one of: {}",
+                    names.join(", ")
+                )
+            })
+    }
+}
+
+#[cfg(feature = "spec")]
+impl<'de> serde::Deserialize<'de> for Check {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Check, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}

@@ -1,0 +1,135 @@
+//! The registry a submission's `lib.rs` returns from `pub fn submission()`.
+
+use std::fmt;
+
+use crate::card::Card;
+use crate::plaisante::PlaisanteHand;
+
+/// An assignment a submission can implement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Assignment {
+    PlaisanteHand,
+}
+
+impl Assignment {
+    pub const ALL: [Assignment; 1] = [Assignment::PlaisanteHand];
+
+    /// The name specs use in their `assignment:` field.
+    pub fn name(self) -> &'static str {
+        match self {
+            Assignment::PlaisanteHand => "plaisante_hand",
+        }
+    }
+
+    /// The builder call that registers it, for messages that tell a student what to add.
+    pub fn registration(self) -> &'static str {
+        match self {
+            Assignment::PlaisanteHand => ".plaisante_hand::<YourHand>()",
+        }
+    }
+
+    pub(crate) fn code(self) -> u64 {
+        self as u64
+    }
+
+    pub(crate) fn from_code(code: u64) -> Option<Assignment> {
+        Assignment::ALL.get(usize::try_from(code).ok()?).copied()
+    }
+}
+
+impl fmt::Display for Assignment {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Assignment {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Assignment, String> {
+        Assignment::ALL
+            .into_iter()
+            .find(|a| a.name() == text.trim())
+            .ok_or_else(|| {
+                let names: Vec<&str> = Assignment::ALL.iter().map(|a| a.name()).collect();
+                format!(
+                    "`{text}` is not an assignment; expected one of: {}",
+                    names.join(", ")
+                )
+            })
+    }
+}
+
+#[cfg(feature = "spec")]
+impl<'de> serde::Deserialize<'de> for Assignment {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Assignment, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+pub(crate) type HandBuilder = fn(Vec<Card>) -> Box<dyn PlaisanteHand>;
+
+/// What a submission implements, one builder call per assignment:
+///
+/// ```
+/// # use grader_api::{Card, PlaisanteHand, Submission};
+/// # struct MyHand(Vec<Card>);
+/// # impl PlaisanteHand for MyHand {
+/// #     fn new(cards: Vec<Card>) -> Self { MyHand(cards) }
+/// #     fn cards(&self) -> &[Card] { &self.0 }
+/// #     fn count_values(&self) -> Vec<u32> { todo!() }
+/// #     fn has_pair(&self) -> bool { todo!() }
+/// #     fn has_two_pair(&self) -> bool { todo!() }
+/// #     fn has_three_of_a_kind(&self) -> bool { todo!() }
+/// #     fn has_four_of_a_kind(&self) -> bool { todo!() }
+/// #     fn has_full_house(&self) -> bool { todo!() }
+/// #     fn has_flush(&self) -> bool { todo!() }
+/// #     fn has_straight(&self) -> bool { todo!() }
+/// # }
+/// pub fn submission() -> Submission {
+///     Submission::new().plaisante_hand::<MyHand>()
+/// }
+/// ```
+#[derive(Default, Clone)]
+pub struct Submission {
+    plaisante_hand: Option<HandBuilder>,
+}
+
+impl Submission {
+    pub fn new() -> Submission {
+        Submission::default()
+    }
+
+    /// Registers `H` as this submission's Plaisante hand.
+    pub fn plaisante_hand<H: PlaisanteHand + 'static>(mut self) -> Submission {
+        fn build<H: PlaisanteHand + 'static>(cards: Vec<Card>) -> Box<dyn PlaisanteHand> {
+            Box::new(H::new(cards))
+        }
+        self.plaisante_hand = Some(build::<H>);
+        self
+    }
+
+    /// The assignments registered, in a stable order.
+    pub fn assignments(&self) -> Vec<Assignment> {
+        let mut registered = Vec::new();
+        if self.plaisante_hand.is_some() {
+            registered.push(Assignment::PlaisanteHand);
+        }
+        registered
+    }
+
+    pub(crate) fn plaisante_hand_builder(&self) -> Option<HandBuilder> {
+        self.plaisante_hand
+    }
+
+    /// Builds the registered Plaisante hand from `cards`, for code that drives it directly.
+    pub fn build_plaisante_hand(&self, cards: Vec<Card>) -> Option<Box<dyn PlaisanteHand>> {
+        self.plaisante_hand.map(|build| build(cards))
+    }
+
+    /// Runs this submission as cardgrade's runner: the generated runner's `main` calls
+    /// this. It never returns.
+    pub fn serve(self) -> ! {
+        crate::runner::serve(self)
+    }
+}
