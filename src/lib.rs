@@ -1,1 +1,12 @@
-//! placeholder
+//! cardgrade: grades card-game assignments. The grader computes every expected answer with
+//! the reference in its own process; student code runs only in a generated runner process.
+
+#![forbid(unsafe_code)]
+
+pub mod capture;
+pub mod check;
+pub mod compile;
+pub mod grade;
+pub mod report;
+pub mod runner;
+pub mod spec;

@@ -1,1 +1,43 @@
-fn main() {}
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use grader::check::{self, CheckArgs};
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  every test passed
+  1  some test failed
+  2  usage or spec error (a bad flag, a path that is not a crate, a malformed spec)
+  3  the submission did not build (compiler errors, no submission(), another api version)";
+
+/// cardgrade: an autograder for card-game programming assignments.
+#[derive(Parser)]
+#[command(name = "grader", version, after_help = EXIT_CODES)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build a submission crate, run it in isolation against the specs, report and score.
+    #[command(after_help = EXIT_CODES)]
+    Check(CheckArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let _ = error.print();
+            return ExitCode::from(if error.use_stderr() {
+                check::exit::USAGE
+            } else {
+                check::exit::PASSED
+            });
+        }
+    };
+    match cli.command {
+        Command::Check(args) => check::run(args),
+    }
+}

@@ -137,23 +137,36 @@ impl fmt::Display for Answer {
 pub fn respond(submission: &Submission, request: &Request, mut emit: impl FnMut(Answer) -> bool) {
     match request {
         Request::PlaisanteHands { source, checks } => {
-            let Some(build) = submission.plaisante_hand_builder() else {
-                let refusal = Answer::NotRegistered(Assignment::PlaisanteHand);
-                for _ in 0..request.answer_count() {
-                    if !emit(refusal.clone()) {
-                        return;
-                    }
-                }
-                return;
-            };
-            source.for_each_hand(|cards| match guarded(|| build(cards)) {
-                Ok(hand) => checks.iter().all(|check| {
-                    emit(guarded(|| check.ask(&*hand)).unwrap_or_else(Answer::Panicked))
-                }),
-                Err(panic) => checks.iter().all(|_| emit(Answer::Panicked(panic.clone()))),
-            });
+            respond_by_hand(submission, source, checks, |_, answers| {
+                answers.into_iter().all(&mut emit)
+            })
         }
     }
+}
+
+/// Answers `checks` on every hand of `source`, calling `on_hand` with each hand and its
+/// answers; stops early when `on_hand` returns `false`.
+pub fn respond_by_hand(
+    submission: &Submission,
+    source: &HandSource,
+    checks: &[Check],
+    mut on_hand: impl FnMut(Vec<Card>, Vec<Answer>) -> bool,
+) {
+    let Some(build) = submission.plaisante_hand_builder() else {
+        let refusal = Answer::NotRegistered(Assignment::PlaisanteHand);
+        source.for_each_hand(|cards| on_hand(cards, vec![refusal.clone(); checks.len()]));
+        return;
+    };
+    source.for_each_hand(|cards| {
+        let answers = match guarded(|| build(cards.clone())) {
+            Ok(hand) => checks
+                .iter()
+                .map(|check| guarded(|| check.ask(&*hand)).unwrap_or_else(Answer::Panicked))
+                .collect(),
+            Err(panic) => vec![Answer::Panicked(panic); checks.len()],
+        };
+        on_hand(cards, answers)
+    });
 }
 
 fn guarded<T>(call: impl FnOnce() -> T) -> Result<T, Panic> {

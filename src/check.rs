@@ -1,0 +1,425 @@
+//! `grader check`: build the submission's runner, run every test, report and score.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use colored::Colorize;
+use grader_api::protocol::{self, Answer};
+use grader_api::{Assignment, Submission};
+use libtest_mimic::{Arguments, Failed, Trial};
+
+use crate::compile::{self, BuildError};
+use crate::grade::{self, Verdict};
+use crate::report::{Results, TestResult};
+use crate::runner::{Runner, StartError};
+use crate::spec::{self, Suite};
+
+/// The exit codes `grader check` documents.
+pub mod exit {
+    pub const PASSED: u8 = 0;
+    pub const FAILED: u8 = 1;
+    pub const USAGE: u8 = 2;
+    pub const BUILD: u8 = 3;
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// One line per test, then failures and the score.
+    Pretty,
+    /// One character per test, then failures and the score.
+    Terse,
+    /// Gradescope's results.json.
+    Gradescope,
+    /// cardgrade's own results schema (see README).
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// The submission crate to grade. A name that is not a folder is taken as FILTER.
+    #[arg(default_value = ".")]
+    pub path: PathBuf,
+    /// Run only tests whose names contain FILTER (like `cargo test FILTER`).
+    pub filter: Option<String>,
+    /// Match FILTER against whole test names.
+    #[arg(long)]
+    pub exact: bool,
+    /// Skip tests whose names contain this (repeatable).
+    #[arg(long, value_name = "FILTER")]
+    pub skip: Vec<String>,
+    /// List the tests and exit without building.
+    #[arg(long)]
+    pub list: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Pretty)]
+    pub format: Format,
+    /// Write the gradescope or json results to FILE; the human report still goes to the terminal.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Tests run at once, each with its own runner process [default: the number of cores].
+    #[arg(long, value_name = "N")]
+    pub test_threads: Option<usize>,
+    /// Color the report.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// Spec files to grade against (repeatable) [default: the built-in specs].
+    #[arg(long = "spec", value_name = "FILE")]
+    pub specs: Vec<PathBuf>,
+    /// Per-test timeout in milliseconds, replacing each spec's default.
+    #[arg(long, value_name = "MS")]
+    pub timeout_ms: Option<u64>,
+}
+
+/// Everything the tests share while they run on libtest-mimic's threads.
+struct Session {
+    suite: Suite,
+    reference: Submission,
+    /// Expected answers of every listed test, by test index; empty for bulk tests.
+    expected: Vec<Vec<Answer>>,
+    registered: Vec<Assignment>,
+    pool: Pool,
+    verdicts: Mutex<Vec<Option<Verdict>>>,
+}
+
+/// Idle runners; a test takes one, or starts one, and gives it back if it survived.
+struct Pool {
+    executable: PathBuf,
+    idle: Mutex<Vec<Runner>>,
+}
+
+impl Pool {
+    fn take(&self) -> Result<Runner, StartError> {
+        let idle = self.idle.lock().ok().and_then(|mut idle| idle.pop());
+        match idle {
+            Some(runner) => Ok(runner),
+            None => Runner::start(&self.executable, CPU_SECONDS),
+        }
+    }
+
+    fn give_back(&self, runner: Runner) {
+        if let Ok(mut idle) = self.idle.lock() {
+            idle.push(runner);
+        }
+    }
+}
+
+/// The CPU time one runner process may use in all, a backstop behind the timeouts.
+const CPU_SECONDS: u64 = 600;
+
+pub fn run(mut args: CheckArgs) -> ExitCode {
+    let started = Instant::now();
+    if args.filter.is_none() && !args.path.exists() {
+        args.filter = Some(args.path.display().to_string());
+        args.path = PathBuf::from(".");
+    }
+    let color = match args.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
+    };
+    colored::control::set_override(color);
+    let machine_only =
+        matches!(args.format, Format::Gradescope | Format::Json) && args.output.is_none();
+
+    let suite = match spec::load(&args.specs, args.timeout_ms.map(Duration::from_millis)) {
+        Ok(suite) => suite,
+        Err(error) => {
+            eprintln!("{} {error}", "spec error:".red().bold());
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    let reference = reference::submission();
+    let expected = match expectations(&suite, &reference) {
+        Ok(expected) => expected,
+        Err(error) => {
+            eprintln!("{} {error}", "spec error:".red().bold());
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    let test_args = libtest_arguments(&args, color);
+    if args.list {
+        let _listed = libtest_mimic::run(&test_args, listing_trials(&suite));
+        return ExitCode::from(exit::PASSED);
+    }
+
+    let submission = match compile::locate(&args.path) {
+        Ok(submission) => submission,
+        Err(error) => {
+            eprintln!("{} {error}", "error:".red().bold());
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    if !machine_only {
+        eprintln!(
+            "{:>12} runner for {} (release)",
+            "Building".green().bold(),
+            submission.package
+        );
+    }
+    let build_started = Instant::now();
+    let executable = compile::build(&submission, color);
+    let executable = match executable.and_then(|exe| handshake(&exe).map(|runner| (exe, runner))) {
+        Ok(ready) => ready,
+        Err(error) => return build_failed(&args, &suite, &submission.root, &error, started),
+    };
+    if !machine_only {
+        eprintln!(
+            "{:>12} in {:.1}s",
+            "Built".green().bold(),
+            build_started.elapsed().as_secs_f64()
+        );
+    }
+    let (executable, first_runner) = executable;
+    let registered = first_runner.hello().assignments.clone();
+    let test_count = suite.groups.iter().map(|g| g.tests.len()).sum();
+    let session = Arc::new(Session {
+        suite,
+        reference,
+        expected,
+        registered,
+        pool: Pool {
+            executable,
+            idle: Mutex::new(vec![first_runner]),
+        },
+        verdicts: Mutex::new(vec![None; test_count]),
+    });
+
+    let trials = trials(&session);
+    if machine_only {
+        for (index, trial) in (0..).zip(&trials) {
+            if !test_args.is_filtered_out(trial) {
+                run_test(&session, index);
+            }
+        }
+    } else {
+        // The verdicts recorded by each trial, not the conclusion, decide score and exit code.
+        let _conclusion = libtest_mimic::run(&test_args, trials);
+    }
+    drop(session.pool.idle.lock().map(|mut idle| idle.clear()));
+
+    let verdicts = session
+        .verdicts
+        .lock()
+        .map(|v| v.clone())
+        .unwrap_or_default();
+    let results = Results {
+        suite: &session.suite,
+        tests: verdicts
+            .into_iter()
+            .map(|verdict| TestResult { verdict })
+            .collect(),
+        build_failure: None,
+        elapsed: started.elapsed(),
+    };
+    if !machine_only {
+        print!("{}", results.score_table());
+    }
+    if let Err(code) = write_machine_output(&args, &results, &submission.root) {
+        return code;
+    }
+    let all_passed = results
+        .tests
+        .iter()
+        .all(|r| !matches!(r.verdict, Some(Verdict::Failed(_))));
+    ExitCode::from(if all_passed {
+        exit::PASSED
+    } else {
+        exit::FAILED
+    })
+}
+
+/// Answers the reference gives to every listed test, checked against what specs wrote.
+fn expectations(suite: &Suite, reference: &Submission) -> Result<Vec<Vec<Answer>>, String> {
+    let mut expected = Vec::new();
+    for group in &suite.groups {
+        for test in &group.tests {
+            if test.is_bulk() {
+                expected.push(Vec::new());
+                continue;
+            }
+            let answers = grade::reference_answers(reference, &test.request);
+            if let Some((written, location)) = &test.written
+                && answers.first() != Some(written)
+            {
+                let at = location
+                    .map(|(l, c)| format!(" (line {l}, column {c})"))
+                    .unwrap_or_default();
+                return Err(format!(
+                    "test {}{at} expects {written}, but the reference answers {}: fix the spec's `expect`, or remove it to let the reference answer",
+                    test.id,
+                    answers.first().map(Answer::to_string).unwrap_or_default()
+                ));
+            }
+            expected.push(answers);
+        }
+    }
+    Ok(expected)
+}
+
+/// Starts the first runner and checks it speaks our protocol and api version.
+fn handshake(executable: &Path) -> Result<Runner, BuildError> {
+    let runner =
+        Runner::start(executable, CPU_SECONDS).map_err(|e| BuildError::Cargo(e.to_string()))?;
+    let hello = runner.hello();
+    if hello.protocol != protocol::PROTOCOL_VERSION || hello.api_version != protocol::API_VERSION {
+        return Err(BuildError::Cargo(format!(
+            "your crate was built against grader-api {} (protocol {}), but this grader needs grader-api {} (protocol {}): point the grader-api dependency in your Cargo.toml at this cardgrade's api folder",
+            if hello.api_version.is_empty() {
+                "of another version"
+            } else {
+                &hello.api_version
+            },
+            hello.protocol,
+            protocol::API_VERSION,
+            protocol::PROTOCOL_VERSION
+        )));
+    }
+    Ok(runner)
+}
+
+fn build_failed(
+    args: &CheckArgs,
+    suite: &Suite,
+    root: &Path,
+    error: &BuildError,
+    started: Instant,
+) -> ExitCode {
+    eprintln!("{} {error}", "error:".red().bold());
+    eprintln!("score: 0 (the submission did not build)");
+    let results = Results {
+        suite,
+        tests: suite
+            .groups
+            .iter()
+            .flat_map(|g| &g.tests)
+            .map(|_| TestResult {
+                verdict: Some(Verdict::Failed("the submission did not build".into())),
+            })
+            .collect(),
+        build_failure: Some(error.to_string()),
+        elapsed: started.elapsed(),
+    };
+    if let Err(code) = write_machine_output(args, &results, root) {
+        return code;
+    }
+    ExitCode::from(exit::BUILD)
+}
+
+fn write_machine_output(args: &CheckArgs, results: &Results, root: &Path) -> Result<(), ExitCode> {
+    let json = match args.format {
+        Format::Gradescope => results.gradescope_json(),
+        Format::Json => results.cardgrade_json(&root.display().to_string()),
+        Format::Pretty | Format::Terse => return Ok(()),
+    };
+    let text = serde_json::to_string_pretty(&json).unwrap_or_default();
+    match &args.output {
+        None => {
+            println!("{text}");
+            Ok(())
+        }
+        Some(path) => std::fs::write(path, text + "\n").map_err(|error| {
+            eprintln!(
+                "{} cannot write {}: {error}",
+                "error:".red().bold(),
+                path.display()
+            );
+            ExitCode::from(exit::USAGE)
+        }),
+    }
+}
+
+fn libtest_arguments(args: &CheckArgs, color: bool) -> Arguments {
+    Arguments {
+        filter: args.filter.clone(),
+        exact: args.exact,
+        skip: args.skip.clone(),
+        list: args.list,
+        test_threads: args.test_threads,
+        color: Some(if color {
+            libtest_mimic::ColorSetting::Always
+        } else {
+            libtest_mimic::ColorSetting::Never
+        }),
+        format: Some(match args.format {
+            Format::Terse => libtest_mimic::FormatSetting::Terse,
+            _ => libtest_mimic::FormatSetting::Pretty,
+        }),
+        ..Arguments::default()
+    }
+}
+
+fn listing_trials(suite: &Suite) -> Vec<Trial> {
+    suite
+        .groups
+        .iter()
+        .flat_map(|g| &g.tests)
+        .map(|test| Trial::test(test.id.clone(), || Ok(())))
+        .collect()
+}
+
+fn trials(session: &Arc<Session>) -> Vec<Trial> {
+    session
+        .suite
+        .groups
+        .iter()
+        .flat_map(|g| &g.tests)
+        .enumerate()
+        .map(|(index, test)| {
+            let session = Arc::clone(session);
+            Trial::test(test.id.clone(), move || match run_test(&session, index) {
+                Verdict::Passed => Ok(()),
+                Verdict::Failed(message) => Err(Failed::from(message)),
+            })
+        })
+        .collect()
+}
+
+/// Runs test `index`, records its verdict and returns it.
+fn run_test(session: &Session, index: usize) -> Verdict {
+    let (group, test) = session
+        .suite
+        .groups
+        .iter()
+        .flat_map(|g| g.tests.iter().map(move |t| (g, t)))
+        .nth(index)
+        .expect("test index from the suite itself");
+    let verdict = if !session.registered.contains(&group.assignment) {
+        Verdict::Failed(format!(
+            "  your submission() does not register {}: add `{}` to it",
+            group.assignment,
+            group.assignment.registration()
+        ))
+    } else {
+        match session.pool.take() {
+            Err(error) => Verdict::Failed(format!("  {error}")),
+            Ok(mut runner) => {
+                let (verdict, survived) = if test.is_bulk() {
+                    grade::grade_bulk(&mut runner, &session.reference, group, test)
+                } else {
+                    grade::grade_listed(&mut runner, group, test, &session.expected[index])
+                };
+                if survived {
+                    session.pool.give_back(runner);
+                }
+                verdict
+            }
+        }
+    };
+    if let Ok(mut verdicts) = session.verdicts.lock() {
+        verdicts[index] = Some(verdict.clone());
+    }
+    verdict
+}
