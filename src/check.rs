@@ -94,6 +94,7 @@ struct Session {
 /// Idle runners; a test takes one, or starts one, and gives it back if it survived.
 struct Pool {
     executable: PathBuf,
+    source_root: PathBuf,
     idle: Mutex<Vec<Runner>>,
 }
 
@@ -102,7 +103,7 @@ impl Pool {
         let idle = self.idle.lock().ok().and_then(|mut idle| idle.pop());
         match idle {
             Some(runner) => Ok(runner),
-            None => Runner::start(&self.executable, CPU_SECONDS),
+            None => Runner::start(&self.executable, &self.source_root, CPU_SECONDS),
         }
     }
 
@@ -171,7 +172,9 @@ pub fn run(mut args: CheckArgs) -> ExitCode {
     }
     let build_started = Instant::now();
     let executable = compile::build(&submission, color);
-    let executable = match executable.and_then(|exe| handshake(&exe).map(|runner| (exe, runner))) {
+    let ready =
+        executable.and_then(|exe| handshake(&exe, &submission.root).map(|runner| (exe, runner)));
+    let executable = match ready {
         Ok(ready) => ready,
         Err(error) => return build_failed(&args, &suite, &submission.root, &error, started),
     };
@@ -192,6 +195,7 @@ pub fn run(mut args: CheckArgs) -> ExitCode {
         registered,
         pool: Pool {
             executable,
+            source_root: submission.root.clone(),
             idle: Mutex::new(vec![first_runner]),
         },
         verdicts: Mutex::new(vec![None; test_count]),
@@ -270,12 +274,12 @@ fn expectations(suite: &Suite, reference: &Submission) -> Result<Vec<Vec<Answer>
 }
 
 /// Starts the first runner and checks it speaks our protocol and api version.
-fn handshake(executable: &Path) -> Result<Runner, BuildError> {
-    let runner =
-        Runner::start(executable, CPU_SECONDS).map_err(|e| BuildError::Cargo(e.to_string()))?;
+fn handshake(executable: &Path, source_root: &Path) -> Result<Runner, BuildError> {
+    let runner = Runner::start(executable, source_root, CPU_SECONDS)
+        .map_err(|e| BuildError::RunnerStart(e.to_string()))?;
     let hello = runner.hello();
     if hello.protocol != protocol::PROTOCOL_VERSION || hello.api_version != protocol::API_VERSION {
-        return Err(BuildError::Cargo(format!(
+        return Err(BuildError::ApiMismatch(format!(
             "your crate was built against grader-api {} (protocol {}), but this grader needs grader-api {} (protocol {}): point the grader-api dependency in your Cargo.toml at this cardgrade's api folder",
             if hello.api_version.is_empty() {
                 "of another version"

@@ -42,6 +42,10 @@ pub enum BuildError {
     Compile(String),
     #[error("cargo could not build the runner:\n{0}")]
     Cargo(String),
+    #[error("{0}")]
+    ApiMismatch(String),
+    #[error("{0}")]
+    RunnerStart(String),
 }
 
 #[derive(Deserialize)]

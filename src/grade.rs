@@ -135,12 +135,14 @@ pub fn grade_bulk(
     let names: Vec<&str> = checks.iter().map(|c| c.name()).collect();
     field(&mut message, "hands", &what);
     field(&mut message, "checks", &names.join(", "));
-    let verdict_line = format!(
-        "{} of {} hands answered wrongly",
-        group_digits(tally.wrong_hands),
-        group_digits(tally.hands_compared)
-    );
-    field(&mut message, "wrong", &verdict_line.red().to_string());
+    if tally.hands_compared > 0 {
+        let verdict_line = format!(
+            "{} of {} hands answered wrongly",
+            group_digits(tally.wrong_hands),
+            group_digits(tally.hands_compared)
+        );
+        field(&mut message, "wrong", &verdict_line.red().to_string());
+    }
     if !complete {
         let stopped = match &exchange.ending {
             Ending::Answered => "the runner's answers did not add up to the hands sent".to_string(),

@@ -73,7 +73,11 @@ pub enum StartError {
 
 impl Runner {
     /// Starts the runner at `executable` and reads its hello.
-    pub fn start(executable: &Path, cpu_seconds: u64) -> Result<Runner, StartError> {
+    pub fn start(
+        executable: &Path,
+        source_root: &Path,
+        cpu_seconds: u64,
+    ) -> Result<Runner, StartError> {
         let spawn_error = |reason: String| StartError::Spawn {
             path: executable.to_path_buf(),
             reason,
@@ -87,6 +91,7 @@ impl Runner {
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env(protocol::SOCKET_ENV, socket_dir.socket())
             .env(protocol::CPU_LIMIT_ENV, cpu_seconds.to_string())
+            .env(protocol::SOURCE_ROOT_ENV, source_root)
             .current_dir(&socket_dir.path)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

@@ -22,6 +22,10 @@ pub const API_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The environment variable through which the grader tells the runner its socket path.
 pub const SOCKET_ENV: &str = "CARDGRADE_SOCKET";
 
+/// The environment variable that names the submission's folder, so panic locations can
+/// be shown relative to it (`src/lib.rs:12:9`).
+pub const SOURCE_ROOT_ENV: &str = "CARDGRADE_SOURCE_ROOT";
+
 /// The environment variable that carries the runner's CPU-time limit in seconds.
 pub const CPU_LIMIT_ENV: &str = "CARDGRADE_CPU_SECONDS";
 

@@ -30,10 +30,16 @@ pub fn serve(submission: Submission) -> ! {
     };
     apply_limits();
     // Panics are reported as answers; printing each one would flood the captured output.
-    std::panic::set_hook(Box::new(|info| {
-        let location = info
-            .location()
-            .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
+    let source_root = std::env::var(protocol::SOURCE_ROOT_ENV).unwrap_or_default();
+    std::panic::set_hook(Box::new(move |info| {
+        let location = info.location().map(|l| {
+            let file = l.file();
+            let relative = file
+                .strip_prefix(source_root.as_str())
+                .filter(|_| !source_root.is_empty())
+                .map_or(file, |rest| rest.trim_start_matches('/'));
+            format!("{relative}:{}:{}", l.line(), l.column())
+        });
         PANIC_LOCATION.with(|slot| *slot.borrow_mut() = location);
     }));
     let code = match talk(&submission, &socket_path) {
