@@ -150,7 +150,16 @@ fn split_at_markers(mut stream: impl Read, mut emit: impl FnMut(Segment) -> bool
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
+    // Scanning for the first byte alone is fast on a flood; only candidates are compared.
+    let mut from = 0;
+    while let Some(offset) = haystack[from..].iter().position(|&b| b == needle[0]) {
+        let at = from + offset;
+        if haystack[at..].starts_with(needle) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
 }
 
 #[cfg(test)]

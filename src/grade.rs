@@ -19,6 +19,9 @@ use crate::spec::{Group, TestCase};
 const SHOWN_MISMATCHES: usize = 3;
 /// How many kinds of wrong answer a bulk group's breakdown lists.
 const SHOWN_BREAKDOWN: usize = 12;
+/// A bulk group stops after this many panicking answers: a `todo!()` would otherwise
+/// panic millions of times, and the count says nothing more than the first thousand.
+const PANICS_BEFORE_GIVING_UP: u64 = 1_000;
 /// Hands computed by the reference per message to the comparing thread.
 const CHUNK_HANDS: usize = 2048;
 
@@ -48,7 +51,10 @@ pub fn grade_listed(
     expected: &[Answer],
 ) -> (Verdict, bool) {
     let mut actual = Vec::new();
-    let exchange = runner.ask(&test.request, group.timeout, |answer| actual.push(answer));
+    let exchange = runner.ask(&test.request, group.timeout, |answer| {
+        actual.push(answer);
+        true
+    });
     let survived = exchange.runner_survived();
     let Request::PlaisanteHands { source, checks } = &test.request;
     let cards = match source {
@@ -128,7 +134,10 @@ pub fn grade_bulk(
             seed,
             hand_size,
         } => {
-            format!("{count} {hand_size}-card hands generated from seed {seed}")
+            format!(
+                "{} {hand_size}-card hands generated from seed {seed}",
+                group_digits(u64::from(*count))
+            )
         }
         HandSource::Listed(hands) => format!("{} hands", hands.len()),
     };
@@ -195,11 +204,11 @@ pub fn grade_bulk(
         if let (Answer::Cells(want), Answer::Cells(got)) = (&sample.expected, &sample.actual) {
             field(&mut detail, "diff", &cells_diff(want, got));
         }
-        field(
-            &mut message,
-            &format!("example {}", index + 1),
-            detail.trim_end(),
-        );
+        let heading = format!("example {} of a wrong hand", index + 1);
+        let _ = writeln!(message, "  {}", heading.bold());
+        for line in detail.lines() {
+            let _ = writeln!(message, "  {line}");
+        }
     }
     finish_message(&mut message, group, &exchange);
     (Verdict::Failed(message), survived)
@@ -222,6 +231,7 @@ struct Tally {
     current_wrong: bool,
     hands_compared: u64,
     wrong_hands: u64,
+    panics: u64,
     breakdown: BTreeMap<(Check, String, String), u64>,
     samples: Vec<Sample>,
 }
@@ -237,6 +247,7 @@ impl Tally {
             current_wrong: false,
             hands_compared: 0,
             wrong_hands: 0,
+            panics: 0,
             breakdown: BTreeMap::new(),
             samples: Vec::new(),
         }
@@ -251,21 +262,23 @@ impl Tally {
         }
     }
 
-    fn record(&mut self, actual: Answer) {
+    /// Compares one answer; `false` once enough answers panicked to stop asking.
+    fn record(&mut self, actual: Answer) -> bool {
+        self.panics += u64::from(matches!(actual, Answer::Panicked(_)));
         if self.current.is_none() {
             self.current = self.next_hand();
             self.position = 0;
             self.current_wrong = false;
         }
         let Some((cards, expected)) = &self.current else {
-            return;
+            return false;
         };
         let check = self.checks[self.position];
         if let Some(want) = expected.get(self.position).filter(|&want| *want != actual) {
             self.current_wrong = true;
             *self
                 .breakdown
-                .entry((check, want.to_string(), actual.to_string()))
+                .entry(breakdown_key(check, want, &actual))
                 .or_default() += 1;
             if self.samples.len() < SHOWN_MISMATCHES
                 && self.samples.iter().all(|s| s.cards != *cards)
@@ -284,10 +297,23 @@ impl Tally {
             self.wrong_hands += u64::from(self.current_wrong);
             self.current = None;
         }
+        self.panics <= PANICS_BEFORE_GIVING_UP
     }
 
     fn close(&mut self) {
         self.expected = None;
+    }
+}
+
+/// Wrong booleans and hand names are listed as they are; wrong numbers and counts would
+/// make one kind per value, so they are grouped.
+fn breakdown_key(check: Check, expected: &Answer, actual: &Answer) -> (Check, String, String) {
+    match (expected, actual) {
+        (Answer::Number(_), Answer::Number(_)) => {
+            (check, "its number".into(), "another number".into())
+        }
+        (Answer::Cells(_), Answer::Cells(_)) => (check, "its counts".into(), "other counts".into()),
+        _ => (check, expected.to_string(), actual.to_string()),
     }
 }
 
@@ -338,6 +364,10 @@ fn describe_ending(ending: &Ending) -> String {
         Ending::Garbled(what) => {
             format!("no answer: the runner's reply was not understood ({what}); it was killed")
         }
+        Ending::Abandoned => format!(
+            "more than {} answers panicked, so the rest were not run",
+            group_digits(PANICS_BEFORE_GIVING_UP)
+        ),
     }
 }
 

@@ -208,7 +208,8 @@ fn output(result: &TestResult) -> String {
 
 /// 12.5 stays 12.5; 10.0 prints as 10.
 fn points(value: f64) -> String {
-    let rounded = (value * 100.0).round() / 100.0;
+    // Adding 0.0 turns a -0 into 0.
+    let rounded = (value * 100.0).round() / 100.0 + 0.0;
     if rounded.fract() == 0.0 {
         format!("{rounded:.0}")
     } else {

@@ -43,6 +43,8 @@ pub enum Ending {
     Died(String),
     /// The runner said something that is not the protocol; it was killed.
     Garbled(String),
+    /// The grader stopped listening (it had seen enough); the runner was killed.
+    Abandoned,
 }
 
 /// What one request produced.
@@ -149,7 +151,7 @@ impl Runner {
         &mut self,
         request: &Request,
         timeout: Duration,
-        mut on_answer: impl FnMut(Answer),
+        mut on_answer: impl FnMut(Answer) -> bool,
     ) -> Exchange {
         let sequence = self.sequence;
         self.sequence += 1;
@@ -164,7 +166,10 @@ impl Runner {
                 match Item::read(&mut self.answers) {
                     Ok(Item::Answer(answer)) => {
                         answered += 1;
-                        on_answer(answer);
+                        if !on_answer(answer) {
+                            kill_group(&mut self.child);
+                            break Ending::Abandoned;
+                        }
                     }
                     Ok(Item::End) => break Ending::Answered,
                     Err(error) if is_timeout(&error) => {
