@@ -298,14 +298,13 @@ impl BuildOutcome {
             return;
         };
         match message.reason.as_str() {
-            "compiler-artifact" => {
+            "compiler-artifact"
                 if message
                     .target
                     .as_ref()
-                    .is_some_and(|t| t.name == runner_bin)
-                {
-                    self.executable = message.executable.or(self.executable.take());
-                }
+                    .is_some_and(|t| t.name == runner_bin) =>
+            {
+                self.executable = message.executable.or(self.executable.take());
             }
             "compiler-message" => {
                 let (Some(diagnostic), Some(target)) = (message.message, message.target) else {

@@ -101,7 +101,7 @@ pub fn grade_bulk(
 ) -> (Verdict, bool) {
     let Request::PlaisanteHands { source, checks } = &test.request;
     let total_hands = source.len();
-    let (sender, receiver) = sync_channel::<Vec<(Vec<Card>, Vec<Answer>)>>(8);
+    let (sender, receiver) = sync_channel::<ExpectedChunk>(8);
     let mut tally = Tally::new(checks.clone(), receiver);
     let exchange = std::thread::scope(|scope| {
         scope.spawn(move || {
@@ -214,6 +214,9 @@ pub fn grade_bulk(
     (Verdict::Failed(message), survived)
 }
 
+/// Hands with the reference's answers, as the reference thread sends them.
+type ExpectedChunk = Vec<(Vec<Card>, Vec<Answer>)>;
+
 struct Sample {
     cards: Vec<Card>,
     check: Check,
@@ -224,8 +227,8 @@ struct Sample {
 /// Compares a stream of answers with the reference's, hand by hand.
 struct Tally {
     checks: Vec<Check>,
-    expected: Option<Receiver<Vec<(Vec<Card>, Vec<Answer>)>>>,
-    chunk: std::vec::IntoIter<(Vec<Card>, Vec<Answer>)>,
+    expected: Option<Receiver<ExpectedChunk>>,
+    chunk: <ExpectedChunk as IntoIterator>::IntoIter,
     current: Option<(Vec<Card>, Vec<Answer>)>,
     position: usize,
     current_wrong: bool,
@@ -237,7 +240,7 @@ struct Tally {
 }
 
 impl Tally {
-    fn new(checks: Vec<Check>, expected: Receiver<Vec<(Vec<Card>, Vec<Answer>)>>) -> Tally {
+    fn new(checks: Vec<Check>, expected: Receiver<ExpectedChunk>) -> Tally {
         Tally {
             checks,
             expected: Some(expected),
@@ -418,7 +421,7 @@ pub fn group_digits(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -1,0 +1,453 @@
+//! `grader check` end to end: the real binary builds real submission crates and grades them.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fixture(name: &str) -> PathBuf {
+    repo().join("tests/fixtures").join(name)
+}
+
+/// Runs the grader with colors off and a runner target dir shared by every test here, so
+/// grader-api is compiled once for all fixtures.
+fn grader(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_grader"))
+        .args(args)
+        .env(
+            "CARDGRADE_TARGET_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("runners"),
+        )
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("the grader binary runs")
+}
+
+fn check(path: &Path, extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec!["check", path.to_str().unwrap(), "--color", "never"];
+    args.extend_from_slice(extra);
+    let output = grader(&args);
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// The failure block libtest prints for `test`, up to the next block.
+fn failure_of<'a>(stdout: &'a str, test: &str) -> &'a str {
+    let header = format!("---- {test} ----");
+    let start = stdout
+        .find(&header)
+        .unwrap_or_else(|| panic!("no failure block for {test} in:\n{stdout}"));
+    let rest = &stdout[start + header.len()..];
+    let end = rest
+        .find("\n---- ")
+        .or_else(|| rest.find("\nfailures:"))
+        .unwrap_or(rest.len());
+    &rest[..end]
+}
+
+fn result_line<'a>(stdout: &'a str, test: &str) -> &'a str {
+    stdout
+        .lines()
+        .find(|line| line.starts_with(&format!("test {test} ")))
+        .unwrap_or_else(|| panic!("no result line for {test} in:\n{stdout}"))
+}
+
+#[test]
+fn the_reference_scores_full_marks_on_every_group() {
+    let (code, stdout, stderr) = check(&repo().join("reference"), &[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("total 100 / 100"), "{stdout}");
+    assert!(result_line(&stdout, "plaisante_hand::every_hand").ends_with("ok"));
+}
+
+#[test]
+fn the_template_fails_every_test_as_not_yet_implemented() {
+    let (code, stdout, stderr) = check(&repo().join("student_template"), &[]);
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    // total_value is provided by the trait, as in the seed's starter file: it passes.
+    let passing: Vec<&str> = stdout.lines().filter(|l| l.ends_with(" ok")).collect();
+    assert_eq!(passing.len(), 1, "{passing:?}");
+    assert!(passing[0].contains("k_k_3_7_9_totals_45"), "{passing:?}");
+    let blocks = stdout.matches("\n---- ").count();
+    let unimplemented = stdout
+        .matches("not yet implemented (todo!() at src/plaisante.rs:")
+        .count();
+    assert!(
+        blocks >= 60 && unimplemented >= blocks,
+        "{blocks} blocks, {unimplemented}:\n{stdout}"
+    );
+    assert!(
+        !stderr.contains("panicked"),
+        "the grader itself panicked:\n{stderr}"
+    );
+}
+
+/// Each of DOMAIN.md's Plaisante bugs, the test that catches it, and what its message says.
+const BUGS: &[(&str, &str, &[&str])] = &[
+    (
+        "bug-pair-at-least-two",
+        "has_pair::three_kings_is_not_a_pair",
+        &["expected   false", "actual     true", "K♥ K♦ K♣ 7♠ 9♥"],
+    ),
+    (
+        "bug-three-at-least-three",
+        "has_three_of_a_kind::four_kings_is_not_three_of_a_kind",
+        &["expected   false", "actual     true"],
+    ),
+    (
+        "bug-full-house-loose-pair",
+        "has_full_house::three_kings_and_two_odd_cards",
+        &["expected   false", "actual     true"],
+    ),
+    (
+        "bug-two-pair-counts-at-least-two",
+        "has_two_pair::a_full_house_is_not_two_pair",
+        &["expected   false", "actual     true"],
+    ),
+    (
+        "bug-straight-repeats",
+        "has_straight::5_5_6_7_9_spans_four_but_repeats",
+        &["expected   false", "actual     true"],
+    ),
+    (
+        "bug-straight-ace-low",
+        "has_straight::a_2_3_4_5_is_not_a_straight_here",
+        &["expected   false", "actual     true"],
+    ),
+    (
+        "bug-evaluate-order",
+        "evaluate_order::a_full_house_is_also_three_of_a_kind_and_a_pair",
+        &["expected   Full House", "actual     Three of a Kind"],
+    ),
+    (
+        "bug-counts-fourteen",
+        "count_values::k_k_3_7_9_has_15_cells",
+        &["length 14 where 15 was expected", "- expected cell 14 = 0"],
+    ),
+    (
+        "bug-counts-never-reset",
+        "has_full_house::kings_full_of_sevens",
+        &["expected   true", "actual     false"],
+    ),
+    (
+        "bug-flush-four-cards",
+        "has_flush::four_hearts_are_not_a_flush",
+        &["expected   false", "actual     true", "(4 cards)"],
+    ),
+    (
+        "bug-score-adds",
+        "total_value_and_score::k_k_3_7_9_scores_90",
+        &["expected   90", "actual     47"],
+    ),
+    (
+        "bug-straight-before-flush",
+        "evaluate_order::2_6_of_hearts_is_a_flush_before_a_straight",
+        &["expected   Flush", "actual     Straight"],
+    ),
+];
+
+#[test]
+fn every_buggy_submission_is_caught_by_a_test_that_names_the_difference() {
+    for (name, test, says) in BUGS {
+        let (code, stdout, stderr) = check(&fixture(name), &["--skip", "every_hand"]);
+        assert_eq!(code, 1, "{name} should fail:\n{stdout}\n{stderr}");
+        let id = format!("plaisante_hand::{test}");
+        assert!(result_line(&stdout, &id).ends_with("FAILED"), "{name}");
+        let block = failure_of(&stdout, &id);
+        for phrase in *says {
+            assert!(
+                block.contains(phrase),
+                "{name}: `{phrase}` missing from:\n{block}"
+            );
+        }
+        assert!(block.contains("hint"), "{name}: no hint in:\n{block}");
+    }
+}
+
+/// Each hostile fixture, the group of tests/specs/hostile.yaml that triggers it, and what
+/// the trigger's failure must say.
+const HOSTILE: &[(&str, &str, &str)] = &[
+    ("hostile-loop", "loop", "no answer within 1500 ms"),
+    ("hostile-panic", "panic", "panicked at src/lib.rs:"),
+    ("hostile-abort", "abort", "aborted (SIGABRT)"),
+    (
+        "hostile-exit",
+        "exit",
+        "exited with status 0 (std::process::exit)",
+    ),
+    (
+        "hostile-stack-overflow",
+        "stack_overflow",
+        "overflowed its stack",
+    ),
+];
+
+#[test]
+fn hostile_code_fails_its_own_test_and_nothing_else() {
+    let spec = repo().join("tests/specs/hostile.yaml");
+    for (name, group, says) in HOSTILE {
+        let (code, stdout, stderr) = check(
+            &fixture(name),
+            &["--spec", spec.to_str().unwrap(), "--test-threads", "1"],
+        );
+        assert_eq!(code, 1, "{name}:\n{stdout}\n{stderr}");
+        let trigger = format!("plaisante_hand::{group}::trigger");
+        assert!(
+            failure_of(&stdout, &trigger).contains(says),
+            "{name}:\n{stdout}"
+        );
+        assert!(
+            result_line(&stdout, &format!("plaisante_hand::{group}::after")).ends_with("ok"),
+            "{name}"
+        );
+        let failed = stdout
+            .lines()
+            .filter(|l| l.starts_with("test ") && l.ends_with("FAILED"))
+            .count();
+        let bulk_also_fails = matches!(*name, "hostile-loop" | "hostile-exit");
+        assert_eq!(
+            failed,
+            1 + usize::from(bulk_also_fails),
+            "{name}:\n{stdout}"
+        );
+        assert!(
+            !stderr.contains("panicked"),
+            "the grader panicked:\n{stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_crash_in_bulk_says_how_far_it_got() {
+    let spec = repo().join("tests/specs/hostile.yaml");
+    let (_, stdout, _) = check(
+        &fixture("hostile-exit"),
+        &["--spec", spec.to_str().unwrap(), "in_bulk"],
+    );
+    let block = failure_of(&stdout, "plaisante_hand::in_bulk");
+    assert!(block.contains("stopped    after "), "{block}");
+    assert!(
+        block.contains("of 3,000 hands: no answer: the runner process exited with status 0"),
+        "{block}"
+    );
+}
+
+#[test]
+fn a_flood_of_output_neither_corrupts_answers_nor_floods_the_report() {
+    let spec = repo().join("tests/specs/hostile.yaml");
+    let (code, stdout, stderr) = check(
+        &fixture("hostile-flood"),
+        &["--spec", spec.to_str().unwrap(), "--test-threads", "1"],
+    );
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.len() < 64 * 1024, "report of {} bytes", stdout.len());
+}
+
+#[test]
+fn printed_output_is_shown_with_its_failure_and_cut_at_the_cap() {
+    let (code, stdout, _) = check(&fixture("hostile-chatty"), &["has_pair::three_kings"]);
+    assert_eq!(code, 1, "{stdout}");
+    let block = failure_of(
+        &stdout,
+        "plaisante_hand::has_pair::three_kings_is_not_a_pair",
+    );
+    assert!(block.contains("stdout of your code"), "{block}");
+    assert!(
+        block.contains("debug: checking for a pair, round 0"),
+        "{block}"
+    );
+    assert!(block.contains("more bytes not shown"), "{block}");
+    assert!(
+        block.contains("stderr of your code done checking"),
+        "{block}"
+    );
+    assert!(block.len() < 8 * 1024, "{} bytes", block.len());
+}
+
+#[test]
+fn a_crate_that_does_not_compile_gets_the_compilers_words_and_zero() {
+    let (code, _, stderr) = check(&fixture("broken-compile"), &[]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("expected `u32`, found `&str`"), "{stderr}");
+    assert!(stderr.contains("score: 0"), "{stderr}");
+}
+
+#[test]
+fn a_crate_without_submission_is_told_what_to_add() {
+    let (code, _, stderr) = check(&fixture("broken-no-submission"), &[]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("no usable `pub fn submission() -> grader_api::Submission`"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_crate_built_against_another_api_is_told_to_repoint_it() {
+    let (code, _, stderr) = check(&fixture("broken-old-api"), &[]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("built against grader-api of another version"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_folder_that_is_not_a_crate_is_a_usage_error() {
+    let (code, _, stderr) = check(&repo().join("specs"), &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("is not a Rust crate"), "{stderr}");
+}
+
+#[test]
+fn a_malformed_spec_names_file_line_and_column() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bad-spec");
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = dir.join("bad.yaml");
+    std::fs::write(
+        &spec,
+        "assignment: plaisante_hand\ngroups:\n  - name: g\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH, 1X] }\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = check(
+        &repo().join("reference"),
+        &["--spec", spec.to_str().unwrap()],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("bad.yaml:6:"), "{stderr}");
+    assert!(stderr.contains("`1X` is not a card"), "{stderr}");
+}
+
+#[test]
+fn a_written_expectation_the_reference_disagrees_with_is_a_spec_error() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("wrong-spec");
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = dir.join("wrong.yaml");
+    std::fs::write(
+        &spec,
+        "assignment: plaisante_hand\ngroups:\n  - name: g\n    check: has_pair\n    cases:\n      - { name: three kings, hand: [KH, KD, KC, 7S, 9H], expect: true }\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = check(
+        &repo().join("reference"),
+        &["--spec", spec.to_str().unwrap()],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("expects true, but the reference answers false"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("line 6"), "{stderr}");
+}
+
+#[test]
+fn gradescope_results_follow_the_specification() {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("results.json");
+    let (code, stdout, _) = check(
+        &fixture("bug-score-adds"),
+        &[
+            "--skip",
+            "every_hand",
+            "--format",
+            "gradescope",
+            "--output",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 1);
+    assert!(
+        stdout.contains("score\n"),
+        "the human report still goes to the terminal:\n{stdout}"
+    );
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let tests = results["tests"].as_array().unwrap();
+    assert!(tests.len() > 60);
+    let scored = tests
+        .iter()
+        .find(|t| t["name"] == "plaisante_hand::total_value_and_score::k_k_3_7_9_scores_90")
+        .unwrap();
+    assert_eq!(scored["status"], "failed");
+    assert_eq!(scored["score"], 0.0);
+    assert!(scored["output"].as_str().unwrap().contains("actual     47"));
+    assert_eq!(scored["visibility"], "visible");
+    let total: f64 = tests.iter().map(|t| t["score"].as_f64().unwrap()).sum();
+    assert!((results["score"].as_f64().unwrap() - total).abs() < 1e-9);
+    assert!(results["execution_time"].is_u64());
+    let hidden = tests
+        .iter()
+        .find(|t| t["name"] == "plaisante_hand::every_hand")
+        .unwrap();
+    assert_eq!(hidden["visibility"], "after_due_date");
+    assert_eq!(
+        hidden["status"], "failed",
+        "a test filtered out earns nothing"
+    );
+}
+
+#[test]
+fn json_results_go_to_stdout_alone_without_output() {
+    let spec = repo().join("tests/specs/hostile.yaml");
+    let (code, stdout, _) = check(
+        &repo().join("reference"),
+        &["--spec", spec.to_str().unwrap(), "--format", "json"],
+    );
+    assert_eq!(code, 0);
+    let results: serde_json::Value = serde_json::from_str(&stdout).expect("stdout is only JSON");
+    assert_eq!(results["schema"], "cardgrade.results.v1");
+    assert_eq!(results["outcome"], "passed");
+    assert_eq!(results["score"], results["max_score"]);
+}
+
+#[test]
+fn a_build_failure_still_writes_results_with_zero() {
+    let (code, stdout, _) = check(&fixture("broken-compile"), &["--format", "gradescope"]);
+    assert_eq!(code, 3);
+    let results: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(results["score"], 0.0);
+    assert!(
+        results["output"]
+            .as_str()
+            .unwrap()
+            .contains("expected `u32`")
+    );
+}
+
+#[test]
+fn filters_list_and_exact_work_like_cargo_test() {
+    let output = grader(&["check", "--list", "has_pair"]);
+    let listed = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        listed
+            .lines()
+            .all(|l| l.is_empty() || l.contains("has_pair")),
+        "{listed}"
+    );
+    assert!(listed.contains("plaisante_hand::has_pair::three_kings_is_not_a_pair: test"));
+    let (code, stdout, _) = check(
+        &fixture("bug-pair-at-least-two"),
+        &["--exact", "plaisante_hand::has_pair::pair_of_kings"],
+    );
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains("1 passed"), "{stdout}");
+}
+
+#[test]
+fn help_documents_the_exit_codes() {
+    let output = grader(&["check", "--help"]);
+    let help = String::from_utf8_lossy(&output.stdout);
+    for line in [
+        "0  every test passed",
+        "1  some test failed",
+        "2  usage or spec error",
+        "3  the submission did not build",
+    ] {
+        assert!(help.contains(line), "{help}");
+    }
+    assert_eq!(grader(&["check", "--bogus"]).status.code(), Some(2));
+}
