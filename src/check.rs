@@ -172,6 +172,7 @@ pub fn run(mut args: CheckArgs) -> ExitCode {
     }
     let build_started = Instant::now();
     let executable = compile::build(&submission, color);
+    let build_time = build_started.elapsed();
     let ready =
         executable.and_then(|exe| handshake(&exe, &submission.root).map(|runner| (exe, runner)));
     let executable = match ready {
@@ -180,9 +181,9 @@ pub fn run(mut args: CheckArgs) -> ExitCode {
     };
     if !machine_only {
         eprintln!(
-            "{:>12} in {:.1}s",
+            "{:>12} in {:.2}s",
             "Built".green().bold(),
-            build_started.elapsed().as_secs_f64()
+            build_time.as_secs_f64()
         );
     }
     let (executable, first_runner) = executable;
@@ -227,6 +228,7 @@ pub fn run(mut args: CheckArgs) -> ExitCode {
             .collect(),
         build_failure: None,
         elapsed: started.elapsed(),
+        build_time,
     };
     if !machine_only {
         print!("{}", results.score_table());
@@ -315,6 +317,7 @@ fn build_failed(
             .collect(),
         build_failure: Some(error.to_string()),
         elapsed: started.elapsed(),
+        build_time: started.elapsed(),
     };
     if let Err(code) = write_machine_output(args, &results, root) {
         return code;

@@ -24,6 +24,8 @@ pub struct Results<'a> {
     /// The compiler's messages when the submission did not build.
     pub build_failure: Option<String>,
     pub elapsed: Duration,
+    /// Time spent building the runner (cargo and rustc), part of `elapsed`.
+    pub build_time: Duration,
 }
 
 impl Results<'_> {
@@ -174,6 +176,7 @@ impl Results<'_> {
             score: self.score(),
             max_score: self.max_score(),
             execution_time_ms: self.elapsed.as_millis() as u64,
+            build_time_ms: self.build_time.as_millis() as u64,
             build_output: self.build_failure.as_deref().map(plain),
             tests,
         };
@@ -269,6 +272,7 @@ struct OurReport {
     score: f64,
     max_score: f64,
     execution_time_ms: u64,
+    build_time_ms: u64,
     build_output: Option<String>,
     tests: Vec<OurTest>,
 }
