@@ -1,5 +1,7 @@
 //! `grader check` end to end: the real binary builds real submission crates and grades them.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -152,9 +154,17 @@ const BUGS: &[(&str, &str, &[&str])] = &[
 ];
 
 #[test]
+fn every_buggy_mutant_is_in_the_table() {
+    let names: Vec<&str> = support::buggy().iter().map(|m| m.name).collect();
+    let tabled: Vec<&str> = BUGS.iter().map(|(name, _, _)| *name).collect();
+    assert_eq!(names.len(), tabled.len());
+    assert!(names.iter().all(|n| tabled.contains(n)), "{names:?}");
+}
+
+#[test]
 fn every_buggy_submission_is_caught_by_a_test_that_names_the_difference() {
     for (name, test, says) in BUGS {
-        let (code, stdout, stderr) = check(&fixture(name), &["--skip", "every_hand"]);
+        let (code, stdout, stderr) = check(&support::named(name), &["--skip", "every_hand"]);
         assert_eq!(code, 1, "{name} should fail:\n{stdout}\n{stderr}");
         let id = format!("plaisante_hand::{test}");
         assert!(result_line(&stdout, &id).ends_with("FAILED"), "{name}");
@@ -192,7 +202,7 @@ fn hostile_code_fails_its_own_test_and_nothing_else() {
     let spec = repo().join("tests/specs/hostile.yaml");
     for (name, group, says) in HOSTILE {
         let (code, stdout, stderr) = check(
-            &fixture(name),
+            &support::named(name),
             &["--spec", spec.to_str().unwrap(), "--test-threads", "1"],
         );
         assert_eq!(code, 1, "{name}:\n{stdout}\n{stderr}");
@@ -226,7 +236,7 @@ fn hostile_code_fails_its_own_test_and_nothing_else() {
 fn a_crash_in_bulk_says_how_far_it_got() {
     let spec = repo().join("tests/specs/hostile.yaml");
     let (_, stdout, _) = check(
-        &fixture("hostile-exit"),
+        &support::named("hostile-exit"),
         &["--spec", spec.to_str().unwrap(), "in_bulk"],
     );
     let block = failure_of(&stdout, "plaisante_hand::in_bulk");
@@ -241,7 +251,7 @@ fn a_crash_in_bulk_says_how_far_it_got() {
 fn a_flood_of_output_neither_corrupts_answers_nor_floods_the_report() {
     let spec = repo().join("tests/specs/hostile.yaml");
     let (code, stdout, stderr) = check(
-        &fixture("hostile-flood"),
+        &support::named("hostile-flood"),
         &["--spec", spec.to_str().unwrap(), "--test-threads", "1"],
     );
     assert_eq!(code, 0, "{stdout}\n{stderr}");
@@ -250,7 +260,10 @@ fn a_flood_of_output_neither_corrupts_answers_nor_floods_the_report() {
 
 #[test]
 fn printed_output_is_shown_with_its_failure_and_cut_at_the_cap() {
-    let (code, stdout, _) = check(&fixture("hostile-chatty"), &["has_pair::three_kings"]);
+    let (code, stdout, _) = check(
+        &support::named("hostile-chatty"),
+        &["has_pair::three_kings"],
+    );
     assert_eq!(code, 1, "{stdout}");
     let block = failure_of(
         &stdout,
@@ -271,7 +284,7 @@ fn printed_output_is_shown_with_its_failure_and_cut_at_the_cap() {
 
 #[test]
 fn a_crate_that_does_not_compile_gets_the_compilers_words_and_zero() {
-    let (code, _, stderr) = check(&fixture("broken-compile"), &[]);
+    let (code, _, stderr) = check(&support::broken_compile().write(), &[]);
     assert_eq!(code, 3, "{stderr}");
     assert!(stderr.contains("expected `u32`, found `&str`"), "{stderr}");
     assert!(stderr.contains("score: 0"), "{stderr}");
@@ -279,7 +292,7 @@ fn a_crate_that_does_not_compile_gets_the_compilers_words_and_zero() {
 
 #[test]
 fn a_crate_without_submission_is_told_what_to_add() {
-    let (code, _, stderr) = check(&fixture("broken-no-submission"), &[]);
+    let (code, _, stderr) = check(&support::without_submission().write(), &[]);
     assert_eq!(code, 3, "{stderr}");
     assert!(
         stderr.contains("no usable `pub fn submission() -> grader_api::Submission`"),
@@ -349,7 +362,7 @@ fn a_written_expectation_the_reference_disagrees_with_is_a_spec_error() {
 fn gradescope_results_follow_the_specification() {
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("results.json");
     let (code, stdout, _) = check(
-        &fixture("bug-score-adds"),
+        &support::named("bug-score-adds"),
         &[
             "--skip",
             "every_hand",
@@ -406,7 +419,10 @@ fn json_results_go_to_stdout_alone_without_output() {
 
 #[test]
 fn a_build_failure_still_writes_results_with_zero() {
-    let (code, stdout, _) = check(&fixture("broken-compile"), &["--format", "gradescope"]);
+    let (code, stdout, _) = check(
+        &support::broken_compile().write(),
+        &["--format", "gradescope"],
+    );
     assert_eq!(code, 3);
     let results: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(results["score"], 0.0);
@@ -430,7 +446,7 @@ fn filters_list_and_exact_work_like_cargo_test() {
     );
     assert!(listed.contains("plaisante_hand::has_pair::three_kings_is_not_a_pair: test"));
     let (code, stdout, _) = check(
-        &fixture("bug-pair-at-least-two"),
+        &support::named("bug-pair-at-least-two"),
         &["--exact", "plaisante_hand::has_pair::pair_of_kings"],
     );
     assert_eq!(code, 0, "{stdout}");
