@@ -25,9 +25,7 @@ fn main() {
     let reference = reference::submission();
     let suite = spec::load(&[], None).expect("built-in specs load");
     let (group, test) = suite
-        .groups
-        .iter()
-        .flat_map(|g| g.tests.iter().map(move |t| (g, t)))
+        .tests()
         .find(|(_, t)| t.id == "plaisante_hand::every_hand")
         .expect("the built-in spec has an every_hand group");
 
@@ -39,9 +37,9 @@ fn main() {
     let mut through_runner = Vec::new();
     for _ in 0..rounds {
         let started = Instant::now();
-        let answers = count_in_process(&reference, &test.request);
+        let inputs = count_in_process(&reference, &test.request);
         in_process.push(started.elapsed());
-        assert_eq!(answers, test.request.answer_count());
+        assert_eq!(inputs, test.request.input_count());
 
         let started = Instant::now();
         let (verdict, survived) = grade::grade_bulk(&mut runner, &reference, group, test);
@@ -52,10 +50,8 @@ fn main() {
         );
     }
     let (inside, graded) = (median(&mut in_process), median(&mut through_runner));
-    println!(
-        "all 2,598,960 hands, {} checks each, {rounds} rounds, medians:",
-        group_checks(&test.request)
-    );
+    let inputs = test.request.describe_inputs().replace('\n', "; ");
+    println!("{inputs}; {rounds} rounds, medians:");
     println!("  reference in-process          {:>8.1} ms", ms(inside));
     println!("  graded through the runner     {:>8.1} ms", ms(graded));
     println!(
@@ -69,7 +65,7 @@ fn main() {
         .filter(|path| path.exists())
         .expect("build the grader binary first: cargo build --release");
     for (label, extra) in [
-        ("all 63 tests", None),
+        ("all 63 Plaisante hand tests", None),
         ("without the all-hands group", Some("every_hand")),
     ] {
         let (build, rest) = warm_rerun(&grader_binary, repo, rounds, extra);
@@ -121,17 +117,12 @@ fn warm_rerun(
 }
 
 fn count_in_process(reference: &grader_api::Submission, request: &Request) -> u64 {
-    let mut answers = 0u64;
-    protocol::respond(reference, request, |_| {
-        answers += 1;
+    let mut inputs = 0u64;
+    protocol::respond_by_input(reference, request, |_, _| {
+        inputs += 1;
         true
     });
-    answers
-}
-
-fn group_checks(request: &Request) -> usize {
-    let Request::PlaisanteHands { checks, .. } = request;
-    checks.len()
+    inputs
 }
 
 fn median(samples: &mut [Duration]) -> Duration {

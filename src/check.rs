@@ -78,6 +78,9 @@ pub struct CheckArgs {
     /// Per-test timeout in milliseconds, replacing each spec's default.
     #[arg(long, value_name = "MS")]
     pub timeout_ms: Option<u64>,
+    /// Grade only this assignment (repeatable) [default: every assignment the submission registers].
+    #[arg(long = "assignment", value_name = "NAME")]
+    pub assignments: Vec<Assignment>,
 }
 
 /// Everything the tests share while they run on libtest-mimic's threads.
@@ -85,7 +88,7 @@ struct Session {
     suite: Suite,
     reference: Submission,
     /// Expected answers of every listed test, by test index; empty for bulk tests.
-    expected: Vec<Vec<Answer>>,
+    expected: Vec<grade::Expected>,
     registered: Vec<Assignment>,
     pool: Pool,
     verdicts: Mutex<Vec<Option<Verdict>>>,
@@ -136,7 +139,8 @@ pub fn run(mut args: CheckArgs) -> ExitCode {
         matches!(args.format, Format::Gradescope | Format::Json) && args.output.is_none();
 
     let suite = match spec::load(&args.specs, args.timeout_ms.map(Duration::from_millis)) {
-        Ok(suite) => suite,
+        Ok(suite) if args.assignments.is_empty() => suite,
+        Ok(suite) => suite.only(|assignment| args.assignments.contains(&assignment)),
         Err(error) => {
             eprintln!("{} {error}", "spec error:".red().bold());
             return ExitCode::from(exit::USAGE);
@@ -188,6 +192,34 @@ pub fn run(mut args: CheckArgs) -> ExitCode {
     }
     let (executable, first_runner) = executable;
     let registered = first_runner.hello().assignments.clone();
+    let (suite, expected) = if args.specs.is_empty() && args.assignments.is_empty() {
+        // The built-in specs cover every assignment; grade those the submission implements.
+        let kept: Vec<bool> = suite
+            .tests()
+            .map(|(group, _)| registered.contains(&group.assignment))
+            .collect();
+        let expected = expected
+            .into_iter()
+            .zip(&kept)
+            .filter(|(_, keep)| **keep)
+            .map(|(e, _)| e)
+            .collect();
+        (
+            suite.only(|assignment| registered.contains(&assignment)),
+            expected,
+        )
+    } else {
+        (suite, expected)
+    };
+    if suite.groups.is_empty() {
+        let names: Vec<&str> = Assignment::ALL.iter().map(|a| a.registration()).collect();
+        eprintln!(
+            "{} your submission() registers no assignment to grade: add one of {}",
+            "error:".red().bold(),
+            names.join(", ")
+        );
+        return ExitCode::from(exit::BUILD);
+    }
     let test_count = suite.groups.iter().map(|g| g.tests.len()).sum();
     let session = Arc::new(Session {
         suite,
@@ -248,31 +280,39 @@ pub fn run(mut args: CheckArgs) -> ExitCode {
 }
 
 /// Answers the reference gives to every listed test, checked against what specs wrote.
-fn expectations(suite: &Suite, reference: &Submission) -> Result<Vec<Vec<Answer>>, String> {
-    let mut expected = Vec::new();
+fn expectations(suite: &Suite, reference: &Submission) -> Result<Vec<grade::Expected>, String> {
+    let mut all = Vec::new();
     for group in &suite.groups {
         for test in &group.tests {
-            if test.is_bulk() {
-                expected.push(Vec::new());
+            if test.bulk {
+                all.push(Vec::new());
                 continue;
             }
-            let answers = grade::reference_answers(reference, &test.request);
-            if let Some((written, location)) = &test.written
-                && answers.first() != Some(written)
-            {
-                let at = location
+            let expected = grade::reference_answers(reference, &test.request);
+            for (index, written) in &test.written {
+                let answer = expected
+                    .first()
+                    .and_then(|(_, answers)| answers.get(*index));
+                if answer.is_some_and(|answer| written.agrees_with(answer)) {
+                    continue;
+                }
+                let at = test
+                    .location
                     .map(|(l, c)| format!(" (line {l}, column {c})"))
                     .unwrap_or_default();
                 return Err(format!(
                     "test {}{at} expects {written}, but the reference answers {}: fix the spec's `expect`, or remove it to let the reference answer",
                     test.id,
-                    answers.first().map(Answer::to_string).unwrap_or_default()
+                    answer
+                        .map(Answer::to_string)
+                        .unwrap_or_else(|| "nothing".into())
+                        .replace('\n', "; ")
                 ));
             }
-            expected.push(answers);
+            all.push(expected);
         }
     }
-    Ok(expected)
+    Ok(all)
 }
 
 /// Starts the first runner and checks it speaks our protocol and api version.
@@ -398,9 +438,7 @@ fn trials(session: &Arc<Session>) -> Vec<Trial> {
 fn run_test(session: &Session, index: usize) -> Verdict {
     let (group, test) = session
         .suite
-        .groups
-        .iter()
-        .flat_map(|g| g.tests.iter().map(move |t| (g, t)))
+        .tests()
         .nth(index)
         .expect("test index from the suite itself");
     let verdict = if !session.registered.contains(&group.assignment) {
@@ -413,7 +451,7 @@ fn run_test(session: &Session, index: usize) -> Verdict {
         match session.pool.take() {
             Err(error) => Verdict::Failed(format!("  {error}")),
             Ok(mut runner) => {
-                let (verdict, survived) = if test.is_bulk() {
+                let (verdict, survived) = if test.bulk {
                     grade::grade_bulk(&mut runner, &session.reference, group, test)
                 } else {
                     grade::grade_listed(&mut runner, group, test, &session.expected[index])

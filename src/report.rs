@@ -33,9 +33,7 @@ impl Results<'_> {
         &self,
     ) -> impl Iterator<Item = (&crate::spec::Group, &crate::spec::TestCase, &TestResult)> {
         self.suite
-            .groups
-            .iter()
-            .flat_map(|group| group.tests.iter().map(move |test| (group, test)))
+            .tests()
             .zip(&self.tests)
             .map(|((group, test), result)| (group, test, result))
     }

@@ -1,23 +1,31 @@
-//! Spec files: YAML an instructor writes, loaded into the groups and cases the grader runs.
+//! Spec files: YAML an instructor writes, loaded into the groups and tests the grader runs.
 //!
 //! Every error names the file and, where the YAML parser or a case name can tell us, the
 //! line and column.
 
 use std::collections::HashSet;
-use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
-use grader_api::plaisante::Check;
+use grader_api::blackjack::{self, Action, Outcome, Policy, Rules, Table, TableSource};
+use grader_api::plaisante::{self, HandName};
 use grader_api::protocol::{Answer, Request};
-use grader_api::{Assignment, Card, HandName, HandSource};
+use grader_api::tableau::{Script, ScriptSource, Step};
+use grader_api::{Assignment, Card, HandSource};
 use serde::Deserialize;
 
 /// The specs shipped with the grader, used when `--spec` is not given.
-pub const BUILT_IN: &[(&str, &str)] = &[(
-    "specs/plaisante_hand.yaml",
-    include_str!("../specs/plaisante_hand.yaml"),
-)];
+pub const BUILT_IN: &[(&str, &str)] = &[
+    (
+        "specs/plaisante_hand.yaml",
+        include_str!("../specs/plaisante_hand.yaml"),
+    ),
+    ("specs/tableau.yaml", include_str!("../specs/tableau.yaml")),
+    (
+        "specs/blackjack.yaml",
+        include_str!("../specs/blackjack.yaml"),
+    ),
+];
 
 const DEFAULT_TIMEOUT_MS: u64 = 2_000;
 
@@ -46,6 +54,8 @@ pub enum Visibility {
 struct SpecFile {
     assignment: Assignment,
     #[serde(default)]
+    rules: RulesSpec,
+    #[serde(default)]
     defaults: Defaults,
     groups: Vec<GroupSpec>,
 }
@@ -54,6 +64,13 @@ struct SpecFile {
 #[serde(deny_unknown_fields)]
 struct Defaults {
     timeout_ms: Option<u64>,
+}
+
+/// Blackjack's rule settings; the reference obeys them.
+#[derive(Deserialize, Default, Clone, Copy)]
+#[serde(deny_unknown_fields)]
+struct RulesSpec {
+    dealer_hits_soft_17: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -66,22 +83,102 @@ struct GroupSpec {
     visibility: Visibility,
     hint: Option<String>,
     timeout_ms: Option<u64>,
+    /// Rules for this group alone.
+    rules: Option<RulesSpec>,
     /// The check of every case that does not name its own.
-    check: Option<Check>,
+    check: Option<String>,
     /// The checks a generated or exhaustive group asks of every hand.
-    checks: Option<Vec<Check>>,
+    checks: Option<Vec<String>>,
     cases: Option<Vec<CaseSpec>>,
     generate: Option<GenerateSpec>,
     exhaustive: Option<ExhaustiveSpec>,
 }
 
+/// A case; which fields it needs depends on the assignment.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct CaseSpec {
     name: String,
-    hand: Vec<Card>,
-    check: Option<Check>,
-    expect: Option<Expectation>,
+    /// plaisante_hand, blackjack: the cards of a hand.
+    hand: Option<Vec<Card>>,
+    check: Option<String>,
+    expect: Option<serde_yaml::Value>,
+    /// tableau, blackjack: the deck, top card first.
+    deck: Option<Vec<Card>>,
+    /// tableau: what the player does.
+    steps: Option<Vec<StepSpec>>,
+    /// blackjack: the seed of the fresh decks after `deck`, or of the whole deck without one.
+    seed: Option<u64>,
+    /// blackjack: `[hit, stand]` or `hit below 17`.
+    player: Option<PlayerSpec>,
+    /// blackjack: play this many rounds on one deck and compare the tally.
+    rounds: Option<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum StepSpec {
+    Word(String),
+    Action(ActionStep),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ActionStep {
+    toggle: Option<OneOrMany>,
+    /// `deal: ~` (any value) when the key is there.
+    #[serde(default, deserialize_with = "present")]
+    deal: bool,
+    #[serde(default, deserialize_with = "present")]
+    play: bool,
+    expect: Option<StateSpec>,
+}
+
+/// True for a key that is present, whatever its value (`~` included).
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    serde::de::IgnoredAny::deserialize(deserializer).map(|_| true)
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(Card),
+    Many(Vec<Card>),
+}
+
+/// A tableau state as a spec writes it: only the lists given are checked.
+#[derive(Deserialize, Clone, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct StateSpec {
+    held: Option<Vec<Card>>,
+    selected: Option<Vec<Card>>,
+    play_area: Option<Vec<Card>>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum PlayerSpec {
+    Script(Vec<String>),
+    Rule(String),
+}
+
+/// A round as a spec writes it: only the fields given are checked.
+#[derive(Deserialize, Clone, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RoundSpec {
+    outcome: Option<String>,
+    player: Option<Vec<Card>>,
+    dealer: Option<Vec<Card>>,
+    player_total: Option<u32>,
+    dealer_total: Option<u32>,
+}
+
+#[derive(Deserialize, Clone, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct TallySpec {
+    won: u32,
+    tied: u32,
+    lost: u32,
 }
 
 #[derive(Deserialize)]
@@ -91,6 +188,8 @@ struct GenerateSpec {
     seed: u64,
     #[serde(default = "five")]
     hand_size: u8,
+    /// blackjack: generate rounds played by this player instead of hands.
+    player: Option<PlayerSpec>,
 }
 
 #[derive(Deserialize)]
@@ -104,38 +203,49 @@ fn five() -> u8 {
     5
 }
 
-/// An answer written out in a spec.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(untagged)]
-enum Expectation {
-    Bool(bool),
-    Number(i64),
-    Cells(Vec<i64>),
-    Text(String),
+/// Expectations with the index of the answer each is about.
+pub type WrittenAnswers = Vec<(usize, Written)>;
+
+/// An expectation written in a spec, checked against the reference's answer.
+#[derive(Clone, Debug)]
+pub enum Written {
+    Exact(Answer),
+    State(StateSpec),
+    Round(RoundSpec),
 }
 
-impl Expectation {
-    fn to_answer(&self, check: Check) -> Result<Answer, String> {
-        match (self, check) {
-            (Expectation::Bool(value), c) if c.name().starts_with("has_") => {
-                Ok(Answer::Bool(*value))
+impl Written {
+    pub fn agrees_with(&self, answer: &Answer) -> bool {
+        match (self, answer) {
+            (Written::Exact(want), got) => want == got,
+            (Written::State(want), Answer::Tableau(got)) => {
+                let same = |want: &Option<Vec<Card>>, got: &Vec<Card>| {
+                    want.as_ref().is_none_or(|w| w == got)
+                };
+                same(&want.held, &got.held)
+                    && same(&want.selected, &got.selected)
+                    && same(&want.play_area, &got.play_area)
             }
-            (Expectation::Cells(cells), Check::CountValues) => Ok(Answer::Cells(cells.clone())),
-            (Expectation::Text(text), Check::Evaluate) => {
-                text.parse::<HandName>().map(Answer::Hand)
+            (Written::Round(want), Answer::Round(got)) => {
+                want.outcome
+                    .as_ref()
+                    .is_none_or(|o| o.parse::<Outcome>() == Ok(got.outcome))
+                    && want.player.as_ref().is_none_or(|p| *p == got.player)
+                    && want.dealer.as_ref().is_none_or(|d| *d == got.dealer)
+                    && want.player_total.is_none_or(|t| t == got.player_total)
+                    && want.dealer_total.is_none_or(|t| t == got.dealer_total)
             }
-            (Expectation::Number(n), Check::TotalValue | Check::BaseMult | Check::Score) => {
-                Ok(Answer::Number(*n))
-            }
-            (_, check) => Err(format!(
-                "`expect` does not fit {check}: it returns {}",
-                match check {
-                    Check::CountValues => "a list of 15 counts",
-                    Check::Evaluate => "a hand name such as \"Pair\"",
-                    Check::TotalValue | Check::BaseMult | Check::Score => "a number",
-                    _ => "true or false",
-                }
-            )),
+            _ => false,
+        }
+    }
+}
+
+impl std::fmt::Display for Written {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Written::Exact(answer) => write!(f, "{answer}"),
+            Written::State(state) => write!(f, "{state}"),
+            Written::Round(round) => write!(f, "{round:?}"),
         }
     }
 }
@@ -144,6 +254,26 @@ impl Expectation {
 #[derive(Debug)]
 pub struct Suite {
     pub groups: Vec<Group>,
+}
+
+impl Suite {
+    /// Every test with its group, in order.
+    pub fn tests(&self) -> impl Iterator<Item = (&Group, &TestCase)> {
+        self.groups
+            .iter()
+            .flat_map(|g| g.tests.iter().map(move |t| (g, t)))
+    }
+
+    /// The groups of the assignments `keep` accepts.
+    pub fn only(self, keep: impl Fn(Assignment) -> bool) -> Suite {
+        Suite {
+            groups: self
+                .groups
+                .into_iter()
+                .filter(|g| keep(g.assignment))
+                .collect(),
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -164,31 +294,11 @@ pub struct TestCase {
     pub id: String,
     pub name: String,
     pub request: Request,
-    /// What the spec wrote, with where it wrote it; the reference must agree.
-    pub written: Option<(Answer, Option<(usize, usize)>)>,
-}
-
-impl TestCase {
-    /// True for a generated or exhaustive group, reported as one test.
-    pub fn is_bulk(&self) -> bool {
-        let Request::PlaisanteHands { source, .. } = &self.request;
-        !matches!(source, HandSource::Listed(_))
-    }
-}
-
-impl fmt::Display for Suite {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for group in &self.groups {
-            writeln!(
-                f,
-                "{}::{} ({} tests)",
-                group.assignment,
-                group.name,
-                group.tests.len()
-            )?;
-        }
-        Ok(())
-    }
+    /// A generated or exhaustive group, graded as a stream and reported as one test.
+    pub bulk: bool,
+    /// What the spec wrote, with the index of the answer it is about.
+    pub written: WrittenAnswers,
+    pub location: Option<(usize, usize)>,
 }
 
 /// Loads the given spec files, or the built-in specs when none are given.
@@ -213,7 +323,7 @@ pub fn load(paths: &[PathBuf], timeout_override: Option<Duration>) -> Result<Sui
             if !seen.insert(test.id.clone()) {
                 return Err(SpecError {
                     file: "specs".into(),
-                    location: None,
+                    location: test.location,
                     message: format!(
                         "two tests are named `{}`; give one of them another name",
                         test.id
@@ -225,17 +335,33 @@ pub fn load(paths: &[PathBuf], timeout_override: Option<Duration>) -> Result<Sui
     Ok(Suite { groups })
 }
 
+/// Builds spec errors for one file.
+struct Errors<'a> {
+    file: &'a str,
+    text: &'a str,
+}
+
+impl Errors<'_> {
+    fn at(&self, location: Option<(usize, usize)>, message: String) -> SpecError {
+        SpecError {
+            file: self.file.to_string(),
+            location,
+            message,
+        }
+    }
+
+    fn near(&self, name: &str, message: String) -> SpecError {
+        self.at(locate(self.text, name), message)
+    }
+}
+
 /// Parses one spec file's text; `file` names it in errors.
 pub fn parse(
     file: &str,
     text: &str,
     timeout_override: Option<Duration>,
 ) -> Result<Vec<Group>, SpecError> {
-    let error_at = |location: Option<(usize, usize)>, message: String| SpecError {
-        file: file.to_string(),
-        location,
-        message,
-    };
+    let errors = Errors { file, text };
     let spec: SpecFile = serde_yaml::from_str(text).map_err(|error| {
         let location = error.location().map(|l| (l.line(), l.column()));
         // The parser appends its own "at line N column M"; we print the position up front.
@@ -244,7 +370,7 @@ pub fn parse(
             Some(cut) if location.is_some() => message[..cut].to_string(),
             _ => message,
         };
-        error_at(location, message)
+        errors.at(location, message)
     })?;
     let default_timeout = timeout_override
         .or(spec.defaults.timeout_ms.map(Duration::from_millis))
@@ -258,7 +384,7 @@ pub fn parse(
             group.exhaustive.is_some(),
         ];
         if sources.iter().filter(|&&s| s).count() != 1 {
-            return Err(error_at(
+            return Err(errors.at(
                 group_at,
                 format!(
                     "group `{}` needs exactly one of `cases`, `generate` or `exhaustive`",
@@ -267,90 +393,52 @@ pub fn parse(
             ));
         }
         if !(group.points.is_finite() && group.points >= 0.0) {
-            return Err(error_at(
+            return Err(errors.at(
                 group_at,
                 format!("group `{}`: points must be 0 or more", group.name),
             ));
         }
-        let group_slug = slug(&group.name);
-        let prefix = format!("{}::{group_slug}", spec.assignment);
+        let rules = Rules {
+            dealer_hits_soft_17: group
+                .rules
+                .and_then(|r| r.dealer_hits_soft_17)
+                .or(spec.rules.dealer_hits_soft_17)
+                .unwrap_or(false),
+        };
+        let prefix = format!("{}::{}", spec.assignment, slug(&group.name));
+        let context = GroupContext {
+            assignment: spec.assignment,
+            name: &group.name,
+            rules,
+            check: group.check.as_deref(),
+            errors: &errors,
+        };
         let mut tests = Vec::new();
         if let Some(cases) = group.cases {
             if cases.is_empty() {
-                return Err(error_at(
-                    group_at,
-                    format!("group `{}` lists no cases", group.name),
-                ));
+                return Err(errors.at(group_at, format!("group `{}` lists no cases", group.name)));
             }
             for case in cases {
-                let case_at = locate(text, &case.name);
-                let check = case.check.or(group.check).ok_or_else(|| {
-                    error_at(
-                        case_at,
-                        format!(
-                            "case `{}` names no check: give it `check:` or give its group one",
-                            case.name
-                        ),
-                    )
-                })?;
-                let written = case
-                    .expect
-                    .map(|e| e.to_answer(check).map(|answer| (answer, case_at)))
-                    .transpose()
-                    .map_err(|message| {
-                        error_at(case_at, format!("case `{}`: {message}", case.name))
-                    })?;
+                let location = locate(text, &case.name);
+                let (request, written) = context.case(&case)?;
                 tests.push(TestCase {
                     id: format!("{prefix}::{}", slug(&case.name)),
                     name: case.name,
-                    request: Request::PlaisanteHands {
-                        source: HandSource::Listed(vec![case.hand]),
-                        checks: vec![check],
-                    },
+                    request,
+                    bulk: false,
                     written,
+                    location,
                 });
             }
         } else {
-            let checks = group.checks.filter(|c| !c.is_empty()).ok_or_else(|| {
-                error_at(
-                    group_at,
-                    format!(
-                        "group `{}` needs `checks:`, the methods to ask of every hand",
-                        group.name
-                    ),
-                )
-            })?;
-            let source = match (group.generate, group.exhaustive) {
-                (Some(g), _) => HandSource::Generated {
-                    count: g.count,
-                    seed: g.seed,
-                    hand_size: g.hand_size,
-                },
-                (_, Some(e)) => HandSource::Exhaustive {
-                    hand_size: e.hand_size,
-                },
-                (None, None) => unreachable!("checked above: one source per group"),
-            };
-            let hand_size = match &source {
-                HandSource::Generated { hand_size, .. } | HandSource::Exhaustive { hand_size } => {
-                    *hand_size
-                }
-                HandSource::Listed(_) => 5,
-            };
-            if !(1..=5).contains(&hand_size) {
-                return Err(error_at(
-                    group_at,
-                    format!(
-                        "group `{}`: hand_size must be 1 to 5, not {hand_size}",
-                        group.name
-                    ),
-                ));
-            }
+            let request = context.bulk(group.generate, group.exhaustive, group.checks)?;
             tests.push(TestCase {
                 id: prefix.clone(),
                 name: group.name.clone(),
-                request: Request::PlaisanteHands { source, checks },
-                written: None,
+                request,
+                bulk: true,
+                written: Vec::new(),
+                location: group_at,
             });
         }
         groups.push(Group {
@@ -367,6 +455,322 @@ pub fn parse(
         });
     }
     Ok(groups)
+}
+
+/// What every case of a group shares.
+struct GroupContext<'a> {
+    assignment: Assignment,
+    name: &'a str,
+    rules: Rules,
+    check: Option<&'a str>,
+    errors: &'a Errors<'a>,
+}
+
+impl GroupContext<'_> {
+    fn case(&self, case: &CaseSpec) -> Result<(Request, WrittenAnswers), SpecError> {
+        let fail = |message: String| {
+            self.errors
+                .near(&case.name, format!("case `{}`: {message}", case.name))
+        };
+        let check_name = case.check.as_deref().or(self.check);
+        match self.assignment {
+            Assignment::PlaisanteHand => {
+                let hand = case
+                    .hand
+                    .clone()
+                    .ok_or_else(|| fail("needs `hand:`, the cards of the hand".into()))?;
+                let check: plaisante::Check = parse_check(check_name).map_err(fail)?;
+                let written = case
+                    .expect
+                    .as_ref()
+                    .map(|value| plaisante_expectation(check, value).map(|w| vec![(0, w)]))
+                    .transpose()
+                    .map_err(fail)?
+                    .unwrap_or_default();
+                let request = Request::PlaisanteHands {
+                    source: HandSource::Listed(vec![hand]),
+                    checks: vec![check],
+                };
+                Ok((request, written))
+            }
+            Assignment::Tableau => {
+                let deck = case
+                    .deck
+                    .clone()
+                    .ok_or_else(|| fail("needs `deck:`, the cards dealt from, top first".into()))?;
+                let steps = case
+                    .steps
+                    .as_ref()
+                    .ok_or_else(|| fail("needs `steps:`".into()))?;
+                let (steps, written) = tableau_steps(steps).map_err(fail)?;
+                let request = Request::Tableau {
+                    source: ScriptSource::Listed(vec![Script { deck, steps }]),
+                };
+                Ok((request, written))
+            }
+            Assignment::Blackjack if case.hand.is_some() => {
+                let hand = case.hand.clone().unwrap_or_default();
+                let check: blackjack::Check = parse_check(check_name).map_err(fail)?;
+                let written = case
+                    .expect
+                    .as_ref()
+                    .map(|value| blackjack_hand_expectation(check, value).map(|w| vec![(0, w)]))
+                    .transpose()
+                    .map_err(fail)?
+                    .unwrap_or_default();
+                let request = Request::BlackjackHands {
+                    source: HandSource::Listed(vec![hand]),
+                    checks: vec![check],
+                };
+                Ok((request, written))
+            }
+            Assignment::Blackjack => {
+                if case.deck.is_none() && case.seed.is_none() {
+                    return Err(fail(
+                        "needs `hand:` (to check a hand) or `deck:`/`seed:` (to play a round)"
+                            .into(),
+                    ));
+                }
+                let policy = player_policy(case.player.as_ref()).map_err(fail)?;
+                let rounds = case.rounds.unwrap_or(0);
+                let table = Table {
+                    deck: case.deck.clone().unwrap_or_default(),
+                    seed: case.seed.unwrap_or(0),
+                    policy,
+                    rounds,
+                };
+                let written = case
+                    .expect
+                    .as_ref()
+                    .map(|value| table_expectation(rounds, value).map(|w| vec![(0, w)]))
+                    .transpose()
+                    .map_err(fail)?
+                    .unwrap_or_default();
+                let request = Request::BlackjackTables {
+                    source: TableSource::Listed(vec![table]),
+                    rules: self.rules,
+                };
+                Ok((request, written))
+            }
+        }
+    }
+
+    fn bulk(
+        &self,
+        generate: Option<GenerateSpec>,
+        exhaustive: Option<ExhaustiveSpec>,
+        checks: Option<Vec<String>>,
+    ) -> Result<Request, SpecError> {
+        let fail = |message: String| {
+            self.errors
+                .near(self.name, format!("group `{}`: {message}", self.name))
+        };
+        let checks = checks.unwrap_or_default();
+        let no_checks = || fail("needs `checks:`, the methods to ask of every hand".into());
+        let hand_source = match (&generate, &exhaustive) {
+            (Some(g), _) => HandSource::Generated {
+                count: g.count,
+                seed: g.seed,
+                hand_size: g.hand_size,
+            },
+            (_, Some(e)) => HandSource::Exhaustive {
+                hand_size: e.hand_size,
+            },
+            (None, None) => unreachable!("checked by the caller: one source per group"),
+        };
+        match self.assignment {
+            Assignment::PlaisanteHand => {
+                let (HandSource::Generated { hand_size, .. }
+                | HandSource::Exhaustive { hand_size }) = hand_source
+                else {
+                    unreachable!("built just above")
+                };
+                if !(1..=5).contains(&hand_size) {
+                    return Err(fail(format!("hand_size must be 1 to 5, not {hand_size}")));
+                }
+                Ok(Request::PlaisanteHands {
+                    source: hand_source,
+                    checks: parse_checks(&checks).map_err(fail)?.ok_or_else(no_checks)?,
+                })
+            }
+            _ if exhaustive.is_some() => Err(fail(format!(
+                "{} has no exhaustive groups; use `generate`",
+                self.assignment
+            ))),
+            Assignment::Tableau => {
+                let g = generate.expect("not exhaustive, so generated");
+                Ok(Request::Tableau {
+                    source: ScriptSource::Generated {
+                        count: g.count,
+                        seed: g.seed,
+                    },
+                })
+            }
+            Assignment::Blackjack => {
+                let g = generate.expect("not exhaustive, so generated");
+                match g.player {
+                    Some(player) => Ok(Request::BlackjackTables {
+                        source: TableSource::Generated {
+                            count: g.count,
+                            seed: g.seed,
+                            policy: player_policy(Some(&player)).map_err(fail)?,
+                        },
+                        rules: self.rules,
+                    }),
+                    None => Ok(Request::BlackjackHands {
+                        source: hand_source,
+                        checks: parse_checks(&checks).map_err(fail)?.ok_or_else(no_checks)?,
+                    }),
+                }
+            }
+        }
+    }
+}
+
+/// The checks named, or `None` when none are.
+fn parse_checks<C: std::str::FromStr<Err = String>>(
+    names: &[String],
+) -> Result<Option<Vec<C>>, String> {
+    if names.is_empty() {
+        return Ok(None);
+    }
+    names
+        .iter()
+        .map(|n| n.parse())
+        .collect::<Result<_, _>>()
+        .map(Some)
+}
+
+fn parse_check<C: std::str::FromStr<Err = String>>(name: Option<&str>) -> Result<C, String> {
+    name.ok_or_else(|| "names no check: give it `check:` or give its group one".to_string())?
+        .parse()
+}
+
+fn plaisante_expectation(
+    check: plaisante::Check,
+    value: &serde_yaml::Value,
+) -> Result<Written, String> {
+    use plaisante::Check as C;
+    let mismatch = |what: &str| format!("`expect` does not fit {check}: it returns {what}");
+    let answer = match check {
+        C::CountValues => Answer::Cells(
+            serde_yaml::from_value(value.clone()).map_err(|_| mismatch("a list of 15 counts"))?,
+        ),
+        C::Evaluate => {
+            let text: String = serde_yaml::from_value(value.clone())
+                .map_err(|_| mismatch("a hand name such as \"Pair\""))?;
+            Answer::Hand(text.parse::<HandName>()?)
+        }
+        C::TotalValue | C::BaseMult | C::Score => {
+            Answer::Number(serde_yaml::from_value(value.clone()).map_err(|_| mismatch("a number"))?)
+        }
+        _ => Answer::Bool(
+            serde_yaml::from_value(value.clone()).map_err(|_| mismatch("true or false"))?,
+        ),
+    };
+    Ok(Written::Exact(answer))
+}
+
+fn blackjack_hand_expectation(
+    check: blackjack::Check,
+    value: &serde_yaml::Value,
+) -> Result<Written, String> {
+    let mismatch = |what: &str| format!("`expect` does not fit {check}: it returns {what}");
+    let answer = match check {
+        blackjack::Check::Value => {
+            Answer::Number(serde_yaml::from_value(value.clone()).map_err(|_| mismatch("a number"))?)
+        }
+        blackjack::Check::IsSoft => Answer::Bool(
+            serde_yaml::from_value(value.clone()).map_err(|_| mismatch("true or false"))?,
+        ),
+    };
+    Ok(Written::Exact(answer))
+}
+
+fn table_expectation(rounds: u32, value: &serde_yaml::Value) -> Result<Written, String> {
+    if rounds == 0 {
+        let round: RoundSpec = serde_yaml::from_value(value.clone())
+            .map_err(|e| format!("`expect` of a round: {e}"))?;
+        if let Some(outcome) = &round.outcome {
+            outcome.parse::<Outcome>()?;
+        }
+        Ok(Written::Round(round))
+    } else {
+        let tally: TallySpec = serde_yaml::from_value(value.clone())
+            .map_err(|e| format!("`expect` of a session: {e}"))?;
+        Ok(Written::Exact(Answer::Tally(blackjack::Tally {
+            won: tally.won,
+            tied: tally.tied,
+            lost: tally.lost,
+        })))
+    }
+}
+
+fn player_policy(player: Option<&PlayerSpec>) -> Result<Policy, String> {
+    match player {
+        None => {
+            Err("needs `player:`, a script like [hit, stand] or a rule like `hit below 17`".into())
+        }
+        Some(PlayerSpec::Script(words)) => Ok(Policy::Script(
+            words
+                .iter()
+                .map(|w| w.parse::<Action>())
+                .collect::<Result<_, _>>()?,
+        )),
+        Some(PlayerSpec::Rule(rule)) => {
+            let limit = rule
+                .trim()
+                .strip_prefix("hit below ")
+                .and_then(|n| n.trim().parse().ok())
+                .ok_or_else(|| format!("`{rule}` is not a player: write a script like [hit, stand] or `hit below 17`"))?;
+            Ok(Policy::HitBelow(limit))
+        }
+    }
+}
+
+/// Expands the spec's steps (a toggle may list several cards) into single steps, with the
+/// expectations attached to the last step of each.
+fn tableau_steps(specs: &[StepSpec]) -> Result<(Vec<Step>, WrittenAnswers), String> {
+    let mut steps = Vec::new();
+    let mut written = Vec::new();
+    for spec in specs {
+        let expect = match spec {
+            StepSpec::Word(word) => {
+                steps.push(match word.trim() {
+                    "deal" => Step::Deal,
+                    "play" => Step::Play,
+                    other => {
+                        return Err(format!(
+                            "`{other}` is not a step: write deal, play, or {{ toggle: KH }}"
+                        ));
+                    }
+                });
+                None
+            }
+            StepSpec::Action(action) => {
+                let chosen = [action.toggle.is_some(), action.deal, action.play];
+                if chosen.iter().filter(|&&c| c).count() != 1 {
+                    return Err("a step is one of deal, play or { toggle: ... }".into());
+                }
+                match &action.toggle {
+                    Some(OneOrMany::One(card)) => steps.push(Step::Toggle(*card)),
+                    Some(OneOrMany::Many(cards)) => {
+                        steps.extend(cards.iter().map(|c| Step::Toggle(*c)))
+                    }
+                    None if action.deal => steps.push(Step::Deal),
+                    None => steps.push(Step::Play),
+                }
+                action.expect.clone()
+            }
+        };
+        if let Some(state) = expect {
+            written.push((steps.len() - 1, Written::State(state)));
+        }
+    }
+    if steps.is_empty() {
+        return Err("has no steps".into());
+    }
+    Ok((steps, written))
 }
 
 /// Line and column (1-based) of the first `name: <name>` in the text, for errors about
@@ -393,24 +797,23 @@ pub fn slug(name: &str) -> String {
     out.trim_end_matches('_').to_string()
 }
 
-/// The spec files to name in messages: given paths, or the built-in ones.
-pub fn describe(paths: &[PathBuf]) -> String {
-    if paths.is_empty() {
-        "the built-in specs".into()
-    } else {
-        paths
+impl std::fmt::Display for StateSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let lists = [
+            ("held", &self.held),
+            ("selected", &self.selected),
+            ("play_area", &self.play_area),
+        ];
+        let given: Vec<String> = lists
             .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
+            .filter_map(|(name, cards)| {
+                cards
+                    .as_ref()
+                    .map(|c| format!("{name} {}", grader_api::format_cards(c)))
+            })
+            .collect();
+        f.write_str(&given.join("; "))
     }
-}
-
-pub fn is_spec_path(path: &Path) -> bool {
-    matches!(
-        path.extension().and_then(|e| e.to_str()),
-        Some("yaml" | "yml")
-    )
 }
 
 #[cfg(test)]
@@ -435,9 +838,9 @@ mod tests {
         let err = parse_err(
             "assignment: plaisante_hand\ngroups:\n  - name: g\n    check: has_pairs\n    cases:\n      - { name: c, hand: [KH] }\n",
         );
-        // The parser places errors of a block mapping at the mapping: the group, line 3.
-        assert!(err.starts_with("t.yaml:3:"), "{err}");
-        assert!(err.contains("groups[0]"), "{err}");
+        // A group's check is read for each case, so the error points at the case using it.
+        assert!(err.starts_with("t.yaml:6:"), "{err}");
+        assert!(err.contains("case `c`"), "{err}");
         assert!(err.contains("has_pair, has_two_pair"), "{err}");
     }
 
@@ -461,12 +864,7 @@ mod tests {
     #[test]
     fn the_built_in_specs_load() {
         let suite = load(&[], None).unwrap();
-        assert!(
-            suite
-                .groups
-                .iter()
-                .any(|g| g.tests.iter().any(TestCase::is_bulk))
-        );
+        assert!(suite.groups.iter().any(|g| g.tests.iter().any(|t| t.bulk)));
     }
 
     #[test]

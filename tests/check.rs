@@ -63,7 +63,7 @@ fn result_line<'a>(stdout: &'a str, test: &str) -> &'a str {
 fn the_reference_scores_full_marks_on_every_group() {
     let (code, stdout, stderr) = check(&repo().join("reference"), &[]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
-    assert!(stdout.contains("total 100 / 100"), "{stdout}");
+    assert!(stdout.contains("total 300 / 300"), "{stdout}");
     assert!(result_line(&stdout, "plaisante_hand::every_hand").ends_with("ok"));
 }
 
@@ -75,14 +75,15 @@ fn the_template_fails_every_test_as_not_yet_implemented() {
     let passing: Vec<&str> = stdout.lines().filter(|l| l.ends_with(" ok")).collect();
     assert_eq!(passing.len(), 1, "{passing:?}");
     assert!(passing[0].contains("k_k_3_7_9_totals_45"), "{passing:?}");
-    let blocks = stdout.matches("\n---- ").count();
-    let unimplemented = stdout
-        .matches("not yet implemented (todo!() at src/plaisante.rs:")
-        .count();
-    assert!(
-        blocks >= 60 && unimplemented >= blocks,
-        "{blocks} blocks, {unimplemented}:\n{stdout}"
-    );
+    let failures = &stdout[..stdout.rfind("\nfailures:").unwrap()];
+    let blocks: Vec<&str> = failures.split("\n---- ").skip(1).collect();
+    assert!(blocks.len() > 100, "{} failure blocks", blocks.len());
+    for block in blocks {
+        assert!(
+            block.contains("not yet implemented (todo!() at src/"),
+            "{block}"
+        );
+    }
     assert!(
         !stderr.contains("panicked"),
         "the grader itself panicked:\n{stderr}"
@@ -242,7 +243,7 @@ fn a_crash_in_bulk_says_how_far_it_got() {
     let block = failure_of(&stdout, "plaisante_hand::in_bulk");
     assert!(block.contains("stopped    after "), "{block}");
     assert!(
-        block.contains("of 3,000 hands: no answer: the runner process exited with status 0"),
+        block.contains("of 3,000: no answer: the runner process exited with status 0"),
         "{block}"
     );
 }

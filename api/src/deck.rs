@@ -9,11 +9,14 @@ use rand_core::{Rng, SeedableRng};
 
 use crate::card::Card;
 
-/// A deck of cards; [`Deck::draw`] takes from the top.
+/// A deck of cards. [`Deck::draw`] takes from the top and says when the deck is empty;
+/// [`Deck::deal`] never runs out: an empty deck is replaced by a fresh 52 shuffled by the
+/// deck's own seeded generator, so a game on the same deck goes the same way everywhere.
 #[derive(Clone, Debug)]
 pub struct Deck {
     /// The top of the deck is the last element, so drawing is a pop.
     cards: Vec<Card>,
+    rng: ChaCha8Rng,
 }
 
 impl Deck {
@@ -23,20 +26,43 @@ impl Deck {
     }
 
     /// A deck that deals `cards` in the order given: the first card is drawn first.
-    pub fn stacked(mut cards: Vec<Card>) -> Deck {
+    /// Fresh decks after it come from seed 0.
+    pub fn stacked(cards: Vec<Card>) -> Deck {
+        Deck::stacked_seeded(cards, 0)
+    }
+
+    /// Like [`Deck::stacked`], with the fresh decks that follow shuffled from `seed`.
+    pub fn stacked_seeded(mut cards: Vec<Card>, seed: u64) -> Deck {
         cards.reverse();
-        Deck { cards }
+        Deck {
+            cards,
+            rng: seeded_rng(seed),
+        }
     }
 
     /// The 52 cards shuffled from `seed`, identically everywhere.
     pub fn shuffled(seed: u64) -> Deck {
+        let mut rng = seeded_rng(seed);
         let mut cards = all_cards();
-        shuffle(&mut cards, &mut seeded_rng(seed));
-        Deck::stacked(cards)
+        shuffle(&mut cards, &mut rng);
+        cards.reverse();
+        Deck { cards, rng }
     }
 
+    /// The top card, or `None` when the deck is empty.
     pub fn draw(&mut self) -> Option<Card> {
         self.cards.pop()
+    }
+
+    /// The top card; an empty deck is first replaced by a fresh shuffled one.
+    pub fn deal(&mut self) -> Card {
+        if self.cards.is_empty() {
+            let mut fresh = all_cards();
+            shuffle(&mut fresh, &mut self.rng);
+            fresh.reverse();
+            self.cards = fresh;
+        }
+        self.cards.pop().expect("a fresh deck holds 52 cards")
     }
 
     pub fn len(&self) -> usize {
@@ -178,6 +204,47 @@ impl HandSource {
     }
 }
 
+impl crate::wire::Wire for HandSource {
+    fn put(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        use crate::wire::put_varint;
+        match self {
+            HandSource::Listed(hands) => {
+                put_varint(out, 0)?;
+                hands.put(out)
+            }
+            HandSource::Generated {
+                count,
+                seed,
+                hand_size,
+            } => {
+                put_varint(out, 1)?;
+                count.put(out)?;
+                seed.put(out)?;
+                hand_size.put(out)
+            }
+            HandSource::Exhaustive { hand_size } => {
+                put_varint(out, 2)?;
+                hand_size.put(out)
+            }
+        }
+    }
+
+    fn take(input: &mut dyn std::io::Read) -> std::io::Result<HandSource> {
+        use crate::wire::{Wire, take_tag};
+        Ok(match take_tag(input, 3)? {
+            0 => HandSource::Listed(Wire::take(input)?),
+            1 => HandSource::Generated {
+                count: Wire::take(input)?,
+                seed: Wire::take(input)?,
+                hand_size: Wire::take(input)?,
+            },
+            _ => HandSource::Exhaustive {
+                hand_size: Wire::take(input)?,
+            },
+        })
+    }
+}
+
 fn binomial(n: u64, k: u8) -> u64 {
     let k = u64::from(k);
     if k > n {
@@ -215,6 +282,20 @@ mod tests {
     }
 
     const PINNED_TOP_OF_SEED_2026: [&str; 5] = ["3♠", "9♣", "3♣", "2♥", "9♥"];
+
+    #[test]
+    fn dealing_never_runs_out_and_the_fresh_deck_depends_on_the_seed() {
+        let two: Vec<Card> = ["KH", "2C"].iter().map(|t| t.parse().unwrap()).collect();
+        let deal_60 = |seed| {
+            let mut deck = Deck::stacked_seeded(two.clone(), seed);
+            (0..60).map(|_| deck.deal()).collect::<Vec<_>>()
+        };
+        let dealt = deal_60(5);
+        assert_eq!(dealt[..2], two[..]);
+        assert_eq!(dealt[2..54].iter().collect::<HashSet<_>>().len(), 52);
+        assert_eq!(dealt, deal_60(5));
+        assert_ne!(dealt, deal_60(6));
+    }
 
     #[test]
     fn a_stacked_deck_deals_in_the_listed_order() {

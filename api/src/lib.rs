@@ -6,14 +6,19 @@
 
 #![forbid(unsafe_code)]
 
+pub mod blackjack;
 pub mod card;
 pub mod deck;
 pub mod plaisante;
 pub mod protocol;
 pub mod runner;
 pub mod submission;
+pub mod tableau;
+pub mod wire;
 
+pub use blackjack::{BlackjackGame, BlackjackHand};
 pub use card::{Card, CardError, Suit, format_cards};
 pub use deck::{Deck, HandSource};
 pub use plaisante::{HandName, PlaisanteHand};
 pub use submission::{Assignment, Submission};
+pub use tableau::Tableau;

@@ -57,14 +57,6 @@ impl HandName {
             HandName::FourOfAKind => "Four of a Kind",
         }
     }
-
-    pub(crate) fn code(self) -> u8 {
-        self as u8
-    }
-
-    pub(crate) fn from_code(code: u8) -> Option<HandName> {
-        HandName::ALL.get(usize::from(code)).copied()
-    }
 }
 
 impl fmt::Display for HandName {
@@ -228,14 +220,6 @@ impl Check {
         }
     }
 
-    pub(crate) fn code(self) -> u8 {
-        self as u8
-    }
-
-    pub(crate) fn from_code(code: u8) -> Option<Check> {
-        Check::ALL.get(usize::from(code)).copied()
-    }
-
     /// Calls the method on `hand` and wraps what it returns.
     pub fn ask(self, hand: &dyn PlaisanteHand) -> Answer {
         match self {
@@ -286,3 +270,6 @@ impl<'de> serde::Deserialize<'de> for Check {
         text.parse().map_err(serde::de::Error::custom)
     }
 }
+
+crate::wire_by_position!(HandName);
+crate::wire_by_position!(Check);

@@ -1,20 +1,20 @@
 //! What crosses the pipe between the grader and the runner, and the one dispatch that
 //! answers a request whether the registry is the reference's or the student's.
-//!
-//! The encoding is a hand-written byte format (varints, tags): bulk groups stream millions
-//! of answers, and the runner should not pay for a serialization framework.
 
 use std::fmt;
 use std::io::{self, Read, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use crate::card::Card;
+use crate::blackjack::{self, Round, Rules, Table, TableSource, Tally};
+use crate::card::{Card, format_cards};
 use crate::deck::HandSource;
-use crate::plaisante::{Check, HandName};
+use crate::plaisante::{self, HandName};
 use crate::submission::{Assignment, Submission};
+use crate::tableau::{self, Script, ScriptSource, State};
+use crate::wire::{Wire, put_varint, take_tag};
 
 /// Bumped whenever the byte format changes; the grader refuses a runner that differs.
-pub const PROTOCOL_VERSION: u64 = 1;
+pub const PROTOCOL_VERSION: u64 = 2;
 
 /// The version of this crate, reported by the runner so the grader can name a mismatch.
 pub const API_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -47,29 +47,215 @@ pub struct Hello {
     pub assignments: Vec<Assignment>,
 }
 
-/// A question for a submission. Each request is answered by a stream of [`Answer`]s
-/// followed by an end mark.
+/// A question for a submission: a list of inputs, each answered by one or more answers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Request {
-    /// Every check in `checks` on every hand of `source`: answers come hand by hand,
-    /// check by check within a hand.
+    /// Every check on every hand; answers hand by hand, check by check.
     PlaisanteHands {
         source: HandSource,
-        checks: Vec<Check>,
+        checks: Vec<plaisante::Check>,
     },
+    /// Each script on a fresh tableau; the state after each of its steps.
+    Tableau { source: ScriptSource },
+    /// Every check on every hand built by adding its cards in order.
+    BlackjackHands {
+        source: HandSource,
+        checks: Vec<blackjack::Check>,
+    },
+    /// A round (or a session of rounds) at each table.
+    BlackjackTables { source: TableSource, rules: Rules },
+}
+
+/// One input of a request, as the grader shows it next to a wrong answer.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Input {
+    Hand(Vec<Card>),
+    Script(Script),
+    Table(Table),
 }
 
 impl Request {
-    /// How many answers a complete response holds.
-    pub fn answer_count(&self) -> u64 {
-        match self {
-            Request::PlaisanteHands { source, checks } => source.len() * checks.len() as u64,
-        }
-    }
-
     pub fn assignment(&self) -> Assignment {
         match self {
             Request::PlaisanteHands { .. } => Assignment::PlaisanteHand,
+            Request::Tableau { .. } => Assignment::Tableau,
+            Request::BlackjackHands { .. } | Request::BlackjackTables { .. } => {
+                Assignment::Blackjack
+            }
+        }
+    }
+
+    /// How many inputs the request holds.
+    pub fn input_count(&self) -> u64 {
+        match self {
+            Request::PlaisanteHands { source, .. } | Request::BlackjackHands { source, .. } => {
+                source.len()
+            }
+            Request::Tableau { source } => source.len(),
+            Request::BlackjackTables { source, .. } => source.len(),
+        }
+    }
+
+    /// What answer `index` of an input is the answer to, such as `has_pair()`.
+    pub fn question(&self, index: usize) -> String {
+        match self {
+            Request::PlaisanteHands { checks, .. } => checks
+                .get(index)
+                .map(|c| format!("{c}()"))
+                .unwrap_or_default(),
+            Request::BlackjackHands { checks, .. } => checks
+                .get(index)
+                .map(|c| format!("{c}()"))
+                .unwrap_or_default(),
+            Request::Tableau { .. } => format!("the state after step {}", index + 1),
+            Request::BlackjackTables { .. } => "the round".into(),
+        }
+    }
+
+    /// Where the inputs come from and what is asked of them, for a bulk group's report.
+    pub fn describe_inputs(&self) -> String {
+        let hands = |source: &HandSource, what: &str| match source {
+            HandSource::Listed(hands) => format!("{} hands", hands.len()),
+            HandSource::Generated {
+                count,
+                seed,
+                hand_size,
+            } if what == "plaisante" => {
+                format!(
+                    "{} {hand_size}-card hands generated from seed {seed}",
+                    group_digits(u64::from(*count))
+                )
+            }
+            HandSource::Generated { count, seed, .. } => {
+                format!(
+                    "{} random hands of 1 to 12 cards from seed {seed}",
+                    group_digits(u64::from(*count))
+                )
+            }
+            HandSource::Exhaustive { hand_size } => format!("every {hand_size}-card hand"),
+        };
+        let names = |names: Vec<&str>| names.join(", ");
+        match self {
+            Request::PlaisanteHands { source, checks } => format!(
+                "{}\nchecks: {}",
+                hands(source, "plaisante"),
+                names(checks.iter().map(|c| c.name()).collect())
+            ),
+            Request::BlackjackHands { source, checks } => format!(
+                "{}\nchecks: {}",
+                hands(source, "blackjack"),
+                names(checks.iter().map(|c| c.name()).collect())
+            ),
+            Request::Tableau { source } => match source {
+                ScriptSource::Listed(scripts) => format!("{} scripts", scripts.len()),
+                ScriptSource::Generated { count, seed } => {
+                    format!(
+                        "{} random step sequences from seed {seed}, each state compared",
+                        group_digits(u64::from(*count))
+                    )
+                }
+            },
+            Request::BlackjackTables { source, rules } => {
+                let h17 = if rules.dealer_hits_soft_17 {
+                    "H17"
+                } else {
+                    "S17"
+                };
+                match source {
+                    TableSource::Listed(tables) => format!("{} tables ({h17})", tables.len()),
+                    TableSource::Generated {
+                        count,
+                        seed,
+                        policy,
+                    } => format!(
+                        "{} rounds on decks shuffled from seed {seed}, player: {policy} ({h17})",
+                        group_digits(u64::from(*count))
+                    ),
+                }
+            }
+        }
+    }
+
+    /// A short name for the question of answer `index`, for a breakdown by kind.
+    pub fn question_kind(&self, index: usize) -> String {
+        match self {
+            Request::Tableau { .. } => "state".into(),
+            _ => self.question(index),
+        }
+    }
+
+    pub fn write(&self, out: &mut dyn Write) -> io::Result<()> {
+        match self {
+            Request::PlaisanteHands { source, checks } => {
+                put_varint(out, 0)?;
+                source.put(out)?;
+                checks.put(out)
+            }
+            Request::Tableau { source } => {
+                put_varint(out, 1)?;
+                source.put(out)
+            }
+            Request::BlackjackHands { source, checks } => {
+                put_varint(out, 2)?;
+                source.put(out)?;
+                checks.put(out)
+            }
+            Request::BlackjackTables { source, rules } => {
+                put_varint(out, 3)?;
+                source.put(out)?;
+                rules.put(out)
+            }
+        }
+    }
+
+    /// The next request, or `None` when the grader closed the connection.
+    pub fn read(input: &mut dyn Read) -> io::Result<Option<Request>> {
+        let tag = match take_tag(input, 4) {
+            Ok(tag) => tag,
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        Ok(Some(match tag {
+            0 => Request::PlaisanteHands {
+                source: Wire::take(input)?,
+                checks: Wire::take(input)?,
+            },
+            1 => Request::Tableau {
+                source: Wire::take(input)?,
+            },
+            2 => Request::BlackjackHands {
+                source: Wire::take(input)?,
+                checks: Wire::take(input)?,
+            },
+            _ => Request::BlackjackTables {
+                source: Wire::take(input)?,
+                rules: Wire::take(input)?,
+            },
+        }))
+    }
+}
+
+/// 2598960 as 2,598,960.
+pub fn group_digits(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+impl Input {
+    /// The input as a student reads it; for a script, its steps through `through`.
+    pub fn describe(&self, through: usize) -> String {
+        match self {
+            Input::Hand(cards) if cards.is_empty() => "(no cards)".into(),
+            Input::Hand(cards) => format!("{}   ({} cards)", format_cards(cards), cards.len()),
+            Input::Script(script) => script.describe_through(through),
+            Input::Table(table) => table.describe(),
         }
     }
 }
@@ -81,6 +267,9 @@ pub enum Answer {
     Hand(HandName),
     Number(i64),
     Cells(Vec<i64>),
+    Tableau(State),
+    Round(Round),
+    Tally(Tally),
     Panicked(Panic),
     NotRegistered(Assignment),
 }
@@ -126,6 +315,9 @@ impl fmt::Display for Answer {
                 let cells: Vec<String> = cells.iter().map(i64::to_string).collect();
                 write!(f, "[{}]", cells.join(", "))
             }
+            Answer::Tableau(state) => write!(f, "{state}"),
+            Answer::Round(round) => write!(f, "{round}"),
+            Answer::Tally(tally) => write!(f, "{tally}"),
             Answer::Panicked(panic) => write!(f, "{panic}"),
             Answer::NotRegistered(assignment) => write!(
                 f,
@@ -139,38 +331,95 @@ impl fmt::Display for Answer {
 /// Answers `request` with `submission`, calling `emit` with each answer in order; stops
 /// early when `emit` returns `false`. Panics in the submission's code become answers.
 pub fn respond(submission: &Submission, request: &Request, mut emit: impl FnMut(Answer) -> bool) {
+    respond_by_input(submission, request, |_, answers| {
+        answers.into_iter().all(&mut emit)
+    });
+}
+
+/// Answers `request`, calling `on_input` with each input and its answers; stops early
+/// when `on_input` returns `false`.
+pub fn respond_by_input(
+    submission: &Submission,
+    request: &Request,
+    mut on_input: impl FnMut(Input, Vec<Answer>) -> bool,
+) {
+    let refusal = Answer::NotRegistered(request.assignment());
     match request {
         Request::PlaisanteHands { source, checks } => {
-            respond_by_hand(submission, source, checks, |_, answers| {
-                answers.into_iter().all(&mut emit)
-            })
+            let build = submission.plaisante_hand_builder();
+            source.for_each_hand(|cards| {
+                let answers = match build {
+                    None => vec![refusal.clone(); checks.len()],
+                    Some(build) => match guarded(|| build(cards.clone())) {
+                        Ok(hand) => checks
+                            .iter()
+                            .map(|check| ask(|| check.ask(&*hand)))
+                            .collect(),
+                        Err(panic) => vec![Answer::Panicked(panic); checks.len()],
+                    },
+                };
+                on_input(Input::Hand(cards), answers)
+            });
+        }
+        Request::BlackjackHands { source, checks } => {
+            let build = submission.blackjack_hand_builder();
+            let mut visit = |cards: Vec<Card>| {
+                let answers = match build {
+                    None => vec![refusal.clone(); checks.len()],
+                    Some(build) => match guarded(|| blackjack::hand_of(build, &cards)) {
+                        Ok(hand) => checks
+                            .iter()
+                            .map(|check| ask(|| check.ask(&*hand)))
+                            .collect(),
+                        Err(panic) => vec![Answer::Panicked(panic); checks.len()],
+                    },
+                };
+                on_input(Input::Hand(cards), answers)
+            };
+            match source {
+                HandSource::Generated { count, seed, .. } => {
+                    blackjack::random_hands(*count, *seed, visit)
+                }
+                _ => source.for_each_hand(&mut visit),
+            }
+        }
+        Request::Tableau { source } => {
+            let build = submission.tableau_builder();
+            source.for_each_script(|script| {
+                let mut answers = Vec::with_capacity(script.steps.len());
+                match build {
+                    None => answers.resize(script.steps.len(), refusal.clone()),
+                    Some(build) => {
+                        let played = guarded(|| {
+                            let mut tableau = build();
+                            tableau::play_script(&mut *tableau, &script, |state| {
+                                answers.push(state);
+                                true
+                            });
+                        });
+                        if let Err(panic) = played {
+                            answers.resize(script.steps.len(), Answer::Panicked(panic));
+                        }
+                    }
+                }
+                on_input(Input::Script(script), answers)
+            });
+        }
+        Request::BlackjackTables { source, rules } => {
+            let build = submission.blackjack_game_builder();
+            source.for_each_table(|table| {
+                let answer = match build {
+                    None => refusal.clone(),
+                    Some(build) => ask(|| table.play(&*build(), rules)),
+                };
+                on_input(Input::Table(table), vec![answer])
+            });
         }
     }
 }
 
-/// Answers `checks` on every hand of `source`, calling `on_hand` with each hand and its
-/// answers; stops early when `on_hand` returns `false`.
-pub fn respond_by_hand(
-    submission: &Submission,
-    source: &HandSource,
-    checks: &[Check],
-    mut on_hand: impl FnMut(Vec<Card>, Vec<Answer>) -> bool,
-) {
-    let Some(build) = submission.plaisante_hand_builder() else {
-        let refusal = Answer::NotRegistered(Assignment::PlaisanteHand);
-        source.for_each_hand(|cards| on_hand(cards, vec![refusal.clone(); checks.len()]));
-        return;
-    };
-    source.for_each_hand(|cards| {
-        let answers = match guarded(|| build(cards.clone())) {
-            Ok(hand) => checks
-                .iter()
-                .map(|check| guarded(|| check.ask(&*hand)).unwrap_or_else(Answer::Panicked))
-                .collect(),
-            Err(panic) => vec![Answer::Panicked(panic); checks.len()],
-        };
-        on_hand(cards, answers)
-    });
+fn ask(call: impl FnOnce() -> Answer) -> Answer {
+    guarded(call).unwrap_or_else(Answer::Panicked)
 }
 
 fn guarded<T>(call: impl FnOnce() -> T) -> Result<T, Panic> {
@@ -187,107 +436,20 @@ fn guarded<T>(call: impl FnOnce() -> T) -> Result<T, Panic> {
     })
 }
 
-// ---- the byte format ------------------------------------------------------------------
-
-fn invalid(what: &str) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, what.to_string())
-}
-
-fn write_varint(out: &mut impl Write, mut value: u64) -> io::Result<()> {
-    let mut buf = [0u8; 10];
-    let mut len = 0;
-    loop {
-        let byte = (value & 0x7f) as u8;
-        value >>= 7;
-        if value == 0 {
-            buf[len] = byte;
-            len += 1;
-            break;
-        }
-        buf[len] = byte | 0x80;
-        len += 1;
-    }
-    out.write_all(&buf[..len])
-}
-
-fn read_u8(input: &mut impl Read) -> io::Result<u8> {
-    let mut byte = [0u8; 1];
-    input.read_exact(&mut byte)?;
-    Ok(byte[0])
-}
-
-fn read_varint(input: &mut impl Read) -> io::Result<u64> {
-    let mut value = 0u64;
-    for shift in (0..64).step_by(7) {
-        let byte = read_u8(input)?;
-        value |= u64::from(byte & 0x7f) << shift;
-        if byte & 0x80 == 0 {
-            return Ok(value);
-        }
-    }
-    Err(invalid("varint longer than 64 bits"))
-}
-
-fn write_signed(out: &mut impl Write, value: i64) -> io::Result<()> {
-    write_varint(out, ((value << 1) ^ (value >> 63)) as u64)
-}
-
-fn read_signed(input: &mut impl Read) -> io::Result<i64> {
-    let raw = read_varint(input)?;
-    Ok(((raw >> 1) as i64) ^ -((raw & 1) as i64))
-}
-
-fn write_str(out: &mut impl Write, text: &str) -> io::Result<()> {
-    write_varint(out, text.len() as u64)?;
-    out.write_all(text.as_bytes())
-}
-
-/// Texts longer than this are refused, so a hostile length cannot make us allocate.
-const MAX_TEXT: u64 = 1 << 20;
-/// Lists longer than this are refused for the same reason.
-const MAX_LIST: u64 = 1 << 24;
-
-fn read_len(input: &mut impl Read, limit: u64) -> io::Result<usize> {
-    let len = read_varint(input)?;
-    if len > limit {
-        return Err(invalid("length beyond the protocol's limit"));
-    }
-    Ok(len as usize)
-}
-
-fn read_str(input: &mut impl Read) -> io::Result<String> {
-    let len = read_len(input, MAX_TEXT)?;
-    let mut bytes = vec![0u8; len];
-    input.read_exact(&mut bytes)?;
-    String::from_utf8(bytes).map_err(|_| invalid("text is not UTF-8"))
-}
-
-fn write_cards(out: &mut impl Write, cards: &[Card]) -> io::Result<()> {
-    write_varint(out, cards.len() as u64)?;
-    let indices: Vec<u8> = cards.iter().map(|c| c.index()).collect();
-    out.write_all(&indices)
-}
-
-fn read_cards(input: &mut impl Read) -> io::Result<Vec<Card>> {
-    let len = read_len(input, MAX_LIST)?;
-    (0..len)
-        .map(|_| Card::from_index(read_u8(input)?).ok_or_else(|| invalid("card index past 51")))
-        .collect()
-}
+crate::wire_struct!(Panic { message, location });
+crate::wire_struct!(Hello {
+    protocol,
+    api_version,
+    assignments
+});
 
 impl Hello {
-    pub fn write(&self, out: &mut impl Write) -> io::Result<()> {
-        write_varint(out, self.protocol)?;
-        write_str(out, &self.api_version)?;
-        write_varint(out, self.assignments.len() as u64)?;
-        for assignment in &self.assignments {
-            write_varint(out, assignment.code())?;
-        }
-        Ok(())
+    pub fn write(&self, out: &mut dyn Write) -> io::Result<()> {
+        self.put(out)
     }
 
-    pub fn read(input: &mut impl Read) -> io::Result<Hello> {
-        let protocol = read_varint(input)?;
+    pub fn read(input: &mut dyn Read) -> io::Result<Hello> {
+        let protocol = u64::take(input)?;
         if protocol != PROTOCOL_VERSION {
             // Nothing after the version can be trusted to have our shape.
             return Ok(Hello {
@@ -296,99 +458,11 @@ impl Hello {
                 assignments: Vec::new(),
             });
         }
-        let api_version = read_str(input)?;
-        let count = read_len(input, 64)?;
-        let assignments = (0..count)
-            .map(|_| {
-                Assignment::from_code(read_varint(input)?)
-                    .ok_or_else(|| invalid("unknown assignment"))
-            })
-            .collect::<io::Result<_>>()?;
         Ok(Hello {
             protocol,
-            api_version,
-            assignments,
+            api_version: Wire::take(input)?,
+            assignments: Wire::take(input)?,
         })
-    }
-}
-
-impl Request {
-    pub fn write(&self, out: &mut impl Write) -> io::Result<()> {
-        match self {
-            Request::PlaisanteHands { source, checks } => {
-                write_varint(out, 1)?;
-                match source {
-                    HandSource::Listed(hands) => {
-                        write_varint(out, 0)?;
-                        write_varint(out, hands.len() as u64)?;
-                        for hand in hands {
-                            write_cards(out, hand)?;
-                        }
-                    }
-                    HandSource::Generated {
-                        count,
-                        seed,
-                        hand_size,
-                    } => {
-                        write_varint(out, 1)?;
-                        write_varint(out, u64::from(*count))?;
-                        write_varint(out, *seed)?;
-                        write_varint(out, u64::from(*hand_size))?;
-                    }
-                    HandSource::Exhaustive { hand_size } => {
-                        write_varint(out, 2)?;
-                        write_varint(out, u64::from(*hand_size))?;
-                    }
-                }
-                write_varint(out, checks.len() as u64)?;
-                for check in checks {
-                    write_varint(out, u64::from(check.code()))?;
-                }
-                Ok(())
-            }
-        }
-    }
-
-    /// The next request, or `None` when the grader closed the connection.
-    pub fn read(input: &mut impl Read) -> io::Result<Option<Request>> {
-        let tag = match read_varint(input) {
-            Ok(tag) => tag,
-            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
-            Err(e) => return Err(e),
-        };
-        if tag != 1 {
-            return Err(invalid("unknown request"));
-        }
-        let narrow = |value: u64| u8::try_from(value).map_err(|_| invalid("hand size too large"));
-        let source = match read_varint(input)? {
-            0 => {
-                let count = read_len(input, MAX_LIST)?;
-                HandSource::Listed(
-                    (0..count)
-                        .map(|_| read_cards(input))
-                        .collect::<io::Result<_>>()?,
-                )
-            }
-            1 => HandSource::Generated {
-                count: u32::try_from(read_varint(input)?)
-                    .map_err(|_| invalid("count too large"))?,
-                seed: read_varint(input)?,
-                hand_size: narrow(read_varint(input)?)?,
-            },
-            2 => HandSource::Exhaustive {
-                hand_size: narrow(read_varint(input)?)?,
-            },
-            _ => return Err(invalid("unknown hand source")),
-        };
-        let count = read_len(input, 64)?;
-        let checks = (0..count)
-            .map(|_| {
-                let code = u8::try_from(read_varint(input)?).ok();
-                code.and_then(Check::from_code)
-                    .ok_or_else(|| invalid("unknown check"))
-            })
-            .collect::<io::Result<_>>()?;
-        Ok(Some(Request::PlaisanteHands { source, checks }))
     }
 }
 
@@ -400,73 +474,62 @@ pub enum Item {
 }
 
 impl Item {
-    pub fn write(&self, out: &mut impl Write) -> io::Result<()> {
+    pub fn write(&self, out: &mut dyn Write) -> io::Result<()> {
         let answer = match self {
-            Item::End => return write_varint(out, 0),
+            Item::End => return put_varint(out, 0),
             Item::Answer(answer) => answer,
         };
         match answer {
-            Answer::Bool(false) => write_varint(out, 1),
-            Answer::Bool(true) => write_varint(out, 2),
+            Answer::Bool(false) => put_varint(out, 1),
+            Answer::Bool(true) => put_varint(out, 2),
             Answer::Hand(name) => {
-                write_varint(out, 3)?;
-                write_varint(out, u64::from(name.code()))
+                put_varint(out, 3)?;
+                name.put(out)
             }
             Answer::Number(value) => {
-                write_varint(out, 4)?;
-                write_signed(out, *value)
+                put_varint(out, 4)?;
+                value.put(out)
             }
             Answer::Cells(cells) => {
-                write_varint(out, 5)?;
-                write_varint(out, cells.len() as u64)?;
-                cells.iter().try_for_each(|&cell| write_signed(out, cell))
+                put_varint(out, 5)?;
+                cells.put(out)
             }
             Answer::Panicked(panic) => {
-                write_varint(out, 6)?;
-                write_str(out, &panic.message)?;
-                write_str(out, panic.location.as_deref().unwrap_or(""))
+                put_varint(out, 6)?;
+                panic.put(out)
             }
             Answer::NotRegistered(assignment) => {
-                write_varint(out, 7)?;
-                write_varint(out, assignment.code())
+                put_varint(out, 7)?;
+                assignment.put(out)
+            }
+            Answer::Tableau(state) => {
+                put_varint(out, 8)?;
+                state.put(out)
+            }
+            Answer::Round(round) => {
+                put_varint(out, 9)?;
+                round.put(out)
+            }
+            Answer::Tally(tally) => {
+                put_varint(out, 10)?;
+                tally.put(out)
             }
         }
     }
 
-    pub fn read(input: &mut impl Read) -> io::Result<Item> {
-        let answer = match read_varint(input)? {
+    pub fn read(input: &mut dyn Read) -> io::Result<Item> {
+        let answer = match take_tag(input, 11)? {
             0 => return Ok(Item::End),
             1 => Answer::Bool(false),
             2 => Answer::Bool(true),
-            3 => {
-                let code = u8::try_from(read_varint(input)?).ok();
-                Answer::Hand(
-                    code.and_then(HandName::from_code)
-                        .ok_or_else(|| invalid("unknown hand name"))?,
-                )
-            }
-            4 => Answer::Number(read_signed(input)?),
-            5 => {
-                let len = read_len(input, MAX_LIST)?;
-                Answer::Cells(
-                    (0..len)
-                        .map(|_| read_signed(input))
-                        .collect::<io::Result<_>>()?,
-                )
-            }
-            6 => {
-                let message = read_str(input)?;
-                let location = read_str(input)?;
-                Answer::Panicked(Panic {
-                    message,
-                    location: (!location.is_empty()).then_some(location),
-                })
-            }
-            7 => Answer::NotRegistered(
-                Assignment::from_code(read_varint(input)?)
-                    .ok_or_else(|| invalid("unknown assignment"))?,
-            ),
-            _ => return Err(invalid("unknown answer")),
+            3 => Answer::Hand(Wire::take(input)?),
+            4 => Answer::Number(Wire::take(input)?),
+            5 => Answer::Cells(Wire::take(input)?),
+            6 => Answer::Panicked(Wire::take(input)?),
+            7 => Answer::NotRegistered(Wire::take(input)?),
+            8 => Answer::Tableau(Wire::take(input)?),
+            9 => Answer::Round(Wire::take(input)?),
+            _ => Answer::Tally(Wire::take(input)?),
         };
         Ok(Item::Answer(answer))
     }
@@ -475,6 +538,7 @@ impl Item {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::blackjack::Policy;
 
     fn round_trip_item(item: Item) {
         let mut bytes = Vec::new();
@@ -484,6 +548,7 @@ mod tests {
 
     #[test]
     fn every_answer_survives_the_pipe() {
+        let king: Card = "KH".parse().unwrap();
         for item in [
             Item::End,
             Item::Answer(Answer::Bool(true)),
@@ -495,11 +560,17 @@ mod tests {
                 message: "boom ♥".into(),
                 location: Some("src/lib.rs:3:5".into()),
             })),
-            Item::Answer(Answer::Panicked(Panic {
-                message: "x".into(),
-                location: None,
+            Item::Answer(Answer::NotRegistered(Assignment::Blackjack)),
+            Item::Answer(Answer::Tableau(State {
+                held: vec![king],
+                selected: vec![king],
+                play_area: vec![],
             })),
-            Item::Answer(Answer::NotRegistered(Assignment::PlaisanteHand)),
+            Item::Answer(Answer::Tally(Tally {
+                won: 1,
+                tied: 0,
+                lost: 9,
+            })),
         ] {
             round_trip_item(item);
         }
@@ -508,19 +579,39 @@ mod tests {
     #[test]
     fn every_request_survives_the_pipe() {
         let king: Card = "KH".parse().unwrap();
-        for source in [
-            HandSource::Listed(vec![vec![king], vec![]]),
-            HandSource::Generated {
-                count: 10_000,
-                seed: u64::MAX,
-                hand_size: 5,
+        let requests = [
+            Request::PlaisanteHands {
+                source: HandSource::Exhaustive { hand_size: 5 },
+                checks: plaisante::Check::ALL.to_vec(),
             },
-            HandSource::Exhaustive { hand_size: 5 },
-        ] {
-            let request = Request::PlaisanteHands {
-                source,
-                checks: Check::ALL.to_vec(),
-            };
+            Request::PlaisanteHands {
+                source: HandSource::Listed(vec![vec![king], vec![]]),
+                checks: vec![plaisante::Check::HasPair],
+            },
+            Request::Tableau {
+                source: ScriptSource::Generated { count: 2, seed: 3 },
+            },
+            Request::BlackjackHands {
+                source: HandSource::Generated {
+                    count: 10,
+                    seed: u64::MAX,
+                    hand_size: 0,
+                },
+                checks: blackjack::Check::ALL.to_vec(),
+            },
+            Request::BlackjackTables {
+                source: TableSource::Listed(vec![Table {
+                    deck: vec![king],
+                    seed: 1,
+                    policy: Policy::HitBelow(17),
+                    rounds: 0,
+                }]),
+                rules: Rules {
+                    dealer_hits_soft_17: true,
+                },
+            },
+        ];
+        for request in requests {
             let mut bytes = Vec::new();
             request.write(&mut bytes).unwrap();
             assert_eq!(Request::read(&mut bytes.as_slice()).unwrap(), Some(request));
@@ -533,7 +624,7 @@ mod tests {
         let hello = Hello {
             protocol: PROTOCOL_VERSION,
             api_version: API_VERSION.into(),
-            assignments: vec![Assignment::PlaisanteHand],
+            assignments: Assignment::ALL.to_vec(),
         };
         let mut bytes = Vec::new();
         hello.write(&mut bytes).unwrap();
@@ -544,7 +635,14 @@ mod tests {
     fn garbage_is_an_error_not_a_panic() {
         assert!(Item::read(&mut [99u8].as_slice()).is_err());
         assert!(Item::read(&mut [5u8, 0xff, 0xff, 0xff, 0xff, 0x7f].as_slice()).is_err());
-        assert!(Request::read(&mut [1u8, 7].as_slice()).is_err());
+        assert!(Request::read(&mut [0u8, 7].as_slice()).is_err());
+    }
+
+    #[test]
+    fn digits_are_grouped() {
+        assert_eq!(group_digits(2_598_960), "2,598,960");
+        assert_eq!(group_digits(999), "999");
+        assert_eq!(group_digits(1000), "1,000");
     }
 
     #[test]

@@ -2,22 +2,32 @@
 
 use std::fmt;
 
+use crate::blackjack::{BlackjackGame, BlackjackHand};
 use crate::card::Card;
 use crate::plaisante::PlaisanteHand;
+use crate::tableau::Tableau;
 
 /// An assignment a submission can implement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Assignment {
     PlaisanteHand,
+    Tableau,
+    Blackjack,
 }
 
 impl Assignment {
-    pub const ALL: [Assignment; 1] = [Assignment::PlaisanteHand];
+    pub const ALL: [Assignment; 3] = [
+        Assignment::PlaisanteHand,
+        Assignment::Tableau,
+        Assignment::Blackjack,
+    ];
 
     /// The name specs use in their `assignment:` field.
     pub fn name(self) -> &'static str {
         match self {
             Assignment::PlaisanteHand => "plaisante_hand",
+            Assignment::Tableau => "tableau",
+            Assignment::Blackjack => "blackjack",
         }
     }
 
@@ -25,17 +35,13 @@ impl Assignment {
     pub fn registration(self) -> &'static str {
         match self {
             Assignment::PlaisanteHand => ".plaisante_hand::<YourHand>()",
+            Assignment::Tableau => ".tableau::<YourTableau>()",
+            Assignment::Blackjack => ".blackjack::<YourHand, YourGame>()",
         }
     }
-
-    pub(crate) fn code(self) -> u64 {
-        self as u64
-    }
-
-    pub(crate) fn from_code(code: u64) -> Option<Assignment> {
-        Assignment::ALL.get(usize::try_from(code).ok()?).copied()
-    }
 }
+
+crate::wire_by_position!(Assignment);
 
 impl fmt::Display for Assignment {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -68,6 +74,9 @@ impl<'de> serde::Deserialize<'de> for Assignment {
 }
 
 pub(crate) type HandBuilder = fn(Vec<Card>) -> Box<dyn PlaisanteHand>;
+pub(crate) type TableauBuilder = fn() -> Box<dyn Tableau>;
+pub(crate) type BlackjackHandBuilder = fn() -> Box<dyn BlackjackHand>;
+pub(crate) type BlackjackGameBuilder = fn() -> Box<dyn BlackjackGame>;
 
 /// What a submission implements, one builder call per assignment:
 ///
@@ -93,6 +102,8 @@ pub(crate) type HandBuilder = fn(Vec<Card>) -> Box<dyn PlaisanteHand>;
 #[derive(Default, Clone)]
 pub struct Submission {
     plaisante_hand: Option<HandBuilder>,
+    tableau: Option<TableauBuilder>,
+    blackjack: Option<(BlackjackHandBuilder, BlackjackGameBuilder)>,
 }
 
 impl Submission {
@@ -109,17 +120,58 @@ impl Submission {
         self
     }
 
+    /// Registers `T` as this submission's Plaisante tableau.
+    pub fn tableau<T: Tableau + 'static>(mut self) -> Submission {
+        fn build<T: Tableau + 'static>() -> Box<dyn Tableau> {
+            Box::new(T::new())
+        }
+        self.tableau = Some(build::<T>);
+        self
+    }
+
+    /// Registers `H` as this submission's blackjack hand and `G` as its game.
+    pub fn blackjack<H: BlackjackHand + 'static, G: BlackjackGame + 'static>(
+        mut self,
+    ) -> Submission {
+        fn hand<H: BlackjackHand + 'static>() -> Box<dyn BlackjackHand> {
+            Box::new(H::new())
+        }
+        fn game<G: BlackjackGame + 'static>() -> Box<dyn BlackjackGame> {
+            Box::new(G::new())
+        }
+        self.blackjack = Some((hand::<H>, game::<G>));
+        self
+    }
+
     /// The assignments registered, in a stable order.
     pub fn assignments(&self) -> Vec<Assignment> {
-        let mut registered = Vec::new();
-        if self.plaisante_hand.is_some() {
-            registered.push(Assignment::PlaisanteHand);
-        }
-        registered
+        let registered = [
+            self.plaisante_hand.is_some(),
+            self.tableau.is_some(),
+            self.blackjack.is_some(),
+        ];
+        Assignment::ALL
+            .into_iter()
+            .zip(registered)
+            .filter_map(|(assignment, present)| present.then_some(assignment))
+            .collect()
     }
 
     pub(crate) fn plaisante_hand_builder(&self) -> Option<HandBuilder> {
         self.plaisante_hand
+    }
+
+    pub(crate) fn tableau_builder(&self) -> Option<TableauBuilder> {
+        self.tableau
+    }
+
+    pub(crate) fn blackjack_hand_builder(&self) -> Option<BlackjackHandBuilder> {
+        self.blackjack.map(|(hand, _)| hand)
+    }
+
+    /// Builds the registered blackjack game, for code that plays it directly.
+    pub fn blackjack_game_builder(&self) -> Option<BlackjackGameBuilder> {
+        self.blackjack.map(|(_, game)| game)
     }
 
     /// Builds the registered Plaisante hand from `cards`, for code that drives it directly.

@@ -5,8 +5,13 @@
 
 use grader_api::Submission;
 
+pub mod blackjack;
 pub mod plaisante;
+pub mod tableau;
 
 pub fn submission() -> Submission {
-    Submission::new().plaisante_hand::<plaisante::Hand>()
+    Submission::new()
+        .plaisante_hand::<plaisante::Hand>()
+        .tableau::<tableau::Table>()
+        .blackjack::<blackjack::Hand, blackjack::Game>()
 }

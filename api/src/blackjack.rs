@@ -1,0 +1,557 @@
+//! Blackjack (seed 001): a hand that totals its aces right, and rounds against a dealer.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::card::{ACE, Card, format_cards};
+use crate::deck::{Deck, below, seeded_rng};
+use crate::protocol::Answer;
+use crate::wire::{Wire, put_varint, take_tag};
+
+/// The seed's `BlackjackHand`: cards and their blackjack value.
+pub trait BlackjackHand {
+    /// An empty hand.
+    fn new() -> Self
+    where
+        Self: Sized;
+    /// Adds `card` to the hand; there is no limit on how many cards or aces it holds.
+    fn add(&mut self, card: Card);
+    /// The cards, in the order added.
+    fn cards(&self) -> &[Card];
+    /// The blackjack value: 2-10 face value, J Q K 10, aces 11 unless that busts the hand,
+    /// and then only as many aces as needed count 1.
+    fn value(&self) -> u32;
+    /// True while some ace still counts 11.
+    fn is_soft(&self) -> bool;
+}
+
+/// Whether the player takes another card.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Action {
+    Hit,
+    Stand,
+}
+
+impl Action {
+    pub const ALL: [Action; 2] = [Action::Hit, Action::Stand];
+}
+
+impl FromStr for Action {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Action, String> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "hit" | "h" => Ok(Action::Hit),
+            "stand" | "s" => Ok(Action::Stand),
+            _ => Err(format!("`{text}` is not an action: write hit or stand")),
+        }
+    }
+}
+
+/// Whoever decides the player's moves: a script, a rule, or a person at a terminal.
+pub trait Player {
+    /// Called while the player's total is 21 or less and no natural ended the round.
+    fn decide(&mut self, hand: &[Card], total: u32, dealer_shows: Card) -> Action;
+}
+
+/// A player a spec can describe.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Policy {
+    /// These actions in order, then stand.
+    Script(Vec<Action>),
+    /// Hit while the total is below this.
+    HitBelow(u32),
+}
+
+impl fmt::Display for Policy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Policy::Script(actions) => {
+                let words: Vec<&str> = actions
+                    .iter()
+                    .map(|a| match a {
+                        Action::Hit => "hit",
+                        Action::Stand => "stand",
+                    })
+                    .collect();
+                write!(f, "[{}], then stand", words.join(", "))
+            }
+            Policy::HitBelow(limit) => write!(f, "hit below {limit}"),
+        }
+    }
+}
+
+/// A [`Policy`] being played.
+pub struct PolicyPlayer {
+    policy: Policy,
+    next: usize,
+}
+
+impl PolicyPlayer {
+    pub fn new(policy: Policy) -> PolicyPlayer {
+        PolicyPlayer { policy, next: 0 }
+    }
+}
+
+impl Player for PolicyPlayer {
+    fn decide(&mut self, _hand: &[Card], total: u32, _dealer_shows: Card) -> Action {
+        match &self.policy {
+            Policy::Script(actions) => {
+                let action = actions.get(self.next).copied().unwrap_or(Action::Stand);
+                self.next += 1;
+                action
+            }
+            Policy::HitBelow(limit) => {
+                if total < *limit {
+                    Action::Hit
+                } else {
+                    Action::Stand
+                }
+            }
+        }
+    }
+}
+
+/// Rules a spec may vary.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Rules {
+    /// H17: the dealer hits a soft 17 (the seed allows it); otherwise stands on every 17.
+    pub dealer_hits_soft_17: bool,
+}
+
+/// How a round ended, for the player.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Outcome {
+    PlayerWins,
+    Push,
+    DealerWins,
+}
+
+impl Outcome {
+    pub const ALL: [Outcome; 3] = [Outcome::PlayerWins, Outcome::Push, Outcome::DealerWins];
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Outcome::PlayerWins => "player wins",
+            Outcome::Push => "push",
+            Outcome::DealerWins => "dealer wins",
+        })
+    }
+}
+
+impl FromStr for Outcome {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Outcome, String> {
+        let wanted: String = text
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .collect::<String>()
+            .to_lowercase();
+        Outcome::ALL
+            .into_iter()
+            .find(|o| o.to_string().replace(' ', "") == wanted)
+            .ok_or_else(|| {
+                format!("`{text}` is not an outcome: write player wins, push or dealer wins")
+            })
+    }
+}
+
+/// What a round produced: compared whole.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Round {
+    pub outcome: Outcome,
+    pub player: Vec<Card>,
+    pub dealer: Vec<Card>,
+    pub player_total: u32,
+    pub dealer_total: u32,
+}
+
+impl fmt::Display for Round {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "outcome  {}", self.outcome)?;
+        writeln!(
+            f,
+            "player   {} = {}",
+            format_cards(&self.player),
+            self.player_total
+        )?;
+        write!(
+            f,
+            "dealer   {} = {}",
+            format_cards(&self.dealer),
+            self.dealer_total
+        )
+    }
+}
+
+/// Rounds won, tied and lost by the player.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Tally {
+    pub won: u32,
+    pub tied: u32,
+    pub lost: u32,
+}
+
+impl Tally {
+    pub fn record(&mut self, outcome: Outcome) {
+        match outcome {
+            Outcome::PlayerWins => self.won += 1,
+            Outcome::Push => self.tied += 1,
+            Outcome::DealerWins => self.lost += 1,
+        }
+    }
+}
+
+impl fmt::Display for Tally {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Won: {}. Tied: {}. Lost: {}",
+            self.won, self.tied, self.lost
+        )
+    }
+}
+
+/// The seed's game: rounds dealt from one deck.
+///
+/// Students write `play_round`; `play_session` is provided.
+pub trait BlackjackGame {
+    fn new() -> Self
+    where
+        Self: Sized;
+
+    /// One round: deal dealer, player, dealer, player with [`Deck::deal`]; settle naturals
+    /// (both: push; one: that side wins at once); let `player` hit or stand while at 21
+    /// or less (a bust ends the round, the dealer draws nothing); the dealer hits on 16
+    /// or less and stands on 17 (hits a soft 17 under `rules.dealer_hits_soft_17`); a
+    /// dealer bust loses; otherwise the higher total wins and equal totals push.
+    fn play_round(&self, deck: &mut Deck, player: &mut dyn Player, rules: &Rules) -> Round;
+
+    /// `rounds` rounds from the same deck, tallied (provided).
+    fn play_session(
+        &self,
+        deck: &mut Deck,
+        player: &mut dyn Player,
+        rules: &Rules,
+        rounds: u32,
+    ) -> Tally {
+        let mut tally = Tally::default();
+        for _ in 0..rounds {
+            tally.record(self.play_round(deck, player, rules).outcome);
+        }
+        tally
+    }
+}
+
+/// A question about a blackjack hand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Check {
+    Value,
+    IsSoft,
+}
+
+impl Check {
+    pub const ALL: [Check; 2] = [Check::Value, Check::IsSoft];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Check::Value => "value",
+            Check::IsSoft => "is_soft",
+        }
+    }
+
+    pub fn ask(self, hand: &dyn BlackjackHand) -> Answer {
+        match self {
+            Check::Value => Answer::Number(i64::from(hand.value())),
+            Check::IsSoft => Answer::Bool(hand.is_soft()),
+        }
+    }
+}
+
+impl fmt::Display for Check {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Check {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Check, String> {
+        Check::ALL
+            .into_iter()
+            .find(|c| c.name() == text.trim())
+            .ok_or_else(|| format!("`{text}` is not a blackjack check; expected value or is_soft"))
+    }
+}
+
+/// A round to play: the deck's cards in order, the seed of the fresh decks after them,
+/// and the player.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Table {
+    pub deck: Vec<Card>,
+    pub seed: u64,
+    pub policy: Policy,
+    /// 0 for one round answered by a [`Round`]; more for a session answered by a [`Tally`].
+    pub rounds: u32,
+}
+
+impl Table {
+    pub fn describe(&self) -> String {
+        let deck = if self.deck.is_empty() {
+            format!("shuffled from seed {}", self.seed)
+        } else {
+            format!(
+                "{} (then fresh decks from seed {})",
+                format_cards(&self.deck),
+                self.seed
+            )
+        };
+        let what = if self.rounds == 0 {
+            "one round".to_string()
+        } else {
+            format!("{} rounds on one deck", self.rounds)
+        };
+        format!("deck: {deck}\nplayer: {}\n{what}", self.policy)
+    }
+
+    pub fn deck(&self) -> Deck {
+        if self.deck.is_empty() {
+            Deck::shuffled(self.seed)
+        } else {
+            Deck::stacked_seeded(self.deck.clone(), self.seed)
+        }
+    }
+
+    pub fn play(&self, game: &dyn BlackjackGame, rules: &Rules) -> Answer {
+        let mut deck = self.deck();
+        let mut player = PolicyPlayer::new(self.policy.clone());
+        if self.rounds == 0 {
+            Answer::Round(game.play_round(&mut deck, &mut player, rules))
+        } else {
+            Answer::Tally(game.play_session(&mut deck, &mut player, rules, self.rounds))
+        }
+    }
+}
+
+/// Where the tables of a request come from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TableSource {
+    Listed(Vec<Table>),
+    /// `count` single rounds on decks shuffled from seeds drawn from `seed`.
+    Generated {
+        count: u32,
+        seed: u64,
+        policy: Policy,
+    },
+}
+
+impl TableSource {
+    pub fn len(&self) -> u64 {
+        match self {
+            TableSource::Listed(tables) => tables.len() as u64,
+            TableSource::Generated { count, .. } => u64::from(*count),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn for_each_table(&self, mut visit: impl FnMut(Table) -> bool) {
+        match self {
+            TableSource::Listed(tables) => {
+                for table in tables {
+                    if !visit(table.clone()) {
+                        return;
+                    }
+                }
+            }
+            TableSource::Generated {
+                count,
+                seed,
+                policy,
+            } => {
+                let mut rng = seeded_rng(*seed);
+                for _ in 0..*count {
+                    let table = Table {
+                        deck: Vec::new(),
+                        seed: u64::from(below(&mut rng, u32::MAX)),
+                        policy: policy.clone(),
+                        rounds: 0,
+                    };
+                    if !visit(table) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Random hands for value checks: 1 to 12 cards, drawn with replacement, aces four times
+/// as likely as in a deck, so hands of many aces are common.
+pub fn random_hands(count: u32, seed: u64, mut visit: impl FnMut(Vec<Card>) -> bool) {
+    let mut rng = seeded_rng(seed);
+    for _ in 0..count {
+        let size = 1 + below(&mut rng, 12) as usize;
+        let hand = (0..size)
+            .map(|_| {
+                let pick = below(&mut rng, 52 + 12) as u8;
+                let index = if pick < 52 {
+                    pick
+                } else {
+                    (ACE - 2) * 4 + (pick - 52) % 4
+                };
+                Card::from_index(index).expect("index below 52")
+            })
+            .collect();
+        if !visit(hand) {
+            return;
+        }
+    }
+}
+
+/// Builds a hand from `cards` added one by one.
+pub fn hand_of(build: fn() -> Box<dyn BlackjackHand>, cards: &[Card]) -> Box<dyn BlackjackHand> {
+    let mut hand = build();
+    for card in cards {
+        hand.add(*card);
+    }
+    hand
+}
+
+crate::wire_by_position!(Action);
+crate::wire_by_position!(Outcome);
+crate::wire_by_position!(Check);
+crate::wire_struct!(Rules {
+    dealer_hits_soft_17
+});
+crate::wire_struct!(Round {
+    outcome,
+    player,
+    dealer,
+    player_total,
+    dealer_total
+});
+crate::wire_struct!(Tally { won, tied, lost });
+crate::wire_struct!(Table {
+    deck,
+    seed,
+    policy,
+    rounds
+});
+
+impl Wire for Policy {
+    fn put(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        match self {
+            Policy::Script(actions) => {
+                put_varint(out, 0)?;
+                actions.put(out)
+            }
+            Policy::HitBelow(limit) => {
+                put_varint(out, 1)?;
+                limit.put(out)
+            }
+        }
+    }
+    fn take(input: &mut dyn std::io::Read) -> std::io::Result<Policy> {
+        Ok(match take_tag(input, 2)? {
+            0 => Policy::Script(Wire::take(input)?),
+            _ => Policy::HitBelow(Wire::take(input)?),
+        })
+    }
+}
+
+impl Wire for TableSource {
+    fn put(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        match self {
+            TableSource::Listed(tables) => {
+                put_varint(out, 0)?;
+                tables.put(out)
+            }
+            TableSource::Generated {
+                count,
+                seed,
+                policy,
+            } => {
+                put_varint(out, 1)?;
+                count.put(out)?;
+                seed.put(out)?;
+                policy.put(out)
+            }
+        }
+    }
+    fn take(input: &mut dyn std::io::Read) -> std::io::Result<TableSource> {
+        Ok(match take_tag(input, 2)? {
+            0 => TableSource::Listed(Wire::take(input)?),
+            _ => TableSource::Generated {
+                count: Wire::take(input)?,
+                seed: Wire::take(input)?,
+                policy: Wire::take(input)?,
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::round_trip;
+
+    #[test]
+    fn blackjack_values_round_trip() {
+        let card: Card = "AS".parse().unwrap();
+        round_trip(Table {
+            deck: vec![card],
+            seed: 3,
+            policy: Policy::Script(vec![Action::Hit, Action::Stand]),
+            rounds: 2,
+        });
+        round_trip(Round {
+            outcome: Outcome::Push,
+            player: vec![card],
+            dealer: vec![],
+            player_total: 21,
+            dealer_total: 0,
+        });
+        round_trip(Tally {
+            won: 1,
+            tied: 2,
+            lost: 3,
+        });
+        round_trip(TableSource::Generated {
+            count: 5,
+            seed: 1,
+            policy: Policy::HitBelow(17),
+        });
+    }
+
+    #[test]
+    fn a_script_runs_out_into_standing() {
+        let card: Card = "5C".parse().unwrap();
+        let mut player = PolicyPlayer::new(Policy::Script(vec![Action::Hit]));
+        assert_eq!(player.decide(&[], 10, card), Action::Hit);
+        assert_eq!(player.decide(&[], 15, card), Action::Stand);
+        let mut rule = PolicyPlayer::new(Policy::HitBelow(17));
+        assert_eq!(rule.decide(&[], 16, card), Action::Hit);
+        assert_eq!(rule.decide(&[], 17, card), Action::Stand);
+    }
+
+    #[test]
+    fn random_hands_hold_many_aces() {
+        let mut most_aces = 0;
+        random_hands(2_000, 1, |hand| {
+            most_aces = most_aces.max(hand.iter().filter(|c| c.value() == ACE).count());
+            (1..=12).contains(&hand.len())
+        });
+        assert!(most_aces >= 5, "{most_aces}");
+    }
+
+    #[test]
+    fn outcomes_parse_as_people_write_them() {
+        assert_eq!("player wins".parse(), Ok(Outcome::PlayerWins));
+        assert_eq!("Push".parse(), Ok(Outcome::Push));
+        assert_eq!("dealer_wins".parse(), Ok(Outcome::DealerWins));
+    }
+}
