@@ -3,8 +3,35 @@
 
 use std::path::{Path, PathBuf};
 
+/// Which reference module a mutant is made from.
+#[derive(Clone, Copy)]
+pub enum Module {
+    Plaisante,
+    Tableau,
+    Blackjack,
+}
+
+impl Module {
+    fn file(self) -> &'static str {
+        match self {
+            Module::Plaisante => "reference/src/plaisante.rs",
+            Module::Tableau => "reference/src/tableau.rs",
+            Module::Blackjack => "reference/src/blackjack.rs",
+        }
+    }
+
+    fn registration(self) -> &'static str {
+        match self {
+            Module::Plaisante => "plaisante_hand::<Hand>()",
+            Module::Tableau => "tableau::<Table>()",
+            Module::Blackjack => "blackjack::<Hand, Game>()",
+        }
+    }
+}
+
 pub struct Mutant {
     pub name: &'static str,
+    pub module: Module,
     /// What is wrong with it, in the words of DOMAIN.md's list of student bugs.
     pub bug: &'static str,
     /// Text of the reference's hand and what replaces it; each must occur exactly once.
@@ -15,7 +42,18 @@ pub struct Mutant {
 
 impl Mutant {
     fn new(name: &'static str, bug: &'static str, edits: &[(&'static str, &str)]) -> Mutant {
+        Mutant::of(Module::Plaisante, name, bug, edits)
+    }
+
+    /// A mutant of the reference's `module`.
+    pub fn of(
+        module: Module,
+        name: &'static str,
+        bug: &'static str,
+        edits: &[(&'static str, &str)],
+    ) -> Mutant {
         Mutant {
+            module,
             name,
             bug,
             edits: edits
@@ -29,8 +67,9 @@ impl Mutant {
     /// Writes the crate under the test target dir and returns its folder.
     pub fn write(&self) -> PathBuf {
         let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let reference = std::fs::read_to_string(repo.join("reference/src/plaisante.rs")).unwrap();
-        let mut source = reference[..reference.find("#[cfg(test)]").unwrap()].to_string();
+        let reference = std::fs::read_to_string(repo.join(self.module.file())).unwrap();
+        let end = reference.find("#[cfg(test)]").unwrap_or(reference.len());
+        let mut source = reference[..end].to_string();
         for (from, to) in &self.edits {
             assert_eq!(
                 source.matches(from).count(),
@@ -43,7 +82,10 @@ impl Mutant {
         let registry = if self.without_submission {
             ""
         } else {
-            "\npub fn submission() -> grader_api::Submission {\n    grader_api::Submission::new().plaisante_hand::<Hand>()\n}\n"
+            &format!(
+                "\npub fn submission() -> grader_api::Submission {{\n    grader_api::Submission::new().{}\n}}\n",
+                self.module.registration()
+            )
         };
         let lib = format!("//! Bug: {}\n{source}{registry}", self.bug);
         let manifest = format!(
