@@ -2,6 +2,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use grader::check::{self, CheckArgs};
+use grader::play::{self, PlayArgs};
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -23,6 +24,8 @@ enum Command {
     /// Build a submission crate, run it in isolation against the specs, report and score.
     #[command(after_help = EXIT_CODES)]
     Check(CheckArgs),
+    /// Play a reference implementation in the terminal.
+    Play(PlayArgs),
 }
 
 fn main() -> ExitCode {
@@ -39,5 +42,6 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Check(args) => check::run(args),
+        Command::Play(args) => play::run(args),
     }
 }
