@@ -394,10 +394,7 @@ pub mod terminal {
         fn end_of_input_ends_the_game_cleanly() {
             let (tally, out) = session("", 3);
             assert_eq!(tally.won + tally.tied + tally.lost, 1, "{out}");
-            assert!(
-                out.ends_with("Final tally: ".to_string() + &tally.to_string() + ".\n"),
-                "{out}"
-            );
+            assert!(out.ends_with(&format!("Final tally: {tally}.\n")), "{out}");
         }
     }
 }
