@@ -49,6 +49,25 @@ impl Results<'_> {
             .sum()
     }
 
+    /// Points earned and available in one assignment's groups.
+    fn assignment_score(&self, assignment: grader_api::Assignment) -> (f64, f64) {
+        let max = self
+            .suite
+            .groups
+            .iter()
+            .filter(|g| g.assignment == assignment)
+            .map(|g| g.points)
+            .sum();
+        let earned = self
+            .per_test()
+            .filter(|(group, _, r)| {
+                group.assignment == assignment && matches!(r.verdict, Some(Verdict::Passed))
+            })
+            .map(|(group, _, _)| test_points(group))
+            .sum();
+        (earned, max)
+    }
+
     pub fn not_run(&self) -> usize {
         self.tests.iter().filter(|r| r.verdict.is_none()).count()
     }
@@ -68,7 +87,14 @@ impl Results<'_> {
         let mut current_assignment = None;
         for group in &self.suite.groups {
             if current_assignment != Some(group.assignment) {
-                let _ = writeln!(out, "  {}", group.assignment.name().bold());
+                let (earned, max) = self.assignment_score(group.assignment);
+                let subtotal = format!("{} / {}", points(earned), points(max));
+                let _ = writeln!(
+                    out,
+                    "  {}  {}",
+                    group.assignment.name().bold(),
+                    subtotal.bold()
+                );
                 current_assignment = Some(group.assignment);
             }
             let verdicts: Vec<&TestResult> = results.by_ref().take(group.tests.len()).collect();
