@@ -90,8 +90,12 @@ fn the_template_fails_every_test_as_not_yet_implemented() {
     );
 }
 
+/// A buggy mutant, the test of its assignment that catches it (without the assignment's
+/// prefix), and phrases its failure block must hold to name the difference.
+type Caught = (&'static str, &'static str, &'static [&'static str]);
+
 /// Each of DOMAIN.md's Plaisante bugs, the test that catches it, and what its message says.
-const BUGS: &[(&str, &str, &[&str])] = &[
+const BUGS: &[Caught] = &[
     (
         "bug-pair-at-least-two",
         "has_pair::three_kings_is_not_a_pair",
@@ -154,30 +158,249 @@ const BUGS: &[(&str, &str, &[&str])] = &[
     ),
 ];
 
+/// Each Tableau mutant, the test that catches it, and the diff lines it shows.
+const TABLEAU_BUGS: &[Caught] = &[
+    (
+        "tableau-sixth-card-selectable",
+        "the_seed_s_walk_through::deal_eight_select_five_a_sixth_refused_deselect_two_play_three",
+        &[
+            "the state after step 7",
+            "- expected selected  2♣ 3♣ 4♣ 5♣ 6♣",
+            "+ actual   selected  2♣ 3♣ 4♣ 5♣ 6♣ 7♣",
+        ],
+    ),
+    (
+        "tableau-deselect-keeps-card",
+        "toggle_selection::toggling_twice_deselects",
+        &[
+            "the state after step 3",
+            "- expected selected  (none)",
+            "+ actual   selected  5♣",
+        ],
+    ),
+    (
+        "tableau-unheld-card-selectable",
+        "toggle_selection::a_card_that_is_not_held_is_refused",
+        &[
+            "toggle_selection(10♣)",
+            "- expected selected  (none)",
+            "+ actual   selected  10♣",
+        ],
+    ),
+    (
+        "tableau-remove-while-iterating",
+        "move_selected_to_play_area::play_five_adjacent_cards",
+        &[
+            "- expected selected  (none)",
+            "+ actual   selected  4♣ 6♣",
+            "+ actual   play_area 3♣ 5♣ 7♣",
+        ],
+    ),
+    (
+        "tableau-selection-kept-after-play",
+        "move_selected_to_play_area::the_selection_is_empty_after_playing",
+        &[
+            "the state after step 3",
+            "- expected selected  (none)",
+            "+ actual   selected  2♣",
+        ],
+    ),
+    (
+        "tableau-play-area-reversed",
+        "move_selected_to_play_area::play_five_adjacent_cards",
+        &[
+            "- expected play_area 3♣ 4♣ 5♣ 6♣ 7♣",
+            "+ actual   play_area 7♣ 6♣ 5♣ 4♣ 3♣",
+        ],
+    ),
+    (
+        "tableau-played-cards-stay-held",
+        "move_selected_to_play_area::play_five_adjacent_cards",
+        &[
+            "- expected held      2♣ 8♣ 9♣",
+            "+ actual   held      2♣ 3♣ 4♣ 5♣ 6♣ 7♣ 8♣ 9♣",
+        ],
+    ),
+    (
+        "tableau-deselect-removes-from-held",
+        "toggle_selection::toggling_twice_deselects",
+        &[
+            "- expected held      2♣ 3♣ 4♣ 5♣ 6♣ 7♣ 8♣ 9♣",
+            "+ actual   held      2♣ 3♣ 4♣ 6♣ 7♣ 8♣ 9♣",
+        ],
+    ),
+    (
+        "tableau-play-replaces-play-area",
+        "move_selected_to_play_area::plays_add_to_the_end_of_the_play_area",
+        &["- expected play_area 8♣ 2♣ 5♣", "+ actual   play_area 5♣"],
+    ),
+    (
+        "tableau-full-selection-refuses-deselect",
+        "toggle_selection::a_full_selection_refuses_then_accepts_after_a_deselect",
+        &[
+            "the state after step 8",
+            "- expected selected  2♥ 4♥ 5♥ 6♥",
+            "+ actual   selected  2♥ 3♥ 4♥ 5♥ 6♥",
+        ],
+    ),
+];
+
+/// Each Blackjack mutant, the test that catches it, and what its message says.
+const BLACKJACK_BUGS: &[Caught] = &[
+    (
+        "blackjack-aces-always-one",
+        "value::a_5_is_16",
+        &["A♥ 5♣", "expected   16", "actual     6"],
+    ),
+    (
+        "blackjack-aces-always-eleven",
+        "value::5_a_a_8_is_15",
+        &["5♣ A♣ A♥ 8♣", "expected   15", "actual     35"],
+    ),
+    (
+        "blackjack-every-ace-drops-at-once",
+        "value::a_5_then_a_is_17",
+        &["A♥ 5♣ A♦", "expected   17", "actual     7"],
+    ),
+    (
+        "blackjack-ace-fixed-when-added",
+        "value::3_a_8_is_12",
+        &["3♣ A♥ 8♦", "expected   12", "actual     22"],
+    ),
+    (
+        "blackjack-greedy-per-ace",
+        "value::a_a_10_is_12",
+        &["A♥ A♦ 10♣", "expected   12", "actual     22"],
+    ),
+    (
+        "blackjack-any-ace-is-soft",
+        "is_soft::a_5_9_is_hard",
+        &["is_soft()", "expected   false", "actual     true"],
+    ),
+    (
+        "blackjack-face-cards-at-face-value",
+        "value::face_cards_are_worth_10",
+        &["K♥ Q♦ J♣", "expected   30", "actual     36"],
+    ),
+    (
+        "blackjack-dealer-hits-17",
+        "the_dealer_s_turn::the_dealer_stands_on_17",
+        &[
+            "- expected dealer   10♥ 7♥ = 17",
+            "+ actual   dealer   10♥ 7♥ 5♠ = 22",
+        ],
+    ),
+    (
+        // No listed round has a player hit to 21 while the dealer still has to draw.
+        "blackjack-any-21-wins-at-once",
+        "random_rounds",
+        &[
+            "the round: expected push but got player wins",
+            "= 21\n",
+            "+ actual   dealer",
+        ],
+    ),
+    (
+        "blackjack-natural-against-natural-wins",
+        "naturals::both_naturals_push",
+        &[
+            "- expected outcome  push",
+            "+ actual   outcome  player wins",
+        ],
+    ),
+    (
+        "blackjack-dealer-draws-after-bust",
+        "the_player_s_turn::a_bust_ends_the_round_without_a_dealer_draw",
+        &[
+            "- expected dealer   10♥ 6♥ = 16",
+            "+ actual   dealer   10♥ 6♥ 2♠ = 18",
+        ],
+    ),
+    (
+        "blackjack-player-dealt-first",
+        "naturals::a_player_natural_wins_at_once",
+        &[
+            "- expected player   A♠ K♠ = 21",
+            "+ actual   player   9♥ 7♣ = 16",
+        ],
+    ),
+    (
+        "blackjack-h17-ignored",
+        "h17::the_dealer_hits_soft_17_under_h17",
+        &[
+            "- expected dealer   A♥ 6♥ 4♠ = 21",
+            "+ actual   dealer   A♥ 6♥ = 17",
+        ],
+    ),
+    (
+        "blackjack-ties-go-to-the-dealer",
+        "the_dealer_s_turn::equal_totals_push",
+        &[
+            "- expected outcome  push",
+            "+ actual   outcome  dealer wins",
+        ],
+    ),
+];
+
+/// The mutants and the table name the same submissions, each once.
+fn assert_table_matches(mutants: Vec<support::Mutant>, table: &[Caught]) {
+    let mut names: Vec<&str> = mutants.iter().map(|m| m.name).collect();
+    let mut tabled: Vec<&str> = table.iter().map(|(name, _, _)| *name).collect();
+    names.sort_unstable();
+    tabled.sort_unstable();
+    assert_eq!(names, tabled);
+}
+
+/// Grades each mutant of `table` on `assignment` alone and checks that it fails, that its
+/// test fails, and that the failure block names the difference and gives the group's hint;
+/// reports every mutant that does not, not only the first.
+fn assert_each_is_caught(assignment: &str, table: &[Caught], extra: &[&str]) {
+    let mut problems = Vec::new();
+    for (name, test, says) in table {
+        let mut args = vec!["--assignment", assignment];
+        args.extend_from_slice(extra);
+        let (code, stdout, stderr) = check(&support::named(name), &args);
+        if code != 1 {
+            problems.push(format!(
+                "{name} should fail with exit code 1, not {code}:\n{stdout}\n{stderr}"
+            ));
+            continue;
+        }
+        let id = format!("{assignment}::{test}");
+        if !result_line(&stdout, &id).ends_with("FAILED") {
+            problems.push(format!("{name}: {id} did not fail:\n{stdout}"));
+            continue;
+        }
+        let block = failure_of(&stdout, &id);
+        for phrase in says.iter().chain(&["hint"]) {
+            if !block.contains(phrase) {
+                problems.push(format!("{name}: `{phrase}` missing from:\n{block}"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
 #[test]
 fn every_buggy_mutant_is_in_the_table() {
-    let names: Vec<&str> = support::buggy().iter().map(|m| m.name).collect();
-    let tabled: Vec<&str> = BUGS.iter().map(|(name, _, _)| *name).collect();
-    assert_eq!(names.len(), tabled.len());
-    assert!(names.iter().all(|n| tabled.contains(n)), "{names:?}");
+    assert_table_matches(support::buggy(), BUGS);
+    assert_table_matches(support::buggy_tableau(), TABLEAU_BUGS);
+    assert_table_matches(support::buggy_blackjack(), BLACKJACK_BUGS);
 }
 
 #[test]
 fn every_buggy_submission_is_caught_by_a_test_that_names_the_difference() {
-    for (name, test, says) in BUGS {
-        let (code, stdout, stderr) = check(&support::named(name), &["--skip", "every_hand"]);
-        assert_eq!(code, 1, "{name} should fail:\n{stdout}\n{stderr}");
-        let id = format!("plaisante_hand::{test}");
-        assert!(result_line(&stdout, &id).ends_with("FAILED"), "{name}");
-        let block = failure_of(&stdout, &id);
-        for phrase in *says {
-            assert!(
-                block.contains(phrase),
-                "{name}: `{phrase}` missing from:\n{block}"
-            );
-        }
-        assert!(block.contains("hint"), "{name}: no hint in:\n{block}");
-    }
+    assert_each_is_caught("plaisante_hand", BUGS, &["--skip", "every_hand"]);
+}
+
+#[test]
+fn every_buggy_tableau_is_caught_by_a_test_that_names_the_difference() {
+    assert_each_is_caught("tableau", TABLEAU_BUGS, &[]);
+}
+
+#[test]
+fn every_buggy_blackjack_is_caught_by_a_test_that_names_the_difference() {
+    assert_each_is_caught("blackjack", BLACKJACK_BUGS, &[]);
 }
 
 /// Each hostile fixture, the group of tests/specs/hostile.yaml that triggers it, and what

@@ -344,9 +344,221 @@ pub fn without_submission() -> Mutant {
     }
 }
 
+fn tableau(name: &'static str, bug: &'static str, edits: &[(&'static str, &str)]) -> Mutant {
+    Mutant::of(Module::Tableau, name, bug, edits)
+}
+
+const TOGGLE: &str = "    fn toggle_selection(&mut self, card: Card) {\n";
+const DESELECT: &str = "self.selected.remove(position);";
+const PLAY_LOOP: &str = "for card in self.selected.drain(..) {";
+
+/// DOMAIN.md's Tableau bugs, and others students write, one each.
+pub fn buggy_tableau() -> Vec<Mutant> {
+    vec![
+        tableau(
+            "tableau-sixth-card-selectable",
+            "a sixth card selectable: the limit checked with <=.",
+            &[(
+                "self.selected.len() < MAX_SELECTED",
+                "self.selected.len() <= MAX_SELECTED",
+            )],
+        ),
+        tableau(
+            "tableau-deselect-keeps-card",
+            "deselect not removing: clicking a selected card leaves it selected.",
+            &[(DESELECT, "let _ = position;")],
+        ),
+        tableau(
+            "tableau-unheld-card-selectable",
+            "a card not held becoming selected.",
+            &[(" && self.held.contains(&card)", "")],
+        ),
+        tableau(
+            "tableau-remove-while-iterating",
+            "removing from the selection while walking it by index: every other card is skipped.",
+            &[(
+                "        for card in self.selected.drain(..) {\n            self.held.retain(|&held| held != card);\n            self.play_area.push(card);\n        }\n",
+                "        let mut index = 0;\n        while index < self.selected.len() {\n            let card = self.selected.remove(index);\n            self.held.retain(|&held| held != card);\n            self.play_area.push(card);\n            index += 1;\n        }\n",
+            )],
+        ),
+        tableau(
+            "tableau-selection-kept-after-play",
+            "selection not cleared after play.",
+            &[(PLAY_LOOP, "for &card in &self.selected {")],
+        ),
+        tableau(
+            "tableau-play-area-reversed",
+            "cards played by popping the selection: the play area gets them in reverse order.",
+            &[(PLAY_LOOP, "while let Some(card) = self.selected.pop() {")],
+        ),
+        tableau(
+            "tableau-played-cards-stay-held",
+            "played cards not removed from held.",
+            &[("            self.held.retain(|&held| held != card);\n", "")],
+        ),
+        tableau(
+            "tableau-deselect-removes-from-held",
+            "deselecting also removes the card from held.",
+            &[(
+                DESELECT,
+                "self.selected.remove(position);\n            self.held.retain(|&held| held != card);",
+            )],
+        ),
+        tableau(
+            "tableau-play-replaces-play-area",
+            "each play replaces the play area instead of adding to its end.",
+            &[(
+                PLAY_LOOP,
+                "self.play_area.clear();\n        for card in self.selected.drain(..) {",
+            )],
+        ),
+        tableau(
+            "tableau-full-selection-refuses-deselect",
+            "the limit checked before deselecting: a card of a full selection cannot be deselected.",
+            &[(
+                TOGGLE,
+                "    fn toggle_selection(&mut self, card: Card) {\n        if self.selected.len() >= MAX_SELECTED {\n            return;\n        }\n",
+            )],
+        ),
+    ]
+}
+
+fn blackjack(name: &'static str, bug: &'static str, edits: &[(&'static str, &str)]) -> Mutant {
+    Mutant::of(Module::Blackjack, name, bug, edits)
+}
+
+const VALUE: &str = "    fn value(&self) -> u32 {\n        self.total_and_drops().0\n    }\n";
+const IS_SOFT: &str =
+    "    fn is_soft(&self) -> bool {\n        self.total_and_drops().1 > 0\n    }\n";
+const DROPS: &str =
+    "while total - 10 * drops > 21 && drops < aces {\n            drops += 1;\n        }";
+const BUST: &str = "        if hand.value() > 21 {\n            return finish(Outcome::DealerWins, &hand, &dealer);\n        }\n";
+const OUTCOME: &str = "        let outcome = match (dealer.value(), hand.value()) {\n";
+
+/// A `value` that sums the cards, aces counting `ace` whatever the total.
+fn value_with_aces_at(ace: u32) -> String {
+    format!(
+        "    fn value(&self) -> u32 {{\n        self.cards\n            .iter()\n            .map(|card| match card.value() {{\n                ACE => {ace},\n                v if v >= JACK => 10,\n                v => u32::from(v),\n            }})\n            .sum()\n    }}\n"
+    )
+}
+
+/// DOMAIN.md's Blackjack bugs, and others students write, one each.
+pub fn buggy_blackjack() -> Vec<Mutant> {
+    vec![
+        blackjack(
+            "blackjack-aces-always-one",
+            "all aces 1.",
+            &[(VALUE, &value_with_aces_at(1))],
+        ),
+        blackjack(
+            "blackjack-aces-always-eleven",
+            "all aces 11.",
+            &[(VALUE, &value_with_aces_at(11))],
+        ),
+        blackjack(
+            "blackjack-every-ace-drops-at-once",
+            "subtract 10 for every ace at once (A+5+A = 7).",
+            &[(
+                DROPS,
+                "if total > 21 {\n            drops = aces;\n        }",
+            )],
+        ),
+        blackjack(
+            "blackjack-ace-fixed-when-added",
+            "an ace fixed at 1 or 11 when added and never revised (3+A+8 = 22).",
+            &[
+                (
+                    "    cards: Vec<Card>,\n}",
+                    "    cards: Vec<Card>,\n    total: u32,\n}",
+                ),
+                (
+                    "        self.cards.push(card);\n",
+                    "        self.total += match card.value() {\n            ACE if self.total + 11 <= 21 => 11,\n            ACE => 1,\n            v if v >= JACK => 10,\n            v => u32::from(v),\n        };\n        self.cards.push(card);\n",
+                ),
+                (
+                    VALUE,
+                    "    fn value(&self) -> u32 {\n        self.total\n    }\n",
+                ),
+            ],
+        ),
+        blackjack(
+            "blackjack-greedy-per-ace",
+            "each ace counts 11 if that fits the rest, judged one ace at a time (A+A+10 = 22).",
+            &[(
+                VALUE,
+                "    fn value(&self) -> u32 {\n        let mut total: u32 = self\n            .cards\n            .iter()\n            .map(|card| match card.value() {\n                ACE => 0,\n                v if v >= JACK => 10,\n                v => u32::from(v),\n            })\n            .sum();\n        for _ in self.cards.iter().filter(|card| card.value() == ACE) {\n            total += if total + 11 <= 21 { 11 } else { 1 };\n        }\n        total\n    }\n",
+            )],
+        ),
+        blackjack(
+            "blackjack-any-ace-is-soft",
+            "\"contains an ace\" taken as soft.",
+            &[(
+                IS_SOFT,
+                "    fn is_soft(&self) -> bool {\n        self.cards.iter().any(|card| card.value() == ACE)\n    }\n",
+            )],
+        ),
+        blackjack(
+            "blackjack-face-cards-at-face-value",
+            "face cards worth 11, 12, 13.",
+            &[("v if v >= JACK => 10,", "v if v >= JACK => u32::from(v),")],
+        ),
+        blackjack(
+            "blackjack-dealer-hits-17",
+            "the dealer stops at > 17 instead of >= 17, so hits every 17.",
+            &[("dealer.value() < 17", "dealer.value() <= 17")],
+        ),
+        blackjack(
+            "blackjack-any-21-wins-at-once",
+            "any 21 taken as a natural: a player who hits to 21 wins before the dealer plays.",
+            &[(
+                BUST,
+                &format!(
+                    "{BUST}        if hand.value() == 21 {{\n            return finish(Outcome::PlayerWins, &hand, &dealer);\n        }}\n"
+                ),
+            )],
+        ),
+        blackjack(
+            "blackjack-natural-against-natural-wins",
+            "natural against natural scored as a player win.",
+            &[(
+                "(true, true) => return finish(Outcome::Push, &hand, &dealer),",
+                "(true, true) => return finish(Outcome::PlayerWins, &hand, &dealer),",
+            )],
+        ),
+        blackjack(
+            "blackjack-dealer-draws-after-bust",
+            "the dealer draws after a player bust (the bust still loses).",
+            &[(BUST, ""), (OUTCOME, &format!("{BUST}{OUTCOME}"))],
+        ),
+        blackjack(
+            "blackjack-player-dealt-first",
+            "deal order player first: player, dealer, player, dealer.",
+            &[(
+                "        dealer.add(deck.deal());\n        hand.add(deck.deal());\n        dealer.add(deck.deal());\n        hand.add(deck.deal());\n",
+                "        hand.add(deck.deal());\n        dealer.add(deck.deal());\n        hand.add(deck.deal());\n        dealer.add(deck.deal());\n",
+            )],
+        ),
+        blackjack(
+            "blackjack-h17-ignored",
+            "the H17 rule ignored: the dealer stands on every 17.",
+            &[(
+                "\n            || (rules.dealer_hits_soft_17 && dealer.value() == 17 && dealer.is_soft())",
+                "",
+            )],
+        ),
+        blackjack(
+            "blackjack-ties-go-to-the-dealer",
+            "equal totals scored as a dealer win instead of a push.",
+            &[("            (d, p) if p == d => Outcome::Push,\n", "")],
+        ),
+    ]
+}
+
 pub fn named(name: &str) -> PathBuf {
     buggy()
         .into_iter()
+        .chain(buggy_tableau())
+        .chain(buggy_blackjack())
         .chain(hostile())
         .find(|m| m.name == name)
         .unwrap_or_else(|| panic!("no mutant {name}"))
