@@ -454,7 +454,13 @@ fn run_test(session: &Session, index: usize) -> Verdict {
                 let (verdict, survived) = if test.bulk {
                     grade::grade_bulk(&mut runner, &session.reference, group, test)
                 } else {
-                    grade::grade_listed(&mut runner, group, test, &session.expected[index])
+                    grade::grade_listed(
+                        &mut runner,
+                        &session.reference,
+                        group,
+                        test,
+                        &session.expected[index],
+                    )
                 };
                 if survived {
                     session.pool.give_back(runner);

@@ -48,6 +48,7 @@ pub fn reference_answers(reference: &Submission, request: &Request) -> Expected 
 /// Runs a test written out in a spec: one input, one or more answers.
 pub fn grade_listed(
     runner: &mut Runner,
+    reference: &Submission,
     group: &Group,
     test: &TestCase,
     expected: &Expected,
@@ -58,6 +59,15 @@ pub fn grade_listed(
         true
     });
     let survived = exchange.runner_survived();
+    // Where the submission chose freely (the dealer's discards), the reference plays its choices.
+    let pinned = test.request.pinned(&actual).map(|request| {
+        let expected = reference_answers(reference, &request);
+        (request, expected)
+    });
+    let (request, expected) = match &pinned {
+        Some((request, expected)) => (request, expected),
+        None => (&test.request, expected),
+    };
     let Some((input, want)) = expected.first() else {
         return (Verdict::Passed, survived);
     };
@@ -69,13 +79,9 @@ pub fn grade_listed(
         .find(|&i| actual.get(i) != want.get(i))
         .unwrap_or(0);
     let mut message = String::new();
-    let input_label = match input {
-        Input::Script(_) => "steps",
-        Input::Table(_) => "table",
-        Input::Hand(_) => "hand",
-    };
+    let input_label = input.label();
     field(&mut message, input_label, &input.describe(first));
-    field(&mut message, "check", &test.request.question(first));
+    field(&mut message, "check", &request.question(first));
     field(&mut message, "expected", &paint_answer(&want[first], true));
     let actual_text = match (&exchange.ending, actual.get(first)) {
         (_, Some(answer)) => paint_answer(answer, false),
@@ -89,11 +95,16 @@ pub fn grade_listed(
     {
         field(&mut message, "diff", &diff);
     }
-    if first + 1 < want.len() {
+    if let Some(explanation) = protocol::explain(reference, request, input) {
+        field(&mut message, "reference", &explanation);
+    }
+    let unchecked = want.len() - first - 1;
+    if unchecked > 0 {
+        let later = if unchecked == 1 { "answer" } else { "answers" };
         field(
             &mut message,
             "then",
-            &format!("{} later steps not compared", want.len() - first - 1)
+            &format!("{unchecked} later {later} not compared")
                 .dimmed()
                 .to_string(),
         );
@@ -177,7 +188,7 @@ pub fn grade_bulk(
         if kinds.len() > SHOWN_BREAKDOWN {
             let _ = writeln!(lines, "… and {} other kinds", kinds.len() - SHOWN_BREAKDOWN);
         }
-        field(&mut message, "breakdown", lines.trim_end());
+        field(&mut message, "by answer", lines.trim_end());
     }
     for (index, sample) in tally.samples.iter().enumerate() {
         let mut detail = String::new();

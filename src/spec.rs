@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use grader_api::blackjack::{self, Action, Outcome, Policy, Rules, Table, TableSource};
+use grader_api::draw::{Discard, DrawTable};
 use grader_api::plaisante::{self, HandName};
+use grader_api::poker::{self, Matchup, MatchupSource, PokerRules, Ties};
 use grader_api::protocol::{Answer, Request};
 use grader_api::tableau::{Script, ScriptSource, Step};
 use grader_api::{Assignment, Card, HandSource};
@@ -24,6 +26,11 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     (
         "specs/blackjack.yaml",
         include_str!("../specs/blackjack.yaml"),
+    ),
+    ("specs/poker.yaml", include_str!("../specs/poker.yaml")),
+    (
+        "specs/draw_poker.yaml",
+        include_str!("../specs/draw_poker.yaml"),
     ),
 ];
 
@@ -66,11 +73,21 @@ struct Defaults {
     timeout_ms: Option<u64>,
 }
 
-/// Blackjack's rule settings; the reference obeys them.
+/// Rule settings (blackjack's H17, poker's ties and wheel); the reference obeys them.
 #[derive(Deserialize, Default, Clone, Copy)]
 #[serde(deny_unknown_fields)]
 struct RulesSpec {
     dealer_hits_soft_17: Option<bool>,
+    ties: Option<TiesSpec>,
+    ace_low_straight: Option<bool>,
+}
+
+#[derive(Deserialize, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+enum TiesSpec {
+    Standard,
+    #[serde(rename = "draw_1572")]
+    Draw1572,
 }
 
 #[derive(Deserialize)]
@@ -113,6 +130,12 @@ struct CaseSpec {
     player: Option<PlayerSpec>,
     /// blackjack: play this many rounds on one deck and compare the tally.
     rounds: Option<u32>,
+    /// poker: the hand `hand` is compared with.
+    versus: Option<Vec<Card>>,
+    /// draw_poker: the positions discarded from `hand` (1 to 5).
+    discard: Option<Vec<u32>>,
+    /// draw_poker: the player's discards for each hand played from `deck`.
+    discards: Option<Vec<Vec<u32>>>,
 }
 
 #[derive(Deserialize)]
@@ -190,6 +213,9 @@ struct GenerateSpec {
     hand_size: u8,
     /// blackjack: generate rounds played by this player instead of hands.
     player: Option<PlayerSpec>,
+    /// poker: generate pairs of hands to compare instead of hands.
+    #[serde(default)]
+    pairs: bool,
 }
 
 #[derive(Deserialize)]
@@ -398,18 +424,29 @@ pub fn parse(
                 format!("group `{}`: points must be 0 or more", group.name),
             ));
         }
+        let group_rules = group.rules.unwrap_or_default();
         let rules = Rules {
-            dealer_hits_soft_17: group
-                .rules
-                .and_then(|r| r.dealer_hits_soft_17)
+            dealer_hits_soft_17: group_rules
+                .dealer_hits_soft_17
                 .or(spec.rules.dealer_hits_soft_17)
                 .unwrap_or(false),
+        };
+        let poker_rules = PokerRules {
+            ties: match group_rules.ties.or(spec.rules.ties) {
+                Some(TiesSpec::Draw1572) => Ties::Draw1572,
+                _ => Ties::Standard,
+            },
+            ace_low_straight: group_rules
+                .ace_low_straight
+                .or(spec.rules.ace_low_straight)
+                .unwrap_or(true),
         };
         let prefix = format!("{}::{}", spec.assignment, slug(&group.name));
         let context = GroupContext {
             assignment: spec.assignment,
             name: &group.name,
             rules,
+            poker_rules,
             check: group.check.as_deref(),
             errors: &errors,
         };
@@ -462,6 +499,7 @@ struct GroupContext<'a> {
     assignment: Assignment,
     name: &'a str,
     rules: Rules,
+    poker_rules: PokerRules,
     check: Option<&'a str>,
     errors: &'a Errors<'a>,
 }
@@ -523,6 +561,94 @@ impl GroupContext<'_> {
                     checks: vec![check],
                 };
                 Ok((request, written))
+            }
+            Assignment::Poker => {
+                let hand = case
+                    .hand
+                    .clone()
+                    .ok_or_else(|| fail("needs `hand:`, five cards".into()))?;
+                let rules = self.poker_rules;
+                if let Some(versus) = &case.versus {
+                    let written = case
+                        .expect
+                        .as_ref()
+                        .map(|value| ordering_expectation(value).map(|w| vec![(0, w)]))
+                        .transpose()
+                        .map_err(fail)?
+                        .unwrap_or_default();
+                    let matchup = Matchup {
+                        first: hand,
+                        second: versus.clone(),
+                    };
+                    let request = Request::PokerMatchups {
+                        source: MatchupSource::Listed(vec![matchup]),
+                        rules,
+                    };
+                    return Ok((request, written));
+                }
+                let check: poker::Check = parse_check(check_name).map_err(fail)?;
+                let written = case
+                    .expect
+                    .as_ref()
+                    .map(|value| poker_expectation(check, value).map(|w| vec![(0, w)]))
+                    .transpose()
+                    .map_err(fail)?
+                    .unwrap_or_default();
+                let request = Request::PokerHands {
+                    source: HandSource::Listed(vec![hand]),
+                    checks: vec![check],
+                    rules,
+                };
+                Ok((request, written))
+            }
+            Assignment::DrawPoker if case.discard.is_some() => {
+                let hand = case
+                    .hand
+                    .clone()
+                    .ok_or_else(|| fail("needs `hand:`, the five cards".into()))?;
+                let discard = Discard {
+                    hand,
+                    positions: case.discard.clone().unwrap_or_default(),
+                    deck: case.deck.clone().unwrap_or_default(),
+                };
+                let written = case
+                    .expect
+                    .as_ref()
+                    .map(|value| discard_expectation(value).map(|w| vec![(0, w)]))
+                    .transpose()
+                    .map_err(fail)?
+                    .unwrap_or_default();
+                Ok((
+                    Request::DrawDiscards {
+                        discards: vec![discard],
+                    },
+                    written,
+                ))
+            }
+            Assignment::DrawPoker => {
+                let player = case.discards.clone().ok_or_else(|| {
+                    fail("needs `discard:` (with `hand:`) to try a discard, or `discards:` to play hands from `deck:`".into())
+                })?;
+                if player.is_empty() {
+                    return Err(fail("`discards:` lists no hands".into()));
+                }
+                if case.expect.is_some() {
+                    return Err(fail(
+                        "whole hands are answered by the reference: remove `expect`".into(),
+                    ));
+                }
+                let table = DrawTable {
+                    deck: case.deck.clone().unwrap_or_default(),
+                    seed: case.seed.unwrap_or(0),
+                    player,
+                    dealer: None,
+                };
+                Ok((
+                    Request::DrawTables {
+                        tables: vec![table],
+                    },
+                    Vec::new(),
+                ))
             }
             Assignment::Blackjack => {
                 if case.deck.is_none() && case.seed.is_none() {
@@ -593,10 +719,34 @@ impl GroupContext<'_> {
                     checks: parse_checks(&checks).map_err(fail)?.ok_or_else(no_checks)?,
                 })
             }
+            Assignment::Poker => match generate {
+                Some(g) if g.pairs => Ok(Request::PokerMatchups {
+                    source: MatchupSource::Generated {
+                        count: g.count,
+                        seed: g.seed,
+                    },
+                    rules: self.poker_rules,
+                }),
+                _ => Ok(Request::PokerHands {
+                    source: hand_source,
+                    checks: parse_checks(&checks).map_err(fail)?.ok_or_else(no_checks)?,
+                    rules: self.poker_rules,
+                }),
+            },
             _ if exhaustive.is_some() => Err(fail(format!(
                 "{} has no exhaustive groups; use `generate`",
                 self.assignment
             ))),
+            Assignment::DrawPoker => {
+                if checks.iter().any(|c| c != "dealer_discards") || checks.is_empty() {
+                    return Err(fail(
+                        "a generated draw_poker group takes `checks: [dealer_discards]`".into(),
+                    ));
+                }
+                Ok(Request::DealerDiscards {
+                    source: hand_source,
+                })
+            }
             Assignment::Tableau => {
                 let g = generate.expect("not exhaustive, so generated");
                 Ok(Request::Tableau {
@@ -706,6 +856,45 @@ fn table_expectation(rounds: u32, value: &serde_yaml::Value) -> Result<Written, 
     }
 }
 
+fn poker_expectation(check: poker::Check, value: &serde_yaml::Value) -> Result<Written, String> {
+    let mismatch = |what: &str| format!("`expect` does not fit {check}: it returns {what}");
+    let answer = match check {
+        poker::Check::Category => {
+            let text: String = serde_yaml::from_value(value.clone())
+                .map_err(|_| mismatch("a category such as `full house`"))?;
+            Answer::Category(text.parse()?)
+        }
+        poker::Check::Tiebreak => Answer::Cells(
+            serde_yaml::from_value(value.clone()).map_err(|_| mismatch("a list of numbers"))?,
+        ),
+    };
+    Ok(Written::Exact(answer))
+}
+
+fn ordering_expectation(value: &serde_yaml::Value) -> Result<Written, String> {
+    let text: String = serde_yaml::from_value(value.clone()).unwrap_or_default();
+    let ordering = match text.trim().to_ascii_lowercase().as_str() {
+        "greater" | "first" | "first wins" => std::cmp::Ordering::Greater,
+        "less" | "second" | "second wins" => std::cmp::Ordering::Less,
+        "equal" | "tie" => std::cmp::Ordering::Equal,
+        _ => {
+            return Err(format!(
+                "`expect` of a comparison is greater, less or equal, not `{text}`"
+            ));
+        }
+    };
+    Ok(Written::Exact(Answer::Ordering(ordering)))
+}
+
+fn discard_expectation(value: &serde_yaml::Value) -> Result<Written, String> {
+    if value.as_str().is_some_and(|text| text.trim() == "refused") {
+        return Ok(Written::Exact(Answer::Refused));
+    }
+    let cards: Vec<Card> = serde_yaml::from_value(value.clone())
+        .map_err(|e| format!("`expect` of a discard is the hand after it, or `refused`: {e}"))?;
+    Ok(Written::Exact(Answer::Cards(cards)))
+}
+
 fn player_policy(player: Option<&PlayerSpec>) -> Result<Policy, String> {
     match player {
         None => {
@@ -787,7 +976,8 @@ fn locate(text: &str, name: &str) -> Option<(usize, usize)> {
 /// A test-name segment: lowercase words joined by `_`.
 pub fn slug(name: &str) -> String {
     let mut out = String::new();
-    for c in name.chars() {
+    // "the seed's" reads as one word: `the_seeds`, not `the_seed_s`.
+    for c in name.chars().filter(|c| !matches!(c, '\'' | '’')) {
         if c.is_alphanumeric() {
             out.extend(c.to_lowercase());
         } else if !out.is_empty() && !out.ends_with('_') {
@@ -869,6 +1059,7 @@ mod tests {
 
     #[test]
     fn slugs_are_filter_friendly() {
+        assert_eq!(slug("the seed's walk-through"), "the_seeds_walk_through");
         assert_eq!(
             slug("Three kings is NOT a pair!"),
             "three_kings_is_not_a_pair"

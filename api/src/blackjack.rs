@@ -73,7 +73,11 @@ impl fmt::Display for Policy {
                         Action::Stand => "stand",
                     })
                     .collect();
-                write!(f, "[{}], then stand", words.join(", "))
+                if actions.last() == Some(&Action::Stand) {
+                    write!(f, "[{}]", words.join(", "))
+                } else {
+                    write!(f, "[{}], then stand", words.join(", "))
+                }
             }
             Policy::HitBelow(limit) => write!(f, "hit below {limit}"),
         }

@@ -9,7 +9,9 @@
 pub mod blackjack;
 pub mod card;
 pub mod deck;
+pub mod draw;
 pub mod plaisante;
+pub mod poker;
 pub mod protocol;
 pub mod runner;
 pub mod submission;

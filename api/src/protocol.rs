@@ -5,16 +5,20 @@ use std::fmt;
 use std::io::{self, Read, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use std::cmp::Ordering;
+
 use crate::blackjack::{self, Round, Rules, Table, TableSource, Tally};
 use crate::card::{Card, format_cards};
 use crate::deck::HandSource;
+use crate::draw::{self, Discard, DrawResult, DrawTable};
 use crate::plaisante::{self, HandName};
+use crate::poker::{self, Category, Matchup, MatchupSource, PokerRules};
 use crate::submission::{Assignment, Submission};
 use crate::tableau::{self, Script, ScriptSource, State};
 use crate::wire::{Wire, put_varint, take_tag};
 
 /// Bumped whenever the byte format changes; the grader refuses a runner that differs.
-pub const PROTOCOL_VERSION: u64 = 2;
+pub const PROTOCOL_VERSION: u64 = 3;
 
 /// The version of this crate, reported by the runner so the grader can name a mismatch.
 pub const API_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -64,6 +68,23 @@ pub enum Request {
     },
     /// A round (or a session of rounds) at each table.
     BlackjackTables { source: TableSource, rules: Rules },
+    /// Every check on every poker hand.
+    PokerHands {
+        source: HandSource,
+        checks: Vec<poker::Check>,
+        rules: PokerRules,
+    },
+    /// Each pair of hands compared both ways, and the first with itself reordered.
+    PokerMatchups {
+        source: MatchupSource,
+        rules: PokerRules,
+    },
+    /// Each discard tried: the hand after it, or a refusal.
+    DrawDiscards { discards: Vec<Discard> },
+    /// The dealer's choice on every hand, checked against the seed's limits.
+    DealerDiscards { source: HandSource },
+    /// Whole hands of five-card draw.
+    DrawTables { tables: Vec<DrawTable> },
 }
 
 /// One input of a request, as the grader shows it next to a wrong answer.
@@ -72,6 +93,9 @@ pub enum Input {
     Hand(Vec<Card>),
     Script(Script),
     Table(Table),
+    Matchup(Matchup),
+    Discard(Discard),
+    DrawTable(DrawTable),
 }
 
 impl Request {
@@ -82,6 +106,21 @@ impl Request {
             Request::BlackjackHands { .. } | Request::BlackjackTables { .. } => {
                 Assignment::Blackjack
             }
+            Request::PokerHands { .. } | Request::PokerMatchups { .. } => Assignment::Poker,
+            Request::DrawDiscards { .. }
+            | Request::DealerDiscards { .. }
+            | Request::DrawTables { .. } => Assignment::DrawPoker,
+        }
+    }
+
+    /// For a request whose answers depend on the submission's own choices (the dealer's
+    /// discards), the same request with those choices fixed, for the reference to answer.
+    pub fn pinned(&self, answers: &[Answer]) -> Option<Request> {
+        match self {
+            Request::DrawTables { tables } if tables.len() == 1 => Some(Request::DrawTables {
+                tables: vec![tables[0].pinned(answers)?],
+            }),
+            _ => None,
         }
     }
 
@@ -93,6 +132,10 @@ impl Request {
             }
             Request::Tableau { source } => source.len(),
             Request::BlackjackTables { source, .. } => source.len(),
+            Request::PokerHands { source, .. } | Request::DealerDiscards { source } => source.len(),
+            Request::PokerMatchups { source, .. } => source.len(),
+            Request::DrawDiscards { discards } => discards.len() as u64,
+            Request::DrawTables { tables } => tables.len() as u64,
         }
     }
 
@@ -108,7 +151,28 @@ impl Request {
                 .map(|c| format!("{c}()"))
                 .unwrap_or_default(),
             Request::Tableau { .. } => format!("the state after step {}", index + 1),
+            Request::BlackjackTables {
+                source: TableSource::Listed(tables),
+                ..
+            } if tables.first().is_some_and(|t| t.rounds > 0) => "the tally of the rounds".into(),
             Request::BlackjackTables { .. } => "the round".into(),
+            Request::PokerHands { checks, .. } => checks
+                .get(index)
+                .map(|c| format!("{c}()"))
+                .unwrap_or_default(),
+            Request::PokerMatchups { .. } => Matchup::QUESTIONS
+                .get(index)
+                .copied()
+                .unwrap_or_default()
+                .into(),
+            Request::DrawDiscards { .. } => "discard_and_draw(hand, positions, deck)".into(),
+            Request::DealerDiscards { .. } => {
+                "dealer_discards(hand): at most 3 positions, each 1 to 5".into()
+            }
+            Request::DrawTables { tables } => tables
+                .first()
+                .map(|t| t.question(index))
+                .unwrap_or_default(),
         }
     }
 
@@ -155,6 +219,31 @@ impl Request {
                     )
                 }
             },
+            Request::PokerHands {
+                source,
+                checks,
+                rules,
+            } => format!(
+                "{} ({})\nchecks: {}",
+                hands(source, "plaisante"),
+                describe_rules(rules),
+                names(checks.iter().map(|c| c.name()).collect())
+            ),
+            Request::PokerMatchups { source, rules } => match source {
+                MatchupSource::Listed(list) => {
+                    format!("{} pairs of hands ({})", list.len(), describe_rules(rules))
+                }
+                MatchupSource::Generated { count, seed } => format!(
+                    "{} pairs of hands from seed {seed}, compared both ways and each with itself ({})",
+                    group_digits(u64::from(*count)),
+                    describe_rules(rules)
+                ),
+            },
+            Request::DealerDiscards { source } => {
+                format!("dealer_discards on {}", hands(source, "plaisante"))
+            }
+            Request::DrawDiscards { discards } => format!("{} discards", discards.len()),
+            Request::DrawTables { tables } => format!("{} tables", tables.len()),
             Request::BlackjackTables { source, rules } => {
                 let h17 = if rules.dealer_hits_soft_17 {
                     "H17"
@@ -205,12 +294,39 @@ impl Request {
                 source.put(out)?;
                 rules.put(out)
             }
+            Request::PokerHands {
+                source,
+                checks,
+                rules,
+            } => {
+                put_varint(out, 4)?;
+                source.put(out)?;
+                checks.put(out)?;
+                rules.put(out)
+            }
+            Request::PokerMatchups { source, rules } => {
+                put_varint(out, 5)?;
+                source.put(out)?;
+                rules.put(out)
+            }
+            Request::DrawDiscards { discards } => {
+                put_varint(out, 6)?;
+                discards.put(out)
+            }
+            Request::DealerDiscards { source } => {
+                put_varint(out, 7)?;
+                source.put(out)
+            }
+            Request::DrawTables { tables } => {
+                put_varint(out, 8)?;
+                tables.put(out)
+            }
         }
     }
 
     /// The next request, or `None` when the grader closed the connection.
     pub fn read(input: &mut dyn Read) -> io::Result<Option<Request>> {
-        let tag = match take_tag(input, 4) {
+        let tag = match take_tag(input, 9) {
             Ok(tag) => tag,
             Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
             Err(e) => return Err(e),
@@ -227,12 +343,43 @@ impl Request {
                 source: Wire::take(input)?,
                 checks: Wire::take(input)?,
             },
-            _ => Request::BlackjackTables {
+            3 => Request::BlackjackTables {
                 source: Wire::take(input)?,
                 rules: Wire::take(input)?,
             },
+            4 => Request::PokerHands {
+                source: Wire::take(input)?,
+                checks: Wire::take(input)?,
+                rules: Wire::take(input)?,
+            },
+            5 => Request::PokerMatchups {
+                source: Wire::take(input)?,
+                rules: Wire::take(input)?,
+            },
+            6 => Request::DrawDiscards {
+                discards: Wire::take(input)?,
+            },
+            7 => Request::DealerDiscards {
+                source: Wire::take(input)?,
+            },
+            _ => Request::DrawTables {
+                tables: Wire::take(input)?,
+            },
         }))
     }
+}
+
+fn describe_rules(rules: &PokerRules) -> String {
+    let ties = match rules.ties {
+        poker::Ties::Standard => "standard ties",
+        poker::Ties::Draw1572 => "draw_1572 ties",
+    };
+    let wheel = if rules.ace_low_straight {
+        "A-2-3-4-5 a straight"
+    } else {
+        "no ace-low straight"
+    };
+    format!("{ties}, {wheel}")
 }
 
 /// 2598960 as 2,598,960.
@@ -249,6 +396,17 @@ pub fn group_digits(n: u64) -> String {
 }
 
 impl Input {
+    /// What the input is, as a report's field name.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Input::Hand(_) => "hand",
+            Input::Script(_) => "steps",
+            Input::Table(_) | Input::DrawTable(_) => "table",
+            Input::Matchup(_) => "hands",
+            Input::Discard(_) => "discard",
+        }
+    }
+
     /// The input as a student reads it; for a script, its steps through `through`.
     pub fn describe(&self, through: usize) -> String {
         match self {
@@ -256,6 +414,9 @@ impl Input {
             Input::Hand(cards) => format!("{}   ({} cards)", format_cards(cards), cards.len()),
             Input::Script(script) => script.describe_through(through),
             Input::Table(table) => table.describe(),
+            Input::Matchup(matchup) => matchup.describe(),
+            Input::Discard(discard) => discard.describe(),
+            Input::DrawTable(table) => table.describe(),
         }
     }
 }
@@ -270,6 +431,19 @@ pub enum Answer {
     Tableau(State),
     Round(Round),
     Tally(Tally),
+    Category(Category),
+    Ordering(Ordering),
+    Cards(Vec<Card>),
+    /// `discard_and_draw` returned an error.
+    Refused,
+    /// Whether a rule held (`None`) or how it was broken.
+    Rule(Option<String>),
+    /// The dealer's discards, and how they break the rules if they do.
+    Choice {
+        positions: Vec<u32>,
+        problem: Option<String>,
+    },
+    Draw(DrawResult),
     Panicked(Panic),
     NotRegistered(Assignment),
 }
@@ -318,6 +492,21 @@ impl fmt::Display for Answer {
             Answer::Tableau(state) => write!(f, "{state}"),
             Answer::Round(round) => write!(f, "{round}"),
             Answer::Tally(tally) => write!(f, "{tally}"),
+            Answer::Category(category) => write!(f, "{category}"),
+            Answer::Ordering(ordering) => write!(f, "{ordering:?}"),
+            Answer::Cards(cards) => write!(f, "{}", format_cards(cards)),
+            Answer::Refused => write!(f, "an error (refused)"),
+            Answer::Rule(None) => write!(f, "within the rules"),
+            Answer::Rule(Some(problem)) => write!(f, "against the rules: {problem}"),
+            Answer::Choice {
+                positions,
+                problem: None,
+            } => write!(f, "discard {positions:?}"),
+            Answer::Choice {
+                positions,
+                problem: Some(problem),
+            } => write!(f, "discard {positions:?}, against the rules: {problem}"),
+            Answer::Draw(result) => write!(f, "{result}"),
             Answer::Panicked(panic) => write!(f, "{panic}"),
             Answer::NotRegistered(assignment) => write!(
                 f,
@@ -415,6 +604,100 @@ pub fn respond_by_input(
                 on_input(Input::Table(table), vec![answer])
             });
         }
+        Request::PokerHands {
+            source,
+            checks,
+            rules,
+        } => {
+            let build = submission.poker_hand_builder();
+            source.for_each_hand(|cards| {
+                let answers = match build {
+                    None => vec![refusal.clone(); checks.len()],
+                    Some(build) => match guarded(|| build(cards.clone(), *rules)) {
+                        Ok(hand) => checks
+                            .iter()
+                            .map(|check| ask(|| check.ask(&*hand)))
+                            .collect(),
+                        Err(panic) => vec![Answer::Panicked(panic); checks.len()],
+                    },
+                };
+                on_input(Input::Hand(cards), answers)
+            });
+        }
+        Request::PokerMatchups { source, rules } => {
+            let build = submission.poker_hand_builder();
+            let questions = Matchup::QUESTIONS.len();
+            source.for_each_matchup(|matchup| {
+                let answers = match build {
+                    None => vec![refusal.clone(); questions],
+                    Some(build) => match guarded(|| matchup.answers(&|cards| build(cards, *rules)))
+                    {
+                        Ok(answers) => answers,
+                        Err(panic) => vec![Answer::Panicked(panic); questions],
+                    },
+                };
+                on_input(Input::Matchup(matchup), answers)
+            });
+        }
+        Request::DrawDiscards { discards } => {
+            let build = submission.draw_builders();
+            for discard in discards {
+                let answer = match build {
+                    None => refusal.clone(),
+                    Some((game, _)) => ask(|| discard.answer(&*game())),
+                };
+                if !on_input(Input::Discard(discard.clone()), vec![answer]) {
+                    return;
+                }
+            }
+        }
+        Request::DealerDiscards { source } => {
+            let build = submission.draw_builders();
+            source.for_each_hand(|cards| {
+                let answer = match build {
+                    None => refusal.clone(),
+                    Some((game, _)) => ask(|| {
+                        let positions = game().dealer_discards(&cards);
+                        Answer::Rule(
+                            draw::check_positions(&positions)
+                                .err()
+                                .map(|e| e.to_string()),
+                        )
+                    }),
+                };
+                on_input(Input::Hand(cards), vec![answer])
+            });
+        }
+        Request::DrawTables { tables } => {
+            let build = submission.draw_builders();
+            for table in tables {
+                let expected_len = table.player.len() + 1;
+                let answers = match build {
+                    None => vec![refusal.clone(); expected_len],
+                    Some((game, hand)) => {
+                        let played = guarded(|| {
+                            table.play(&*game(), &|cards| hand(cards, draw::DRAW_RULES))
+                        });
+                        played.unwrap_or_else(|panic| vec![Answer::Panicked(panic); expected_len])
+                    }
+                };
+                if !on_input(Input::DrawTable(table.clone()), answers) {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// What `submission` (the reference, in the grader) makes of `input`, beyond its answers:
+/// for two poker hands, both categories and value vectors and the element that decides.
+pub fn explain(submission: &Submission, request: &Request, input: &Input) -> Option<String> {
+    match (request, input) {
+        (Request::PokerMatchups { rules, .. }, Input::Matchup(matchup)) => {
+            let build = submission.poker_hand_builder()?;
+            guarded(|| poker::explain(matchup, &|cards| build(cards, *rules))).ok()
+        }
+        _ => None,
     }
 }
 
@@ -514,11 +797,37 @@ impl Item {
                 put_varint(out, 10)?;
                 tally.put(out)
             }
+            Answer::Category(category) => {
+                put_varint(out, 11)?;
+                category.put(out)
+            }
+            Answer::Ordering(ordering) => {
+                put_varint(out, 12)?;
+                ordering.put(out)
+            }
+            Answer::Cards(cards) => {
+                put_varint(out, 13)?;
+                cards.put(out)
+            }
+            Answer::Refused => put_varint(out, 14),
+            Answer::Rule(problem) => {
+                put_varint(out, 15)?;
+                problem.put(out)
+            }
+            Answer::Choice { positions, problem } => {
+                put_varint(out, 16)?;
+                positions.put(out)?;
+                problem.put(out)
+            }
+            Answer::Draw(result) => {
+                put_varint(out, 17)?;
+                result.put(out)
+            }
         }
     }
 
     pub fn read(input: &mut dyn Read) -> io::Result<Item> {
-        let answer = match take_tag(input, 11)? {
+        let answer = match take_tag(input, 18)? {
             0 => return Ok(Item::End),
             1 => Answer::Bool(false),
             2 => Answer::Bool(true),
@@ -529,7 +838,17 @@ impl Item {
             7 => Answer::NotRegistered(Wire::take(input)?),
             8 => Answer::Tableau(Wire::take(input)?),
             9 => Answer::Round(Wire::take(input)?),
-            _ => Answer::Tally(Wire::take(input)?),
+            10 => Answer::Tally(Wire::take(input)?),
+            11 => Answer::Category(Wire::take(input)?),
+            12 => Answer::Ordering(Wire::take(input)?),
+            13 => Answer::Cards(Wire::take(input)?),
+            14 => Answer::Refused,
+            15 => Answer::Rule(Wire::take(input)?),
+            16 => Answer::Choice {
+                positions: Wire::take(input)?,
+                problem: Wire::take(input)?,
+            },
+            _ => Answer::Draw(Wire::take(input)?),
         };
         Ok(Item::Answer(answer))
     }
@@ -598,6 +917,25 @@ mod tests {
                     hand_size: 0,
                 },
                 checks: blackjack::Check::ALL.to_vec(),
+            },
+            Request::PokerMatchups {
+                source: MatchupSource::Generated { count: 3, seed: 1 },
+                rules: PokerRules::default(),
+            },
+            Request::DrawTables {
+                tables: vec![DrawTable {
+                    deck: vec![king],
+                    seed: 2,
+                    player: vec![vec![1]],
+                    dealer: None,
+                }],
+            },
+            Request::DrawDiscards {
+                discards: vec![Discard {
+                    hand: vec![king],
+                    positions: vec![1, 1],
+                    deck: vec![],
+                }],
             },
             Request::BlackjackTables {
                 source: TableSource::Listed(vec![Table {

@@ -4,7 +4,9 @@ use std::fmt;
 
 use crate::blackjack::{BlackjackGame, BlackjackHand};
 use crate::card::Card;
+use crate::draw::DrawGame;
 use crate::plaisante::PlaisanteHand;
+use crate::poker::{PokerHand, PokerRules};
 use crate::tableau::Tableau;
 
 /// An assignment a submission can implement.
@@ -13,13 +15,17 @@ pub enum Assignment {
     PlaisanteHand,
     Tableau,
     Blackjack,
+    Poker,
+    DrawPoker,
 }
 
 impl Assignment {
-    pub const ALL: [Assignment; 3] = [
+    pub const ALL: [Assignment; 5] = [
         Assignment::PlaisanteHand,
         Assignment::Tableau,
         Assignment::Blackjack,
+        Assignment::Poker,
+        Assignment::DrawPoker,
     ];
 
     /// The name specs use in their `assignment:` field.
@@ -28,6 +34,8 @@ impl Assignment {
             Assignment::PlaisanteHand => "plaisante_hand",
             Assignment::Tableau => "tableau",
             Assignment::Blackjack => "blackjack",
+            Assignment::Poker => "poker",
+            Assignment::DrawPoker => "draw_poker",
         }
     }
 
@@ -37,6 +45,8 @@ impl Assignment {
             Assignment::PlaisanteHand => ".plaisante_hand::<YourHand>()",
             Assignment::Tableau => ".tableau::<YourTableau>()",
             Assignment::Blackjack => ".blackjack::<YourHand, YourGame>()",
+            Assignment::Poker => ".poker::<YourHand>()",
+            Assignment::DrawPoker => ".draw_poker::<YourGame, YourHand>()",
         }
     }
 }
@@ -77,6 +87,8 @@ pub(crate) type HandBuilder = fn(Vec<Card>) -> Box<dyn PlaisanteHand>;
 pub(crate) type TableauBuilder = fn() -> Box<dyn Tableau>;
 pub(crate) type BlackjackHandBuilder = fn() -> Box<dyn BlackjackHand>;
 pub(crate) type BlackjackGameBuilder = fn() -> Box<dyn BlackjackGame>;
+pub(crate) type PokerHandBuilder = fn(Vec<Card>, PokerRules) -> Box<dyn PokerHand>;
+pub(crate) type DrawGameBuilder = fn() -> Box<dyn DrawGame>;
 
 /// What a submission implements, one builder call per assignment:
 ///
@@ -104,6 +116,12 @@ pub struct Submission {
     plaisante_hand: Option<HandBuilder>,
     tableau: Option<TableauBuilder>,
     blackjack: Option<(BlackjackHandBuilder, BlackjackGameBuilder)>,
+    poker: Option<PokerHandBuilder>,
+    draw_poker: Option<(DrawGameBuilder, PokerHandBuilder)>,
+}
+
+fn poker_hand<H: PokerHand + 'static>(cards: Vec<Card>, rules: PokerRules) -> Box<dyn PokerHand> {
+    Box::new(H::new(cards, rules))
 }
 
 impl Submission {
@@ -143,12 +161,29 @@ impl Submission {
         self
     }
 
+    /// Registers `H` as this submission's poker hand (seed 002).
+    pub fn poker<H: PokerHand + 'static>(mut self) -> Submission {
+        self.poker = Some(poker_hand::<H>);
+        self
+    }
+
+    /// Registers `G` as this submission's five-card draw game, ranking hands with `H`.
+    pub fn draw_poker<G: DrawGame + 'static, H: PokerHand + 'static>(mut self) -> Submission {
+        fn game<G: DrawGame + 'static>() -> Box<dyn DrawGame> {
+            Box::new(G::new())
+        }
+        self.draw_poker = Some((game::<G>, poker_hand::<H>));
+        self
+    }
+
     /// The assignments registered, in a stable order.
     pub fn assignments(&self) -> Vec<Assignment> {
         let registered = [
             self.plaisante_hand.is_some(),
             self.tableau.is_some(),
             self.blackjack.is_some(),
+            self.poker.is_some(),
+            self.draw_poker.is_some(),
         ];
         Assignment::ALL
             .into_iter()
@@ -167,6 +202,15 @@ impl Submission {
 
     pub(crate) fn blackjack_hand_builder(&self) -> Option<BlackjackHandBuilder> {
         self.blackjack.map(|(hand, _)| hand)
+    }
+
+    pub(crate) fn poker_hand_builder(&self) -> Option<PokerHandBuilder> {
+        self.poker
+    }
+
+    /// The registered draw game and its hand, for code that plays it directly.
+    pub fn draw_builders(&self) -> Option<(DrawGameBuilder, PokerHandBuilder)> {
+        self.draw_poker
     }
 
     /// Builds the registered blackjack game, for code that plays it directly.

@@ -1,0 +1,333 @@
+//! Five-card draw (seed 004): discard up to three cards by position, draw replacements,
+//! and a whole hand against the dealer under the `draw_1572` rules.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+use crate::blackjack::Tally;
+use crate::card::{Card, format_cards};
+use crate::deck::Deck;
+use crate::poker::{Category, PokerHand, PokerRules, Ties};
+use crate::protocol::Answer;
+
+/// At most this many cards may be discarded.
+pub const MAX_DISCARDS: usize = 3;
+
+/// The rules seed 004's game is played by.
+pub const DRAW_RULES: PokerRules = PokerRules {
+    ties: Ties::Draw1572,
+    ace_low_straight: true,
+};
+
+/// Why a discard was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DiscardError {
+    #[error("{0} positions: at most 3 cards may be discarded")]
+    TooMany(usize),
+    #[error("position {0} is given twice")]
+    Repeated(u32),
+    #[error("position {0} is not one of 1 to 5")]
+    OutOfRange(u32),
+}
+
+/// Checks `positions` as the player typed them: at most 3, each 1 to 5, none twice.
+pub fn check_positions(positions: &[u32]) -> Result<(), DiscardError> {
+    if positions.len() > MAX_DISCARDS {
+        return Err(DiscardError::TooMany(positions.len()));
+    }
+    for (index, &position) in positions.iter().enumerate() {
+        if !(1..=5).contains(&position) {
+            return Err(DiscardError::OutOfRange(position));
+        }
+        if positions[..index].contains(&position) {
+            return Err(DiscardError::Repeated(position));
+        }
+    }
+    Ok(())
+}
+
+/// Seed 004's game. Students write the discards; `play_hand` is provided.
+pub trait DrawGame {
+    fn new() -> Self
+    where
+        Self: Sized;
+
+    /// Replaces the cards at `positions` (1 to 5, as the player types them) with cards
+    /// drawn from the top of `deck`, in the order the positions are given, each into its
+    /// discarded slot. More than 3 positions, a repeated one or one outside 1..=5 is an
+    /// error, returned without touching the hand: never a panic.
+    fn discard_and_draw(
+        &self,
+        hand: &mut [Card],
+        positions: &[u32],
+        deck: &mut Deck,
+    ) -> Result<(), DiscardError>;
+
+    /// The dealer's choice of positions to discard: at most 3, each 1 to 5. The seed's
+    /// stub keeps every card (an empty list).
+    fn dealer_discards(&self, hand: &[Card]) -> Vec<u32>;
+}
+
+/// A hand (or several) of the game on one deck.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DrawTable {
+    /// The deck, top first; fresh decks after it come from `seed`.
+    pub deck: Vec<Card>,
+    pub seed: u64,
+    /// The player's discards, one list per hand played.
+    pub player: Vec<Vec<u32>>,
+    /// The dealer's discards per hand; `None` asks the submission's own `dealer_discards`.
+    pub dealer: Option<Vec<Vec<u32>>>,
+}
+
+impl DrawTable {
+    pub fn describe(&self) -> String {
+        let deck = if self.deck.is_empty() {
+            format!("shuffled from seed {}", self.seed)
+        } else {
+            format_cards(&self.deck)
+        };
+        let player: Vec<String> = self.player.iter().map(|p| format!("{p:?}")).collect();
+        let dealer = match &self.dealer {
+            None => "its own dealer_discards".to_string(),
+            Some(lists) => format!("{lists:?}"),
+        };
+        format!(
+            "deck: {deck}\nplayer discards: {}\ndealer discards: {dealer}",
+            player.join(" then ")
+        )
+    }
+
+    /// The questions answered, in order: the dealer's choice for each hand, then the
+    /// hand's result (one hand) or the tally (several).
+    pub fn question(&self, index: usize) -> String {
+        match index.checked_sub(self.player.len()) {
+            None => format!("dealer_discards (hand {})", index + 1),
+            Some(_) if self.player.len() == 1 => "the hand's result".into(),
+            Some(_) => "the tally".into(),
+        }
+    }
+
+    /// Plays the table with `game` and `build`; a dealer choice that breaks the rules is
+    /// reported and the dealer then keeps every card.
+    pub fn play(
+        &self,
+        game: &dyn DrawGame,
+        build: &dyn Fn(Vec<Card>) -> Box<dyn PokerHand>,
+    ) -> Vec<Answer> {
+        let mut deck = if self.deck.is_empty() {
+            Deck::shuffled(self.seed)
+        } else {
+            Deck::stacked_seeded(self.deck.clone(), self.seed)
+        };
+        let mut answers = Vec::new();
+        let mut tally = Tally::default();
+        let mut last = None;
+        for (index, player_positions) in self.player.iter().enumerate() {
+            let mut player: Vec<Card> = (0..5).map(|_| deck.deal()).collect();
+            let mut dealer: Vec<Card> = (0..5).map(|_| deck.deal()).collect();
+            // The spec's player discards are valid; a refusal leaves the hand as dealt.
+            let _ = game.discard_and_draw(&mut player, player_positions, &mut deck);
+            let (positions, problem) = match &self.dealer {
+                Some(lists) => (lists.get(index).cloned().unwrap_or_default(), None),
+                None => {
+                    let own = game.dealer_discards(&dealer);
+                    let problem = check_positions(&own).err().map(|e| e.to_string());
+                    (own, problem)
+                }
+            };
+            if check_positions(&positions).is_ok() {
+                let _ = game.discard_and_draw(&mut dealer, &positions, &mut deck);
+            }
+            answers.push(Answer::Choice { positions, problem });
+            let (player_hand, dealer_hand) = (build(player.clone()), build(dealer.clone()));
+            let result = DrawResult {
+                player_category: player_hand.category(),
+                dealer_category: dealer_hand.category(),
+                winner: player_hand.compare(&*dealer_hand),
+                player,
+                dealer,
+            };
+            tally.record(match result.winner {
+                Ordering::Greater => crate::blackjack::Outcome::PlayerWins,
+                Ordering::Equal => crate::blackjack::Outcome::Push,
+                Ordering::Less => crate::blackjack::Outcome::DealerWins,
+            });
+            last = Some(result);
+        }
+        match last {
+            Some(result) if self.player.len() == 1 => answers.push(Answer::Draw(result)),
+            _ => answers.push(Answer::Tally(tally)),
+        }
+        answers
+    }
+
+    /// This table with the dealer's choices the submission made in `answers`, for the
+    /// reference to play the same hands.
+    pub fn pinned(&self, answers: &[Answer]) -> Option<DrawTable> {
+        if self.dealer.is_some() {
+            return None;
+        }
+        let choices = answers
+            .iter()
+            .take(self.player.len())
+            .map(|answer| match answer {
+                Answer::Choice { positions, .. } => positions.clone(),
+                _ => Vec::new(),
+            })
+            .collect();
+        Some(DrawTable {
+            dealer: Some(choices),
+            ..self.clone()
+        })
+    }
+}
+
+/// One hand of the game, compared whole.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DrawResult {
+    pub player: Vec<Card>,
+    pub dealer: Vec<Card>,
+    pub player_category: Category,
+    pub dealer_category: Category,
+    /// The player's hand against the dealer's.
+    pub winner: Ordering,
+}
+
+impl fmt::Display for DrawResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let winner = match self.winner {
+            Ordering::Greater => "the player",
+            Ordering::Equal => "nobody (a tie)",
+            Ordering::Less => "the dealer",
+        };
+        writeln!(
+            f,
+            "player  {}  {}",
+            format_cards(&self.player),
+            self.player_category
+        )?;
+        writeln!(
+            f,
+            "dealer  {}  {}",
+            format_cards(&self.dealer),
+            self.dealer_category
+        )?;
+        write!(f, "winner  {winner}")
+    }
+}
+
+/// A discard to try: a hand, the positions typed and the deck replacements come from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Discard {
+    pub hand: Vec<Card>,
+    pub positions: Vec<u32>,
+    pub deck: Vec<Card>,
+}
+
+impl Discard {
+    pub fn describe(&self) -> String {
+        format!(
+            "hand: {}\npositions: {:?}\ndeck: {}",
+            format_cards(&self.hand),
+            self.positions,
+            format_cards(&self.deck)
+        )
+    }
+
+    pub fn answer(&self, game: &dyn DrawGame) -> Answer {
+        let mut hand = self.hand.clone();
+        let mut deck = Deck::stacked(self.deck.clone());
+        match game.discard_and_draw(&mut hand, &self.positions, &mut deck) {
+            Ok(()) => Answer::Cards(hand),
+            Err(_) => Answer::Refused,
+        }
+    }
+}
+
+crate::wire_struct!(DrawTable {
+    deck,
+    seed,
+    player,
+    dealer
+});
+crate::wire_struct!(Discard {
+    hand,
+    positions,
+    deck
+});
+crate::wire_struct!(DrawResult {
+    player,
+    dealer,
+    player_category,
+    dealer_category,
+    winner
+});
+
+impl crate::wire::Wire for Ordering {
+    fn put(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        crate::wire::put_varint(out, (*self as i8 + 1) as u64)
+    }
+    fn take(input: &mut dyn std::io::Read) -> std::io::Result<Ordering> {
+        Ok(match crate::wire::take_tag(input, 3)? {
+            0 => Ordering::Less,
+            1 => Ordering::Equal,
+            _ => Ordering::Greater,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::round_trip;
+
+    #[test]
+    fn positions_are_checked_as_the_seed_says() {
+        assert_eq!(check_positions(&[]), Ok(()));
+        assert_eq!(check_positions(&[5, 1, 3]), Ok(()));
+        assert_eq!(
+            check_positions(&[1, 2, 3, 4]),
+            Err(DiscardError::TooMany(4))
+        );
+        assert_eq!(check_positions(&[2, 2]), Err(DiscardError::Repeated(2)));
+        assert_eq!(check_positions(&[0]), Err(DiscardError::OutOfRange(0)));
+        assert_eq!(check_positions(&[6]), Err(DiscardError::OutOfRange(6)));
+    }
+
+    #[test]
+    fn draw_values_round_trip() {
+        round_trip(Ordering::Less);
+        round_trip(Ordering::Greater);
+        round_trip(DrawTable {
+            deck: vec![],
+            seed: 4,
+            player: vec![vec![1, 2], vec![]],
+            dealer: None,
+        });
+    }
+
+    #[test]
+    fn a_pinned_table_takes_the_dealers_choices() {
+        let table = DrawTable {
+            deck: vec![],
+            seed: 1,
+            player: vec![vec![1], vec![2]],
+            dealer: None,
+        };
+        let answers = [
+            Answer::Choice {
+                positions: vec![3],
+                problem: None,
+            },
+            Answer::Choice {
+                positions: vec![],
+                problem: None,
+            },
+        ];
+        assert_eq!(
+            table.pinned(&answers).unwrap().dealer,
+            Some(vec![vec![3], vec![]])
+        );
+    }
+}

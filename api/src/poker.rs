@@ -1,0 +1,407 @@
+//! Poker hands (seed 002) and their ranking rules, standard or seed 004's (`draw_1572`).
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::str::FromStr;
+
+use crate::card::{Card, Suit, format_cards};
+use crate::deck::{HandSource, below, seeded_rng};
+use crate::protocol::Answer;
+use crate::wire::{Wire, put_varint, take_tag};
+
+/// The hand categories, worst to best; seed 002 numbers them 1 to 9 in the value vector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Category {
+    HighCard,
+    OnePair,
+    TwoPair,
+    ThreeOfAKind,
+    Straight,
+    Flush,
+    FullHouse,
+    FourOfAKind,
+    StraightFlush,
+}
+
+impl Category {
+    pub const ALL: [Category; 9] = [
+        Category::HighCard,
+        Category::OnePair,
+        Category::TwoPair,
+        Category::ThreeOfAKind,
+        Category::Straight,
+        Category::Flush,
+        Category::FullHouse,
+        Category::FourOfAKind,
+        Category::StraightFlush,
+    ];
+
+    /// Seed 002's number for the category: 1 for high card up to 9 for a straight flush.
+    pub fn number(self) -> u32 {
+        self as u32 + 1
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Category::HighCard => "high card",
+            Category::OnePair => "one pair",
+            Category::TwoPair => "two pairs",
+            Category::ThreeOfAKind => "three of a kind",
+            Category::Straight => "straight",
+            Category::Flush => "flush",
+            Category::FullHouse => "full house",
+            Category::FourOfAKind => "four of a kind",
+            Category::StraightFlush => "straight flush",
+        }
+    }
+}
+
+impl fmt::Display for Category {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+impl FromStr for Category {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Category, String> {
+        let key = |t: &str| {
+            t.chars()
+                .filter(|c| c.is_alphanumeric())
+                .collect::<String>()
+                .to_lowercase()
+        };
+        let wanted = key(text).trim_end_matches('s').to_string();
+        Category::ALL
+            .into_iter()
+            .find(|c| key(c.label()).trim_end_matches('s') == wanted)
+            .ok_or_else(|| {
+                format!("`{text}` is not a poker category, such as `full house` or `one pair`")
+            })
+    }
+}
+
+/// How ties are broken.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Ties {
+    /// Every rank that can break a tie does (kickers included); suits never do.
+    #[default]
+    Standard,
+    /// Seed 004 (Comp 1572): high card, flush, straight and straight flush by the highest
+    /// card, then its suit (clubs < diamonds < hearts < spades); full house, three and four
+    /// of a kind by the rank of the group; two pairs by the high pair; a pair by its rank.
+    Draw1572,
+}
+
+impl Ties {
+    pub const ALL: [Ties; 2] = [Ties::Standard, Ties::Draw1572];
+}
+
+/// The rules a spec chooses; the reference obeys them and a student's hand may read them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PokerRules {
+    pub ties: Ties,
+    /// A-2-3-4-5 is a straight whose high card is the 5.
+    pub ace_low_straight: bool,
+}
+
+impl Default for PokerRules {
+    fn default() -> PokerRules {
+        PokerRules {
+            ties: Ties::Standard,
+            ace_low_straight: true,
+        }
+    }
+}
+
+/// A five-card poker hand, as seed 002's `Hand`.
+pub trait PokerHand {
+    /// The hand of `cards` under `rules`.
+    fn new(cards: Vec<Card>, rules: PokerRules) -> Self
+    where
+        Self: Sized;
+
+    fn cards(&self) -> &[Card];
+
+    /// The best category the cards form (a straight flush is not also counted a flush).
+    fn category(&self) -> Category;
+
+    /// Seed 002's value vector: the category's number (1-9) first, then what breaks ties
+    /// in order (ranks 2-14; a wheel's high card is 5; under `draw_1572` a suit as 1-4 for
+    /// clubs to spades where the rules say a suit decides). Hands compare by this vector.
+    fn tiebreak(&self) -> Vec<u32>;
+
+    /// How this hand ranks against `other` (provided: the value vectors compared in order).
+    fn compare(&self, other: &dyn PokerHand) -> Ordering {
+        self.tiebreak().cmp(&other.tiebreak())
+    }
+}
+
+/// Seed 004's number for a suit, as the `draw_1572` vectors hold it: clubs 1 to spades 4.
+pub fn suit_number(suit: Suit) -> u32 {
+    suit as u32 + 1
+}
+
+/// A question about one poker hand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Check {
+    Category,
+    Tiebreak,
+}
+
+impl Check {
+    pub const ALL: [Check; 2] = [Check::Category, Check::Tiebreak];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Check::Category => "category",
+            Check::Tiebreak => "tiebreak",
+        }
+    }
+
+    pub fn ask(self, hand: &dyn PokerHand) -> Answer {
+        match self {
+            Check::Category => Answer::Category(hand.category()),
+            Check::Tiebreak => Answer::Cells(hand.tiebreak().into_iter().map(i64::from).collect()),
+        }
+    }
+}
+
+impl fmt::Display for Check {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Check {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Check, String> {
+        Check::ALL
+            .into_iter()
+            .find(|c| c.name() == text.trim())
+            .ok_or_else(|| format!("`{text}` is not a poker check; expected category or tiebreak"))
+    }
+}
+
+/// Two hands to compare.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Matchup {
+    pub first: Vec<Card>,
+    pub second: Vec<Card>,
+}
+
+impl Matchup {
+    /// What each comparison answer is about, in the order they are answered: the pair
+    /// both ways (compare must be antisymmetric) and the first hand against itself
+    /// reordered (equal hands compare equal).
+    pub const QUESTIONS: [&'static str; 3] = [
+        "first.compare(second)",
+        "second.compare(first)",
+        "first.compare(first, its cards reversed)",
+    ];
+
+    pub fn describe(&self) -> String {
+        format!(
+            "first:  {}\nsecond: {}",
+            format_cards(&self.first),
+            format_cards(&self.second)
+        )
+    }
+
+    pub fn answers(&self, build: &dyn Fn(Vec<Card>) -> Box<dyn PokerHand>) -> Vec<Answer> {
+        let first = build(self.first.clone());
+        let second = build(self.second.clone());
+        let reversed = build(self.first.iter().rev().copied().collect());
+        vec![
+            Answer::Ordering(first.compare(&*second)),
+            Answer::Ordering(second.compare(&*first)),
+            Answer::Ordering(first.compare(&*reversed)),
+        ]
+    }
+}
+
+/// Both hands' categories and value vectors side by side, as `build` sees them, and the
+/// element that decides between them.
+pub fn explain(matchup: &Matchup, build: &dyn Fn(Vec<Card>) -> Box<dyn PokerHand>) -> String {
+    let (first, second) = (build(matchup.first.clone()), build(matchup.second.clone()));
+    let (a, b) = (first.tiebreak(), second.tiebreak());
+    let decided = a.iter().zip(&b).position(|(x, y)| x != y);
+    let row = |name: &str, hand: &dyn PokerHand, vector: &[u32]| {
+        let cells: Vec<String> = vector
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                if Some(i) == decided {
+                    format!("[{v}]")
+                } else {
+                    v.to_string()
+                }
+            })
+            .collect();
+        format!(
+            "{name:<7} {:<16} {:<18} {}",
+            format_cards(hand.cards()),
+            hand.category().label(),
+            cells.join(" ")
+        )
+    };
+    let verdict = match decided {
+        Some(0) => "the categories decide".to_string(),
+        Some(i) => format!("element {} of the vectors decides (marked)", i + 1),
+        None => "the vectors are equal: a tie".to_string(),
+    };
+    format!(
+        "{}\n{}\n{verdict}",
+        row("first", &*first, &a),
+        row("second", &*second, &b)
+    )
+}
+
+/// Where the matchups of a request come from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MatchupSource {
+    Listed(Vec<Matchup>),
+    /// `count` pairs of hands dealt from one shuffled deck each; every fourth pair is two
+    /// hands of the same category, where tie-breaks matter.
+    Generated {
+        count: u32,
+        seed: u64,
+    },
+}
+
+impl MatchupSource {
+    pub fn len(&self) -> u64 {
+        match self {
+            MatchupSource::Listed(matchups) => matchups.len() as u64,
+            MatchupSource::Generated { count, .. } => u64::from(*count),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn for_each_matchup(&self, mut visit: impl FnMut(Matchup) -> bool) {
+        match self {
+            MatchupSource::Listed(matchups) => {
+                for matchup in matchups {
+                    if !visit(matchup.clone()) {
+                        return;
+                    }
+                }
+            }
+            MatchupSource::Generated { count, seed } => {
+                let mut rng = seeded_rng(*seed);
+                for index in 0..*count {
+                    let mut first = Vec::new();
+                    HandSource::Generated {
+                        count: 1,
+                        seed: u64::from(below(&mut rng, u32::MAX)),
+                        hand_size: 10,
+                    }
+                    .for_each_hand(|ten| {
+                        first = ten;
+                        false
+                    });
+                    let second = first.split_off(5);
+                    let matchup = if index % 4 == 3 {
+                        same_shape(&first, &second)
+                    } else {
+                        Matchup { first, second }
+                    };
+                    if !visit(matchup) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A second hand with the first's pattern of ranks shifted and suits rotated, so the two
+/// usually share a category and tie-breaks decide.
+fn same_shape(first: &[Card], second: &[Card]) -> Matchup {
+    let shift = u32::from(second[0].value()) % 3;
+    let shifted = first
+        .iter()
+        .map(|card| {
+            let value = 2 + (u32::from(card.value()) - 2 + shift) % 13;
+            let suit = Suit::ALL[(card.suit() as usize + 1) % 4];
+            Card::new(value as u8, suit).expect("value kept in 2..=14")
+        })
+        .collect();
+    Matchup {
+        first: first.to_vec(),
+        second: shifted,
+    }
+}
+
+crate::wire_by_position!(Category);
+crate::wire_by_position!(Ties);
+crate::wire_by_position!(Check);
+crate::wire_struct!(PokerRules {
+    ties,
+    ace_low_straight
+});
+crate::wire_struct!(Matchup { first, second });
+
+impl Wire for MatchupSource {
+    fn put(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        match self {
+            MatchupSource::Listed(matchups) => {
+                put_varint(out, 0)?;
+                matchups.put(out)
+            }
+            MatchupSource::Generated { count, seed } => {
+                put_varint(out, 1)?;
+                count.put(out)?;
+                seed.put(out)
+            }
+        }
+    }
+    fn take(input: &mut dyn std::io::Read) -> std::io::Result<MatchupSource> {
+        Ok(match take_tag(input, 2)? {
+            0 => MatchupSource::Listed(Wire::take(input)?),
+            _ => MatchupSource::Generated {
+                count: Wire::take(input)?,
+                seed: Wire::take(input)?,
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::round_trip;
+
+    #[test]
+    fn poker_values_round_trip() {
+        round_trip(PokerRules {
+            ties: Ties::Draw1572,
+            ace_low_straight: false,
+        });
+        round_trip(MatchupSource::Generated { count: 4, seed: 8 });
+        round_trip(Category::StraightFlush);
+    }
+
+    #[test]
+    fn categories_parse_as_people_write_them() {
+        assert_eq!("full house".parse(), Ok(Category::FullHouse));
+        assert_eq!("Two pair".parse(), Ok(Category::TwoPair));
+        assert_eq!("two_pairs".parse(), Ok(Category::TwoPair));
+        assert_eq!("straight-flush".parse(), Ok(Category::StraightFlush));
+        assert!("pear".parse::<Category>().is_err());
+    }
+
+    #[test]
+    fn generated_matchups_are_ten_distinct_cards_or_same_shaped() {
+        let mut count = 0;
+        MatchupSource::Generated { count: 40, seed: 3 }.for_each_matchup(|m| {
+            assert_eq!((m.first.len(), m.second.len()), (5, 5));
+            count += 1;
+            true
+        });
+        assert_eq!(count, 40);
+    }
+}
