@@ -5,7 +5,9 @@
 use grader_api::Submission;
 
 pub mod blackjack;
+pub mod draw;
 pub mod plaisante;
+pub mod poker;
 pub mod tableau;
 
 pub fn submission() -> Submission {
@@ -13,4 +15,6 @@ pub fn submission() -> Submission {
         .plaisante_hand::<plaisante::Hand>()
         .tableau::<tableau::Table>()
         .blackjack::<blackjack::Hand, blackjack::Game>()
+        .poker::<poker::Hand>()
+        .draw_poker::<draw::Game, poker::Hand>()
 }

@@ -1,0 +1,29 @@
+//! Five-card draw (seed 004): discard up to three cards and draw replacements.
+
+use grader_api::draw::{DiscardError, DrawGame};
+use grader_api::{Card, Deck};
+
+pub struct Game;
+
+impl DrawGame for Game {
+    fn new() -> Game {
+        Game
+    }
+
+    /// The player typed `positions` (1 to 5). First refuse what the assignment forbids, by
+    /// returning an error and leaving the hand alone: more than 3 positions
+    /// (`DiscardError::TooMany`), a position outside 1..=5 (`OutOfRange`), one given twice
+    /// (`Repeated`); `grader_api::draw::check_positions` does exactly that if you want it.
+    /// Then, for each position in the order typed, put `deck.deal()` into that slot.
+    fn discard_and_draw(&self, hand: &mut [Card], positions: &[u32], deck: &mut Deck) -> Result<(), DiscardError> {
+        let _ = (hand, positions, deck);
+        todo!()
+    }
+
+    /// The assignment's stub: the dealer keeps every card. Replace it with a strategy of your
+    /// own if you like: at most 3 positions, each 1 to 5, none twice.
+    fn dealer_discards(&self, hand: &[Card]) -> Vec<u32> {
+        let _ = hand;
+        Vec::new()
+    }
+}

@@ -1,0 +1,40 @@
+//! The poker hand evaluator (seed 002): classify five cards and compare two hands.
+
+use grader_api::Card;
+use grader_api::poker::{Category, PokerHand, PokerRules};
+
+pub struct Hand {
+    cards: Vec<Card>,
+    rules: PokerRules,
+}
+
+impl PokerHand for Hand {
+    /// Keep the cards and the rules; you may also work out the category and the value
+    /// vector here, once, as seed 002's constructor does.
+    fn new(cards: Vec<Card>, rules: PokerRules) -> Hand {
+        Hand { cards, rules }
+    }
+
+    fn cards(&self) -> &[Card] {
+        &self.cards
+    }
+
+    /// The best category, checked from the top: straight flush, four of a kind, full house,
+    /// flush, straight, three of a kind, two pairs, one pair, high card. Count the cards
+    /// of each rank first (like the Plaisante counts array). A straight is five ranks in a
+    /// row; when `self.rules.ace_low_straight` is true A-2-3-4-5 is one too (the wheel),
+    /// but K-A-2-3-4 never is.
+    fn category(&self) -> Category {
+        let _ = self.rules;
+        todo!()
+    }
+
+    /// Seed 002's value vector: `category().number()` (1 to 9) first, then what breaks a tie,
+    /// most important first. With standard rules: groups by size then rank (a full house
+    /// 3-3-3-K-K is [7, 3, 13]; two pairs 9-9-5-5-A is [3, 9, 5, 14]), a straight's high
+    /// card (5 for the wheel), a flush's or high card's five ranks from the highest.
+    /// Under `Ties::Draw1572` (seed 004) see the doc of `grader_api::poker::Ties`.
+    fn tiebreak(&self) -> Vec<u32> {
+        todo!()
+    }
+}
