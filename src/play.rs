@@ -9,6 +9,8 @@ use grader_api::blackjack::Rules;
 pub enum Game {
     /// Seed 001: hit or stand against the dealer, with a running tally.
     Blackjack,
+    /// Seed 004: five-card draw against the dealer; discard up to three cards by position.
+    Draw,
 }
 
 #[derive(Debug, clap::Args)]
@@ -38,6 +40,7 @@ pub fn run(args: PlayArgs) -> ExitCode {
                 dealer_hits_soft_17: args.h17,
             },
         ),
+        Game::Draw => reference::draw::terminal::play(&mut input, &mut out, seed),
     };
     match played {
         Ok(_) => ExitCode::SUCCESS,
