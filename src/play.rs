@@ -27,6 +27,10 @@ pub struct PlayArgs {
 }
 
 pub fn run(args: PlayArgs) -> ExitCode {
+    if args.h17 && args.game != Game::Blackjack {
+        eprintln!("error: --h17 is a blackjack rule; `grader play draw` has no dealer soft 17");
+        return ExitCode::from(crate::check::exit::USAGE);
+    }
     let seed = args.seed.unwrap_or_else(clock_seed);
     let stdin = io::stdin();
     let mut input = stdin.lock();

@@ -147,3 +147,14 @@ fn the_same_seed_deals_the_same_game() {
     assert_eq!(first, play(&["--seed", "77"], keys));
     assert_ne!(first.1, play(&["--seed", "78"], keys).1);
 }
+
+#[test]
+fn a_blackjack_rule_is_refused_for_draw() {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_grader"))
+        .args(["play", "draw", "--h17"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--h17 is a blackjack rule"));
+}
