@@ -1,4 +1,4 @@
-//! `grader play` driven through stdin, as a person at a terminal would.
+//! `grader play` driven through stdin, as a person at a terminal would: blackjack, then draw.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -67,9 +67,142 @@ fn blackjack_ends_cleanly_at_the_end_of_input() {
 }
 
 #[test]
-fn the_same_seed_deals_the_same_game() {
+fn the_same_seed_deals_the_same_blackjack_game() {
     let keys = "s\ny\nh\ns\nn\n";
     let first = play(&["blackjack", "--seed", "77", "--h17"], keys);
     assert_eq!(first, play(&["blackjack", "--seed", "77", "--h17"], keys));
     assert!(first.1.contains("the dealer hits soft 17"), "{}", first.1);
+}
+
+/// Each hand shown with positions after `label`, as its five cards. (A piped stdin is not
+/// echoed, so what follows a prompt shares its line.)
+fn hands_after<'a>(out: &'a str, label: &str) -> Vec<Vec<&'a str>> {
+    out.split(label)
+        .skip(1)
+        .map(|rest| rest.lines().next().unwrap_or_default())
+        .map(|hand| {
+            hand.split("  ")
+                .map(|slot| slot.trim().split_once(": ").expect("`n: card`").1)
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn two_hands_with_discards_are_shown_classified_judged_and_tallied() {
+    let (code, out) = play(&["draw", "--seed", "4"], "2\n1 5\ny\n3\n2 3 4\nn\n");
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("Welcome to five-card draw! (deck seed 4)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Controls: type how many cards to discard"),
+        "{out}"
+    );
+    assert_eq!(
+        out.matches("How many cards do you want to discard (0-3)?")
+            .count(),
+        2,
+        "{out}"
+    );
+    assert_eq!(
+        out.matches("Which ones (positions 1-5, separated by spaces)?")
+            .count(),
+        2,
+        "{out}"
+    );
+    let (dealt, drawn) = (
+        hands_after(&out, "Your hand:  "),
+        hands_after(&out, "Your new hand:  "),
+    );
+    assert_eq!((dealt.len(), drawn.len()), (2, 2), "{out}");
+    // Only the discarded positions change.
+    for (hand, kept) in [(0, &[1, 2, 3][..]), (1, &[0, 4])] {
+        for &position in kept {
+            assert_eq!(dealt[hand][position], drawn[hand][position], "{out}");
+        }
+    }
+    assert_ne!(dealt[0][0], drawn[0][0], "{out}");
+    assert_ne!(dealt[1][2], drawn[1][2], "{out}");
+    assert_eq!(out.matches("\nYou have ").count(), 2, "{out}");
+    assert_eq!(out.matches("\nThe dealer has ").count(), 2, "{out}");
+    assert_eq!(out.matches("\nThe dealer's hand:  ").count(), 2, "{out}");
+    let verdicts = ["You win!", "The dealer wins.", "It's a tie."]
+        .iter()
+        .map(|v| out.matches(&format!("\n{v}\n")).count())
+        .sum::<usize>();
+    assert_eq!(verdicts, 2, "{out}");
+    assert!(out.contains("Play another hand (y/n)?"), "{out}");
+    let last = out.trim_end().lines().last().unwrap();
+    assert!(
+        last.starts_with("Thanks for playing! You won ") && last.contains(", the dealer won "),
+        "{out}"
+    );
+}
+
+#[test]
+fn bad_input_is_explained_and_asked_again_never_a_crash() {
+    let keys = "two\n4\n3\nx y z\n1 2 3 4\n1 2 7\n1 1 2\n1 2\n1 2 3\nperhaps\nn\n";
+    let (code, out) = play(&["draw", "--seed", "4"], keys);
+    assert_eq!(code, 0, "{out}");
+    for explanation in [
+        "`two` is not a number: type 0, 1, 2 or 3.",
+        "You may discard at most 3 cards, not 4.",
+        "`x` is not a position: type numbers from 1 to 5",
+        "Those positions won't do: 4 positions: at most 3 cards may be discarded.",
+        "Those positions won't do: position 7 is not one of 1 to 5.",
+        "Those positions won't do: position 1 is given twice.",
+        "You said 3 cards, so type 3 positions; you typed 2.",
+        "`perhaps` is not an answer: type y or n.",
+    ] {
+        assert!(out.contains(explanation), "{explanation}\n{out}");
+    }
+    assert_eq!(out.matches("How many cards").count(), 3, "{out}");
+    assert_eq!(out.matches("Which ones").count(), 6, "{out}");
+    assert!(
+        out.trim_end().ends_with("(0 ties).") || out.trim_end().ends_with("(1 tie)."),
+        "{out}"
+    );
+}
+
+#[test]
+fn end_of_input_mid_game_ends_cleanly() {
+    for keys in ["", "2\n", "2\n1 2\n", "2\n1 2\ny\n"] {
+        let (code, out) = play(&["draw", "--seed", "4"], keys);
+        assert_eq!(code, 0, "{keys:?}\n{out}");
+        let last = out.trim_end().lines().last().unwrap();
+        assert!(
+            last.starts_with("Thanks for playing! You won "),
+            "{keys:?}\n{out}"
+        );
+    }
+    let (_, out) = play(&["draw", "--seed", "4"], "2\n");
+    assert!(
+        out.contains("(end of input: this hand is not played out)"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("You won 0 hands, the dealer won 0 (0 ties).\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_same_seed_deals_the_same_draw_game() {
+    let keys = "1\n3\ny\n0\ny\n3\n5 4 1\nn\n";
+    let first = play(&["draw", "--seed", "77"], keys);
+    assert_eq!(first, play(&["draw", "--seed", "77"], keys));
+    assert_ne!(first.1, play(&["draw", "--seed", "78"], keys).1);
+}
+
+#[test]
+fn a_blackjack_rule_is_refused_for_draw() {
+    let output = Command::new(env!("CARGO_BIN_EXE_grader"))
+        .args(["play", "draw", "--h17"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--h17 is a blackjack rule"));
 }
