@@ -537,32 +537,18 @@ pub fn respond_by_input(
         Request::PlaisanteHands { source, checks } => {
             let build = submission.plaisante_hand_builder();
             source.for_each_hand(|cards| {
-                let answers = match build {
-                    None => vec![refusal.clone(); checks.len()],
-                    Some(build) => match guarded(|| build(cards.clone())) {
-                        Ok(hand) => checks
-                            .iter()
-                            .map(|check| ask(|| check.ask(&*hand)))
-                            .collect(),
-                        Err(panic) => vec![Answer::Panicked(panic); checks.len()],
-                    },
-                };
+                let hand = build.map(|build| guarded(|| build(cards.clone())));
+                let answers =
+                    each_check(hand, &refusal, checks.len(), |hand, i| checks[i].ask(hand));
                 on_input(Input::Hand(cards), answers)
             });
         }
         Request::BlackjackHands { source, checks } => {
             let build = submission.blackjack_hand_builder();
             let mut visit = |cards: Vec<Card>| {
-                let answers = match build {
-                    None => vec![refusal.clone(); checks.len()],
-                    Some(build) => match guarded(|| blackjack::hand_of(build, &cards)) {
-                        Ok(hand) => checks
-                            .iter()
-                            .map(|check| ask(|| check.ask(&*hand)))
-                            .collect(),
-                        Err(panic) => vec![Answer::Panicked(panic); checks.len()],
-                    },
-                };
+                let hand = build.map(|build| guarded(|| blackjack::hand_of(build, &cards)));
+                let answers =
+                    each_check(hand, &refusal, checks.len(), |hand, i| checks[i].ask(hand));
                 on_input(Input::Hand(cards), answers)
             };
             match source {
@@ -611,16 +597,9 @@ pub fn respond_by_input(
         } => {
             let build = submission.poker_hand_builder();
             source.for_each_hand(|cards| {
-                let answers = match build {
-                    None => vec![refusal.clone(); checks.len()],
-                    Some(build) => match guarded(|| build(cards.clone(), *rules)) {
-                        Ok(hand) => checks
-                            .iter()
-                            .map(|check| ask(|| check.ask(&*hand)))
-                            .collect(),
-                        Err(panic) => vec![Answer::Panicked(panic); checks.len()],
-                    },
-                };
+                let hand = build.map(|build| guarded(|| build(cards.clone(), *rules)));
+                let answers =
+                    each_check(hand, &refusal, checks.len(), |hand, i| checks[i].ask(hand));
                 on_input(Input::Hand(cards), answers)
             });
         }
@@ -698,6 +677,21 @@ pub fn explain(submission: &Submission, request: &Request, input: &Input) -> Opt
             guarded(|| poker::explain(matchup, &|cards| build(cards, *rules))).ok()
         }
         _ => None,
+    }
+}
+
+/// `count` answers from a submission's object: each asked under a guard, or all the same
+/// when the assignment is not registered (`None`) or building the object panicked.
+fn each_check<T: ?Sized>(
+    built: Option<Result<Box<T>, Panic>>,
+    refusal: &Answer,
+    count: usize,
+    question: impl Fn(&T, usize) -> Answer,
+) -> Vec<Answer> {
+    match built {
+        None => vec![refusal.clone(); count],
+        Some(Err(panic)) => vec![Answer::Panicked(panic); count],
+        Some(Ok(object)) => (0..count).map(|i| ask(|| question(&*object, i))).collect(),
     }
 }
 
