@@ -72,10 +72,16 @@ fn the_template_fails_every_test_as_not_yet_implemented() {
     let (code, stdout, stderr) = check(&repo().join("student_template"), &[]);
     assert_eq!(code, 1, "{stdout}\n{stderr}");
     // What the seeds' starter files provide passes: total_value, and the draw stub dealer.
-    let passing: Vec<&str> = stdout.lines().filter(|l| l.starts_with("test ") && l.ends_with(" ok")).collect();
+    let passing: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("test ") && l.ends_with(" ok"))
+        .collect();
     assert_eq!(passing.len(), 2, "{passing:?}");
     assert!(passing[0].contains("k_k_3_7_9_totals_45"), "{passing:?}");
-    assert!(passing[1].contains("draw_poker::the_dealers_discards"), "{passing:?}");
+    assert!(
+        passing[1].contains("draw_poker::the_dealers_discards"),
+        "{passing:?}"
+    );
     let failures = &stdout[..stdout.rfind("\nfailures:").unwrap()];
     let blocks: Vec<&str> = failures.split("\n---- ").skip(1).collect();
     assert!(blocks.len() > 100, "{} failure blocks", blocks.len());
@@ -343,6 +349,180 @@ const BLACKJACK_BUGS: &[Caught] = &[
     ),
 ];
 
+/// Each Poker mutant, the test that catches it, and what its message says.
+const POKER_BUGS: &[Caught] = &[
+    (
+        "poker-wheel-not-a-straight",
+        "category::the_wheel_is_a_straight",
+        &[
+            "A♥ 2♣ 3♦ 4♠ 5♥",
+            "expected   straight",
+            "actual     high card",
+        ],
+    ),
+    (
+        "poker-wheel-ace-high",
+        "tiebreak::the_wheels_high_card_is_5",
+        &["A♥ 2♣ 3♦ 4♠ 5♥", "expected   [5, 5]", "actual     [5, 14]"],
+    ),
+    (
+        "poker-straight-wraps",
+        "category::k_a_2_3_4_does_not_wrap",
+        &[
+            "K♥ A♣ 2♦ 3♠ 4♥",
+            "expected   high card",
+            "actual     straight",
+        ],
+    ),
+    (
+        "poker-ties-by-category-only",
+        "compare::full_house_by_its_triple",
+        &[
+            "expected   Less",
+            "actual     Equal",
+            "3♥ 3♣ 3♦ K♠ K♥   full house         7 [3] 13",
+            "4♥ 4♣ 4♦ 2♠ 2♥   full house         7 [4] 2",
+            "element 2 of the vectors decides",
+        ],
+    ),
+    (
+        "poker-ties-by-highest-card-only",
+        "compare::two_pairs_by_the_high_pair",
+        &[
+            "expected   Greater",
+            "actual     Less",
+            "K♥ K♣ 2♦ 2♠ 3♥   two pairs          3 [13] 2 3",
+            "Q♥ Q♣ J♦ J♠ A♥   two pairs          3 [12] 11 14",
+        ],
+    ),
+    (
+        "poker-full-house-by-its-pair",
+        "tiebreak::full_house_is_its_triple_then_its_pair",
+        &[
+            "3♥ 3♣ 3♦ K♠ K♥",
+            "expected   [7, 3, 13]",
+            "actual     [7, 13, 3]",
+        ],
+    ),
+    (
+        "poker-two-pairs-without-the-low-pair",
+        "compare::two_pairs_by_the_low_pair",
+        &[
+            "expected   Greater",
+            "actual     Less",
+            "two pairs          3 13 [5] 2",
+            "two pairs          3 13 [4] 14",
+        ],
+    ),
+    (
+        "poker-two-pairs-without-the-kicker",
+        "compare::two_pairs_by_the_kicker",
+        &[
+            "expected   Less",
+            "actual     Equal",
+            "two pairs          3 9 5 [2]",
+            "two pairs          3 9 5 [3]",
+            "element 4 of the vectors decides",
+        ],
+    ),
+    (
+        "poker-ranks-not-grouped",
+        "tiebreak::two_pairs_high_pair_low_pair_kicker",
+        &[
+            "5♥ 5♣ 9♦ 9♠ A♥",
+            "expected   [3, 9, 5, 14]",
+            "actual     [3, 14, 9, 9, 5, 5]",
+        ],
+    ),
+    (
+        "poker-straight-flush-is-a-flush",
+        "category::royal_flush",
+        &[
+            "10♠ J♠ Q♠ K♠ A♠",
+            "expected   straight flush",
+            "actual     flush",
+        ],
+    ),
+];
+
+/// Each five-card draw mutant the built-in spec catches, the test, and what it says.
+const DRAW_BUGS: &[Caught] = &[
+    (
+        "draw-four-discards-accepted",
+        "refused_discards::four_positions",
+        &[
+            "positions: [1, 2, 3, 4]",
+            "expected   an error (refused)",
+            "actual     K♥ Q♥ J♥ 10♥ 7♣",
+        ],
+    ),
+    (
+        "draw-repeated-position-accepted",
+        "refused_discards::a_repeated_position",
+        &[
+            "positions: [2, 2]",
+            "expected   an error (refused)",
+            "actual     2♣ Q♥ 4♥ 5♠ 7♣",
+        ],
+    ),
+    (
+        "draw-position-out-of-range-panics",
+        "refused_discards::position_6",
+        &[
+            "positions: [6]",
+            "expected   an error (refused)",
+            "actual     panicked at src/lib.rs:",
+            "index out of bounds: the len is 5 but the index is 5",
+        ],
+    ),
+    (
+        "draw-replacements-in-slot-order",
+        "discard_and_draw::discard_three_in_the_order_typed",
+        &[
+            "positions: [4, 1, 2]",
+            "expected   Q♥ J♥ 4♥ K♥ 7♣",
+            "actual     K♥ Q♥ 4♥ J♥ 7♣",
+        ],
+    ),
+    (
+        "draw-dealer-discards-four",
+        "the_dealers_discards",
+        &[
+            "expected within the rules but got against the rules: 4 positions: at most 3 cards may be discarded",
+        ],
+    ),
+];
+
+/// Draw mutants no case of specs/draw_poker.yaml catches, each with the test of
+/// DRAW_TIES_SPEC that does.
+const DRAW_BUGS_BEYOND_THE_SPEC: &[Caught] = &[(
+    "draw-standard-ties",
+    "whole_hands::straights_by_the_suit_of_the_top_card",
+    &[
+        "player  5♣ 6♦ 7♥ 8♠ 9♥  straight",
+        "dealer  5♦ 6♣ 7♠ 8♥ 9♣  straight",
+        "winner  the player",
+        "winner  nobody (a tie)",
+    ],
+)];
+
+/// Whole hands where standard ties and seed 004's disagree, and the reference dealer keeps
+/// every card (a flush, a straight), so the table is the hands dealt.
+const DRAW_TIES_SPEC: &str = "\
+assignment: draw_poker
+rules: { ties: draw_1572, ace_low_straight: true }
+groups:
+  - name: whole hands
+    hint: ties of flushes and straights go to the suit of the top card
+    cases:
+      - name: flushes by the suit of the top card
+        deck: [AS, 9S, 7S, 5S, 3S, AC, KC, 4C, 3C, 2C]
+        discards: [[]]
+      - name: straights by the suit of the top card
+        deck: [5C, 6D, 7H, 8S, 9H, 5D, 6C, 7S, 8H, 9C]
+        discards: [[]]
+";
+
 /// The mutants and the table name the same submissions, each once.
 fn assert_table_matches(mutants: Vec<support::Mutant>, table: &[Caught]) {
     let mut names: Vec<&str> = mutants.iter().map(|m| m.name).collect();
@@ -387,6 +567,28 @@ fn every_buggy_mutant_is_in_the_table() {
     assert_table_matches(support::buggy(), BUGS);
     assert_table_matches(support::buggy_tableau(), TABLEAU_BUGS);
     assert_table_matches(support::buggy_blackjack(), BLACKJACK_BUGS);
+    assert_table_matches(support::buggy_poker(), POKER_BUGS);
+    assert_table_matches(
+        support::buggy_draw(),
+        &[DRAW_BUGS, DRAW_BUGS_BEYOND_THE_SPEC].concat(),
+    );
+}
+
+#[test]
+fn mutants_are_made_of_the_code_before_the_tests_or_a_terminal_module() {
+    let code = "use x;\n\npub struct Game;\n";
+    for rest in [
+        "\n#[cfg(test)]\nmod tests {}\n\n/// Play.\npub mod terminal {}\n",
+        "\n/// Play it.\n/// Here.\n#[allow(dead_code)]\npub mod terminal {}\n\n#[cfg(test)]\nmod tests {}\n",
+        "\nmod terminal;\n",
+    ] {
+        let text = format!("{code}{rest}");
+        assert_eq!(
+            &text[..support::submission_part_end(&text)],
+            format!("{code}\n")
+        );
+    }
+    assert_eq!(support::submission_part_end(code), code.len());
 }
 
 #[test]
@@ -402,6 +604,29 @@ fn every_buggy_tableau_is_caught_by_a_test_that_names_the_difference() {
 #[test]
 fn every_buggy_blackjack_is_caught_by_a_test_that_names_the_difference() {
     assert_each_is_caught("blackjack", BLACKJACK_BUGS, &[]);
+}
+
+#[test]
+fn every_buggy_poker_hand_is_caught_by_a_test_that_names_the_difference() {
+    assert_each_is_caught("poker", POKER_BUGS, &["--skip", "every_hand"]);
+}
+
+#[test]
+fn every_buggy_draw_game_is_caught_by_a_test_that_names_the_difference() {
+    assert_each_is_caught("draw_poker", DRAW_BUGS, &[]);
+}
+
+#[test]
+fn standard_ties_in_the_draw_game_are_caught_by_whole_hands_tied_but_for_suits() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("draw-ties");
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = dir.join("draw_ties.yaml");
+    std::fs::write(&spec, DRAW_TIES_SPEC).unwrap();
+    assert_each_is_caught(
+        "draw_poker",
+        DRAW_BUGS_BEYOND_THE_SPEC,
+        &["--spec", spec.to_str().unwrap()],
+    );
 }
 
 /// Each hostile fixture, the group of tests/specs/hostile.yaml that triggers it, and what

@@ -9,6 +9,9 @@ pub enum Module {
     Plaisante,
     Tableau,
     Blackjack,
+    Poker,
+    /// The draw game, with the reference poker hand as `pub mod poker` beside it.
+    Draw,
 }
 
 impl Module {
@@ -17,7 +20,37 @@ impl Module {
             Module::Plaisante => "reference/src/plaisante.rs",
             Module::Tableau => "reference/src/tableau.rs",
             Module::Blackjack => "reference/src/blackjack.rs",
+            Module::Poker => "reference/src/poker.rs",
+            Module::Draw => "reference/src/draw.rs",
         }
+    }
+
+    /// Other reference modules the crate holds as inline `pub mod`s after this one's text;
+    /// edits may change them too.
+    fn companions(self) -> &'static [(&'static str, Module)] {
+        match self {
+            Module::Draw => &[("poker", Module::Poker)],
+            _ => &[],
+        }
+    }
+
+    /// The module's reference text without its tests or anything else after them.
+    fn reference_text(self) -> String {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(repo.join(self.file())).unwrap();
+        text[..submission_part_end(&text)].to_string()
+    }
+
+    /// The reference text a mutant is made from: this module then its companions.
+    fn source(self) -> String {
+        let mut source = self.reference_text();
+        for (name, module) in self.companions() {
+            source.push_str(&format!(
+                "\npub mod {name} {{\n{}}}\n",
+                module.reference_text()
+            ));
+        }
+        source
     }
 
     fn registration(self) -> &'static str {
@@ -25,6 +58,8 @@ impl Module {
             Module::Plaisante => "plaisante_hand::<Hand>()",
             Module::Tableau => "tableau::<Table>()",
             Module::Blackjack => "blackjack::<Hand, Game>()",
+            Module::Poker => "poker::<Hand>()",
+            Module::Draw => "draw_poker::<Game, poker::Hand>()",
         }
     }
 }
@@ -67,9 +102,7 @@ impl Mutant {
     /// Writes the crate under the test target dir and returns its folder.
     pub fn write(&self) -> PathBuf {
         let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let reference = std::fs::read_to_string(repo.join(self.module.file())).unwrap();
-        let end = reference.find("#[cfg(test)]").unwrap_or(reference.len());
-        let mut source = reference[..end].to_string();
+        let mut source = self.module.source();
         for (from, to) in &self.edits {
             assert_eq!(
                 source.matches(from).count(),
@@ -101,6 +134,28 @@ impl Mutant {
         write_if_changed(&dir.join("src/lib.rs"), &lib);
         dir
     }
+}
+
+/// Where a reference module's own code ends: at its tests, or at a `terminal` module (the
+/// `grader play` front end, not part of what a student writes) if that comes first, along
+/// with the doc comments and attributes just above it.
+pub fn submission_part_end(text: &str) -> usize {
+    let Some(marker) = ["#[cfg(test)]", "mod terminal"]
+        .iter()
+        .filter_map(|marker| text.find(marker))
+        .min()
+    else {
+        return text.len();
+    };
+    let mut end = text[..marker].rfind('\n').map_or(0, |n| n + 1);
+    while let Some(start) = text[..end.saturating_sub(1)].rfind('\n').map(|n| n + 1) {
+        let line = text[start..end].trim();
+        if !(line.starts_with("///") || line.starts_with("#[")) {
+            break;
+        }
+        end = start;
+    }
+    end
 }
 
 /// Cargo rebuilds what it sees rewritten; unchanged mutants stay compiled between runs.
@@ -554,11 +609,196 @@ pub fn buggy_blackjack() -> Vec<Mutant> {
     ]
 }
 
+fn poker(name: &'static str, bug: &'static str, edits: &[(&'static str, &str)]) -> Mutant {
+    Mutant::of(Module::Poker, name, bug, edits)
+}
+
+const WHEEL: &str = "    } else if wheel {\n        Some(5)\n";
+const WHEEL_TEST: &str =
+    "rules.ace_low_straight && five_distinct && [14, 2, 3, 4, 5].iter().all(|&r| counts[r] == 1)";
+const EVALUATED: &str = "let (category, tiebreak) = evaluate(&cards, rules);";
+const RANKS: &str = "let ranks: Vec<u32> = groups.iter().map(|g| g.1).collect();";
+
+/// `Hand::new` keeping the reference's category but a value vector of `vector`, an
+/// expression over `category` and `cards`.
+fn tiebreak_of(vector: &str) -> String {
+    format!(
+        "let (category, _) = evaluate(&cards, rules);\n        let tiebreak: Vec<u32> = {vector};"
+    )
+}
+
+/// The grouped ranks, then `change` applied to the mutable `ranks` for `category`.
+fn ranks_changed(category: &str, change: &str) -> String {
+    format!(
+        "let mut ranks: Vec<u32> = groups.iter().map(|g| g.1).collect();\n    if category == Category::{category} {{\n        {change}\n    }}"
+    )
+}
+
+/// DOMAIN.md's Poker bugs, one each.
+pub fn buggy_poker() -> Vec<Mutant> {
+    vec![
+        poker(
+            "poker-wheel-not-a-straight",
+            "wheel not recognised: A-2-3-4-5 is ace high.",
+            &[(WHEEL, ""), ("let wheel =", "let _wheel =")],
+        ),
+        poker(
+            "poker-wheel-ace-high",
+            "wheel ranked as ace-high: its high card 14 instead of 5.",
+            &[(WHEEL, "    } else if wheel {\n        Some(14)\n")],
+        ),
+        poker(
+            "poker-straight-wraps",
+            "K-A-2-3-4 accepted by modulo arithmetic: five ranks in a row modulo 13.",
+            &[(
+                WHEEL_TEST,
+                "rules.ace_low_straight\n        && five_distinct\n        && (0..13u32).any(|start| (0..5).all(|k| counts[2 + ((start + k) % 13) as usize] == 1))",
+            )],
+        ),
+        poker(
+            "poker-ties-by-category-only",
+            "ties decided by category only: the value vector is just the category.",
+            &[(EVALUATED, &tiebreak_of("vec![category.number()]"))],
+        ),
+        poker(
+            "poker-ties-by-highest-card-only",
+            "ties decided by the highest card only.",
+            &[(
+                EVALUATED,
+                &tiebreak_of(
+                    "vec![\n            category.number(),\n            cards.iter().map(|c| u32::from(c.value())).max().unwrap_or(0),\n        ]",
+                ),
+            )],
+        ),
+        poker(
+            "poker-full-house-by-its-pair",
+            "full house compared by its pair before its triple.",
+            &[(RANKS, &ranks_changed("FullHouse", "ranks.reverse();"))],
+        ),
+        poker(
+            "poker-two-pairs-without-the-low-pair",
+            "two pair ignoring the second pair: the high pair, then the kicker.",
+            &[(RANKS, &ranks_changed("TwoPair", "ranks.remove(1);"))],
+        ),
+        poker(
+            "poker-two-pairs-without-the-kicker",
+            "two pair ignoring the kicker: both pairs only.",
+            &[(RANKS, &ranks_changed("TwoPair", "ranks.truncate(2);"))],
+        ),
+        poker(
+            "poker-ranks-not-grouped",
+            "sorted ranks compared without grouping by count: the category, then all five ranks high to low.",
+            &[(
+                RANKS,
+                "let mut ranks: Vec<u32> = cards.iter().map(|c| u32::from(c.value())).collect();\n    ranks.sort_unstable_by(|a, b| b.cmp(a));",
+            )],
+        ),
+        poker(
+            "poker-straight-flush-is-a-flush",
+            "straight flush seen as a flush.",
+            &[(
+                "        (Some(_), true, _) => Category::StraightFlush,\n",
+                "",
+            )],
+        ),
+    ]
+}
+
+fn draw(name: &'static str, bug: &'static str, edits: &[(&'static str, &str)]) -> Mutant {
+    Mutant::of(Module::Draw, name, bug, edits)
+}
+
+const CHECKED: &str = "        check_positions(positions)?;\n        if let Some(&beyond) = positions.iter().find(|&&p| p as usize > hand.len()) {\n            return Err(DiscardError::OutOfRange(beyond));\n        }\n";
+
+const IMPORTS: &str = "use grader_api::draw::{DiscardError, DrawGame, check_positions};";
+
+/// A draw mutant checking the positions itself, as students do, with only the checks asked
+/// for: at most 3 positions, none twice, each 1 to 5.
+fn checked_by_hand(
+    name: &'static str,
+    bug: &'static str,
+    count: bool,
+    repeats: bool,
+    range: bool,
+) -> Mutant {
+    let mut body = String::new();
+    if count {
+        body.push_str("        if positions.len() > 3 {\n            return Err(DiscardError::TooMany(positions.len()));\n        }\n");
+    }
+    body.push_str(if repeats {
+        "        for (index, &position) in positions.iter().enumerate() {\n"
+    } else {
+        "        for &position in positions {\n"
+    });
+    if range {
+        body.push_str("            if !(1..=5).contains(&position) {\n                return Err(DiscardError::OutOfRange(position));\n            }\n");
+    }
+    if repeats {
+        body.push_str("            if positions[..index].contains(&position) {\n                return Err(DiscardError::Repeated(position));\n            }\n");
+    }
+    body.push_str("        }\n");
+    draw(
+        name,
+        bug,
+        &[
+            (IMPORTS, "use grader_api::draw::{DiscardError, DrawGame};"),
+            (CHECKED, &body),
+        ],
+    )
+}
+
+/// Seed 004's draw bugs, one each.
+pub fn buggy_draw() -> Vec<Mutant> {
+    vec![
+        checked_by_hand(
+            "draw-four-discards-accepted",
+            "more than 3 positions accepted.",
+            false,
+            true,
+            true,
+        ),
+        checked_by_hand(
+            "draw-repeated-position-accepted",
+            "a repeated position accepted: the slot is replaced twice.",
+            true,
+            false,
+            true,
+        ),
+        checked_by_hand(
+            "draw-position-out-of-range-panics",
+            "position 0 or 6 not checked: the hand is indexed out of bounds, a panic instead of an error.",
+            true,
+            true,
+            false,
+        ),
+        draw(
+            "draw-replacements-in-slot-order",
+            "replacements dealt in ascending slot order instead of the order typed.",
+            &[(
+                "        for &position in positions {\n",
+                "        let mut sorted = positions.to_vec();\n        sorted.sort_unstable();\n        for &position in &sorted {\n",
+            )],
+        ),
+        draw(
+            "draw-dealer-discards-four",
+            "dealer_discards returns up to 4 positions.",
+            &[(".take(3)", ".take(4)")],
+        ),
+        draw(
+            "draw-standard-ties",
+            "standard ties used in the draw game: the hand ignores draw_1572.",
+            &[("match rules.ties {", "match Ties::Standard {")],
+        ),
+    ]
+}
+
 pub fn named(name: &str) -> PathBuf {
     buggy()
         .into_iter()
         .chain(buggy_tableau())
         .chain(buggy_blackjack())
+        .chain(buggy_poker())
+        .chain(buggy_draw())
         .chain(hostile())
         .find(|m| m.name == name)
         .unwrap_or_else(|| panic!("no mutant {name}"))
