@@ -247,7 +247,7 @@ pub fn explain(matchup: &Matchup, build: &dyn Fn(Vec<Card>) -> Box<dyn PokerHand
     };
     let verdict = match decided {
         Some(0) => "the categories decide".to_string(),
-        Some(i) => format!("element {} of the vectors decides (marked)", i + 1),
+        Some(i) => format!("cell {i} of the vectors decides (marked; cells count from 0)"),
         None => "the vectors are equal: a tie".to_string(),
     };
     format!(
