@@ -447,7 +447,7 @@ crate::wire_struct!(Table {
 });
 
 impl Wire for Policy {
-    fn put(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    fn put(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
         match self {
             Policy::Script(actions) => {
                 put_varint(out, 0)?;
@@ -459,7 +459,7 @@ impl Wire for Policy {
             }
         }
     }
-    fn take(input: &mut dyn std::io::Read) -> std::io::Result<Policy> {
+    fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<Policy> {
         Ok(match take_tag(input, 2)? {
             0 => Policy::Script(Wire::take(input)?),
             _ => Policy::HitBelow(Wire::take(input)?),
@@ -468,7 +468,7 @@ impl Wire for Policy {
 }
 
 impl Wire for TableSource {
-    fn put(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    fn put(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
         match self {
             TableSource::Listed(tables) => {
                 put_varint(out, 0)?;
@@ -486,7 +486,7 @@ impl Wire for TableSource {
             }
         }
     }
-    fn take(input: &mut dyn std::io::Read) -> std::io::Result<TableSource> {
+    fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<TableSource> {
         Ok(match take_tag(input, 2)? {
             0 => TableSource::Listed(Wire::take(input)?),
             _ => TableSource::Generated {

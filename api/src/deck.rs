@@ -205,7 +205,7 @@ impl HandSource {
 }
 
 impl crate::wire::Wire for HandSource {
-    fn put(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    fn put(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
         use crate::wire::put_varint;
         match self {
             HandSource::Listed(hands) => {
@@ -229,7 +229,7 @@ impl crate::wire::Wire for HandSource {
         }
     }
 
-    fn take(input: &mut dyn std::io::Read) -> std::io::Result<HandSource> {
+    fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<HandSource> {
         use crate::wire::{Wire, take_tag};
         Ok(match take_tag(input, 3)? {
             0 => HandSource::Listed(Wire::take(input)?),

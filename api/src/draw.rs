@@ -265,10 +265,10 @@ crate::wire_struct!(DrawResult {
 });
 
 impl crate::wire::Wire for Ordering {
-    fn put(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    fn put(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
         crate::wire::put_varint(out, (*self as i8 + 1) as u64)
     }
-    fn take(input: &mut dyn std::io::Read) -> std::io::Result<Ordering> {
+    fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<Ordering> {
         Ok(match crate::wire::take_tag(input, 3)? {
             0 => Ordering::Less,
             1 => Ordering::Equal,

@@ -346,7 +346,7 @@ crate::wire_struct!(PokerRules {
 crate::wire_struct!(Matchup { first, second });
 
 impl Wire for MatchupSource {
-    fn put(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    fn put(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
         match self {
             MatchupSource::Listed(matchups) => {
                 put_varint(out, 0)?;
@@ -359,7 +359,7 @@ impl Wire for MatchupSource {
             }
         }
     }
-    fn take(input: &mut dyn std::io::Read) -> std::io::Result<MatchupSource> {
+    fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<MatchupSource> {
         Ok(match take_tag(input, 2)? {
             0 => MatchupSource::Listed(Wire::take(input)?),
             _ => MatchupSource::Generated {

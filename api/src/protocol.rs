@@ -273,7 +273,7 @@ impl Request {
         }
     }
 
-    pub fn write(&self, out: &mut dyn Write) -> io::Result<()> {
+    pub fn write(&self, out: &mut (impl Write + ?Sized)) -> io::Result<()> {
         match self {
             Request::PlaisanteHands { source, checks } => {
                 put_varint(out, 0)?;
@@ -325,7 +325,7 @@ impl Request {
     }
 
     /// The next request, or `None` when the grader closed the connection.
-    pub fn read(input: &mut dyn Read) -> io::Result<Option<Request>> {
+    pub fn read(input: &mut (impl Read + ?Sized)) -> io::Result<Option<Request>> {
         let tag = match take_tag(input, 9) {
             Ok(tag) => tag,
             Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
@@ -721,11 +721,11 @@ crate::wire_struct!(Hello {
 });
 
 impl Hello {
-    pub fn write(&self, out: &mut dyn Write) -> io::Result<()> {
+    pub fn write(&self, out: &mut (impl Write + ?Sized)) -> io::Result<()> {
         self.put(out)
     }
 
-    pub fn read(input: &mut dyn Read) -> io::Result<Hello> {
+    pub fn read(input: &mut (impl Read + ?Sized)) -> io::Result<Hello> {
         let protocol = u64::take(input)?;
         if protocol != PROTOCOL_VERSION {
             // Nothing after the version can be trusted to have our shape.
@@ -751,7 +751,7 @@ pub enum Item {
 }
 
 impl Item {
-    pub fn write(&self, out: &mut dyn Write) -> io::Result<()> {
+    pub fn write(&self, out: &mut (impl Write + ?Sized)) -> io::Result<()> {
         let answer = match self {
             Item::End => return put_varint(out, 0),
             Item::Answer(answer) => answer,
@@ -820,7 +820,7 @@ impl Item {
         }
     }
 
-    pub fn read(input: &mut dyn Read) -> io::Result<Item> {
+    pub fn read(input: &mut (impl Read + ?Sized)) -> io::Result<Item> {
         let answer = match take_tag(input, 18)? {
             0 => return Ok(Item::End),
             1 => Answer::Bool(false),

@@ -218,7 +218,7 @@ pub fn play_script(
 }
 
 impl crate::wire::Wire for Step {
-    fn put(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    fn put(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
         match self {
             Step::Deal => crate::wire::put_varint(out, 0),
             Step::Toggle(card) => {
@@ -228,7 +228,7 @@ impl crate::wire::Wire for Step {
             Step::Play => crate::wire::put_varint(out, 2),
         }
     }
-    fn take(input: &mut dyn std::io::Read) -> std::io::Result<Step> {
+    fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<Step> {
         Ok(match crate::wire::take_tag(input, 3)? {
             0 => Step::Deal,
             1 => Step::Toggle(Card::take(input)?),
@@ -246,7 +246,7 @@ crate::wire_struct!(State {
 });
 
 impl Wire for ScriptSource {
-    fn put(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    fn put(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
         match self {
             ScriptSource::Listed(scripts) => {
                 crate::wire::put_varint(out, 0)?;
@@ -259,7 +259,7 @@ impl Wire for ScriptSource {
             }
         }
     }
-    fn take(input: &mut dyn std::io::Read) -> std::io::Result<ScriptSource> {
+    fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<ScriptSource> {
         Ok(match crate::wire::take_tag(input, 2)? {
             0 => ScriptSource::Listed(Wire::take(input)?),
             _ => ScriptSource::Generated {

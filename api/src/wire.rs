@@ -9,8 +9,8 @@ use crate::card::Card;
 
 /// A value that crosses the pipe.
 pub trait Wire: Sized {
-    fn put(&self, out: &mut dyn Write) -> io::Result<()>;
-    fn take(input: &mut dyn Read) -> io::Result<Self>;
+    fn put(&self, out: &mut (impl Write + ?Sized)) -> io::Result<()>;
+    fn take(input: &mut (impl Read + ?Sized)) -> io::Result<Self>;
 }
 
 pub fn invalid(what: &str) -> io::Error {
@@ -22,7 +22,7 @@ const MAX_TEXT: u64 = 1 << 20;
 /// Lists longer than this are refused for the same reason.
 const MAX_LIST: u64 = 1 << 24;
 
-pub fn put_varint(out: &mut dyn Write, mut value: u64) -> io::Result<()> {
+pub fn put_varint(out: &mut (impl Write + ?Sized), mut value: u64) -> io::Result<()> {
     let mut buf = [0u8; 10];
     let mut len = 0;
     loop {
@@ -39,13 +39,13 @@ pub fn put_varint(out: &mut dyn Write, mut value: u64) -> io::Result<()> {
     out.write_all(&buf[..len])
 }
 
-fn take_byte(input: &mut dyn Read) -> io::Result<u8> {
+fn take_byte(input: &mut (impl Read + ?Sized)) -> io::Result<u8> {
     let mut byte = [0u8; 1];
     input.read_exact(&mut byte)?;
     Ok(byte[0])
 }
 
-pub fn take_varint(input: &mut dyn Read) -> io::Result<u64> {
+pub fn take_varint(input: &mut (impl Read + ?Sized)) -> io::Result<u64> {
     let mut value = 0u64;
     for shift in (0..64).step_by(7) {
         let byte = take_byte(input)?;
@@ -58,7 +58,7 @@ pub fn take_varint(input: &mut dyn Read) -> io::Result<u64> {
 }
 
 /// A tag: which variant of an enum follows.
-pub fn take_tag(input: &mut dyn Read, below: u64) -> io::Result<u64> {
+pub fn take_tag(input: &mut (impl Read + ?Sized), below: u64) -> io::Result<u64> {
     let tag = take_varint(input)?;
     if tag < below {
         Ok(tag)
@@ -68,57 +68,57 @@ pub fn take_tag(input: &mut dyn Read, below: u64) -> io::Result<u64> {
 }
 
 impl Wire for u64 {
-    fn put(&self, out: &mut dyn Write) -> io::Result<()> {
+    fn put(&self, out: &mut (impl Write + ?Sized)) -> io::Result<()> {
         put_varint(out, *self)
     }
-    fn take(input: &mut dyn Read) -> io::Result<u64> {
+    fn take(input: &mut (impl Read + ?Sized)) -> io::Result<u64> {
         take_varint(input)
     }
 }
 
 impl Wire for u32 {
-    fn put(&self, out: &mut dyn Write) -> io::Result<()> {
+    fn put(&self, out: &mut (impl Write + ?Sized)) -> io::Result<()> {
         put_varint(out, u64::from(*self))
     }
-    fn take(input: &mut dyn Read) -> io::Result<u32> {
+    fn take(input: &mut (impl Read + ?Sized)) -> io::Result<u32> {
         u32::try_from(take_varint(input)?).map_err(|_| invalid("number too large"))
     }
 }
 
 impl Wire for u8 {
-    fn put(&self, out: &mut dyn Write) -> io::Result<()> {
+    fn put(&self, out: &mut (impl Write + ?Sized)) -> io::Result<()> {
         put_varint(out, u64::from(*self))
     }
-    fn take(input: &mut dyn Read) -> io::Result<u8> {
+    fn take(input: &mut (impl Read + ?Sized)) -> io::Result<u8> {
         u8::try_from(take_varint(input)?).map_err(|_| invalid("number too large"))
     }
 }
 
 impl Wire for i64 {
-    fn put(&self, out: &mut dyn Write) -> io::Result<()> {
+    fn put(&self, out: &mut (impl Write + ?Sized)) -> io::Result<()> {
         put_varint(out, ((*self << 1) ^ (*self >> 63)) as u64)
     }
-    fn take(input: &mut dyn Read) -> io::Result<i64> {
+    fn take(input: &mut (impl Read + ?Sized)) -> io::Result<i64> {
         let raw = take_varint(input)?;
         Ok(((raw >> 1) as i64) ^ -((raw & 1) as i64))
     }
 }
 
 impl Wire for bool {
-    fn put(&self, out: &mut dyn Write) -> io::Result<()> {
+    fn put(&self, out: &mut (impl Write + ?Sized)) -> io::Result<()> {
         put_varint(out, u64::from(*self))
     }
-    fn take(input: &mut dyn Read) -> io::Result<bool> {
+    fn take(input: &mut (impl Read + ?Sized)) -> io::Result<bool> {
         Ok(take_tag(input, 2)? == 1)
     }
 }
 
 impl Wire for String {
-    fn put(&self, out: &mut dyn Write) -> io::Result<()> {
+    fn put(&self, out: &mut (impl Write + ?Sized)) -> io::Result<()> {
         put_varint(out, self.len() as u64)?;
         out.write_all(self.as_bytes())
     }
-    fn take(input: &mut dyn Read) -> io::Result<String> {
+    fn take(input: &mut (impl Read + ?Sized)) -> io::Result<String> {
         let len = take_len(input, MAX_TEXT)?;
         let mut bytes = vec![0u8; len];
         input.read_exact(&mut bytes)?;
@@ -126,7 +126,7 @@ impl Wire for String {
     }
 }
 
-fn take_len(input: &mut dyn Read, limit: u64) -> io::Result<usize> {
+fn take_len(input: &mut (impl Read + ?Sized), limit: u64) -> io::Result<usize> {
     let len = take_varint(input)?;
     if len > limit {
         return Err(invalid("length beyond the protocol's limit"));
@@ -135,18 +135,18 @@ fn take_len(input: &mut dyn Read, limit: u64) -> io::Result<usize> {
 }
 
 impl<T: Wire> Wire for Vec<T> {
-    fn put(&self, out: &mut dyn Write) -> io::Result<()> {
+    fn put(&self, out: &mut (impl Write + ?Sized)) -> io::Result<()> {
         put_varint(out, self.len() as u64)?;
         self.iter().try_for_each(|item| item.put(out))
     }
-    fn take(input: &mut dyn Read) -> io::Result<Vec<T>> {
+    fn take(input: &mut (impl Read + ?Sized)) -> io::Result<Vec<T>> {
         let len = take_len(input, MAX_LIST)?;
         (0..len).map(|_| T::take(input)).collect()
     }
 }
 
 impl<T: Wire> Wire for Option<T> {
-    fn put(&self, out: &mut dyn Write) -> io::Result<()> {
+    fn put(&self, out: &mut (impl Write + ?Sized)) -> io::Result<()> {
         match self {
             None => put_varint(out, 0),
             Some(value) => {
@@ -155,7 +155,7 @@ impl<T: Wire> Wire for Option<T> {
             }
         }
     }
-    fn take(input: &mut dyn Read) -> io::Result<Option<T>> {
+    fn take(input: &mut (impl Read + ?Sized)) -> io::Result<Option<T>> {
         Ok(match take_tag(input, 2)? {
             0 => None,
             _ => Some(T::take(input)?),
@@ -164,10 +164,10 @@ impl<T: Wire> Wire for Option<T> {
 }
 
 impl Wire for Card {
-    fn put(&self, out: &mut dyn Write) -> io::Result<()> {
+    fn put(&self, out: &mut (impl Write + ?Sized)) -> io::Result<()> {
         out.write_all(&[self.index()])
     }
-    fn take(input: &mut dyn Read) -> io::Result<Card> {
+    fn take(input: &mut (impl Read + ?Sized)) -> io::Result<Card> {
         Card::from_index(take_byte(input)?).ok_or_else(|| invalid("card index past 51"))
     }
 }
@@ -178,11 +178,11 @@ impl Wire for Card {
 macro_rules! wire_by_position {
     ($type:ty) => {
         impl $crate::wire::Wire for $type {
-            fn put(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+            fn put(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
                 let position = <$type>::ALL.iter().position(|v| v == self).unwrap_or(0);
                 $crate::wire::put_varint(out, position as u64)
             }
-            fn take(input: &mut dyn std::io::Read) -> std::io::Result<$type> {
+            fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<$type> {
                 let tag = $crate::wire::take_tag(input, <$type>::ALL.len() as u64)?;
                 Ok(<$type>::ALL[tag as usize])
             }
@@ -196,11 +196,11 @@ macro_rules! wire_by_position {
 macro_rules! wire_struct {
     ($type:ident { $($field:ident),* $(,)? }) => {
         impl $crate::wire::Wire for $type {
-            fn put(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+            fn put(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
                 $( $crate::wire::Wire::put(&self.$field, out)?; )*
                 Ok(())
             }
-            fn take(input: &mut dyn std::io::Read) -> std::io::Result<$type> {
+            fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<$type> {
                 Ok($type { $( $field: $crate::wire::Wire::take(input)?, )* })
             }
         }
