@@ -95,6 +95,12 @@ pub fn grade_listed(
     {
         field(&mut message, "diff", &diff);
     }
+    if let Some(detail) = actual
+        .get(first)
+        .and_then(|got| protocol::compare_detail(&want[first], got))
+    {
+        field(&mut message, "turns", &detail);
+    }
     if let Some(explanation) = protocol::explain(reference, request, input) {
         field(&mut message, "reference", &explanation);
     }

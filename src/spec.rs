@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use grader_api::blackjack::{self, Action, Outcome, Policy, Rules, Table, TableSource};
+use grader_api::crazy8::{self, Harness, Setup, SetupSource};
 use grader_api::draw::{Discard, DrawTable};
 use grader_api::plaisante::{self, HandName};
 use grader_api::poker::{self, Matchup, MatchupSource, PokerRules, Ties};
@@ -31,6 +32,10 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     (
         "specs/draw_poker.yaml",
         include_str!("../specs/draw_poker.yaml"),
+    ),
+    (
+        "specs/crazy_eights.yaml",
+        include_str!("../specs/crazy_eights.yaml"),
     ),
 ];
 
@@ -136,6 +141,10 @@ struct CaseSpec {
     discard: Option<Vec<u32>>,
     /// draw_poker: the player's discards for each hand played from `deck`.
     discards: Option<Vec<Vec<u32>>>,
+    /// crazy_eights: the four harness players, in seat order.
+    players: Option<Vec<String>>,
+    /// crazy_eights: play a tournament to this many points instead of one game.
+    target: Option<u32>,
 }
 
 #[derive(Deserialize)]
@@ -216,6 +225,8 @@ struct GenerateSpec {
     /// poker: generate pairs of hands to compare instead of hands.
     #[serde(default)]
     pairs: bool,
+    /// crazy_eights: the harness players of every generated game.
+    players: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -650,6 +661,25 @@ impl GroupContext<'_> {
                     Vec::new(),
                 ))
             }
+            Assignment::CrazyEights => {
+                if case.expect.is_some() {
+                    return Err(fail(
+                        "games are answered by the reference: remove `expect`".into(),
+                    ));
+                }
+                let setup = Setup {
+                    deck: case.deck.clone().unwrap_or_default(),
+                    seed: case.seed.unwrap_or(0),
+                    players: harness_players(case.players.as_deref()).map_err(fail)?,
+                    target: case.target.unwrap_or(0),
+                };
+                Ok((
+                    Request::Crazy8Engine {
+                        source: SetupSource::Listed(vec![setup]),
+                    },
+                    Vec::new(),
+                ))
+            }
             Assignment::Blackjack => {
                 if case.deck.is_none() && case.seed.is_none() {
                     return Err(fail(
@@ -745,6 +775,16 @@ impl GroupContext<'_> {
                 }
                 Ok(Request::DealerDiscards {
                     source: hand_source,
+                })
+            }
+            Assignment::CrazyEights => {
+                let g = generate.expect("not exhaustive, so generated");
+                Ok(Request::Crazy8Engine {
+                    source: SetupSource::Generated {
+                        count: g.count,
+                        seed: g.seed,
+                        players: harness_players(g.players.as_deref()).map_err(fail)?,
+                    },
                 })
             }
             Assignment::Tableau => {
@@ -893,6 +933,19 @@ fn discard_expectation(value: &serde_yaml::Value) -> Result<Written, String> {
     let cards: Vec<Card> = serde_yaml::from_value(value.clone())
         .map_err(|e| format!("`expect` of a discard is the hand after it, or `refused`: {e}"))?;
     Ok(Written::Exact(Answer::Cards(cards)))
+}
+
+/// Four harness players from the spec's words.
+fn harness_players(words: Option<&[String]>) -> Result<Vec<Harness>, String> {
+    let words = words.ok_or("needs `players:`, four harness players such as `first legal`")?;
+    if words.len() != crazy8::PLAYERS {
+        return Err(format!(
+            "`players:` lists {} players; a game has {}",
+            words.len(),
+            crazy8::PLAYERS
+        ));
+    }
+    words.iter().map(|w| w.parse()).collect()
 }
 
 fn player_policy(player: Option<&PlayerSpec>) -> Result<Policy, String> {

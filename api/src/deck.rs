@@ -57,12 +57,24 @@ impl Deck {
     /// The top card; an empty deck is first replaced by a fresh shuffled one.
     pub fn deal(&mut self) -> Card {
         if self.cards.is_empty() {
-            let mut fresh = all_cards();
-            shuffle(&mut fresh, &mut self.rng);
-            fresh.reverse();
-            self.cards = fresh;
+            self.renew();
         }
         self.cards.pop().expect("a fresh deck holds 52 cards")
+    }
+
+    /// Replaces what is left with a fresh 52 shuffled by the deck's own generator.
+    pub fn renew(&mut self) {
+        let mut fresh = all_cards();
+        shuffle(&mut fresh, &mut self.rng);
+        fresh.reverse();
+        self.cards = fresh;
+    }
+
+    /// Puts `card` back at a place in the deck chosen by the deck's own generator
+    /// (Crazy Eights buries a starter 8 this way).
+    pub fn bury(&mut self, card: Card) {
+        let place = below(&mut self.rng, self.cards.len() as u32 + 1) as usize;
+        self.cards.insert(place, card);
     }
 
     pub fn len(&self) -> usize {

@@ -8,6 +8,7 @@
 
 pub mod blackjack;
 pub mod card;
+pub mod crazy8;
 pub mod deck;
 pub mod draw;
 pub mod plaisante;

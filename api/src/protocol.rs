@@ -9,6 +9,7 @@ use std::cmp::Ordering;
 
 use crate::blackjack::{self, Round, Rules, Table, TableSource, Tally};
 use crate::card::{Card, format_cards};
+use crate::crazy8::{self, GameResult, Setup, SetupSource, TournamentResult};
 use crate::deck::HandSource;
 use crate::draw::{self, Discard, DrawResult, DrawTable};
 use crate::plaisante::{self, HandName};
@@ -18,7 +19,7 @@ use crate::tableau::{self, Script, ScriptSource, State};
 use crate::wire::{Wire, put_varint, take_tag};
 
 /// Bumped whenever the byte format changes; the grader refuses a runner that differs.
-pub const PROTOCOL_VERSION: u64 = 3;
+pub const PROTOCOL_VERSION: u64 = 4;
 
 /// The version of this crate, reported by the runner so the grader can name a mismatch.
 pub const API_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -85,6 +86,8 @@ pub enum Request {
     DealerDiscards { source: HandSource },
     /// Whole hands of five-card draw.
     DrawTables { tables: Vec<DrawTable> },
+    /// Crazy Eights games or tournaments on the submission's engine with harness players.
+    Crazy8Engine { source: SetupSource },
 }
 
 /// One input of a request, as the grader shows it next to a wrong answer.
@@ -96,6 +99,7 @@ pub enum Input {
     Matchup(Matchup),
     Discard(Discard),
     DrawTable(DrawTable),
+    Setup(Setup),
 }
 
 impl Request {
@@ -110,6 +114,7 @@ impl Request {
             Request::DrawDiscards { .. }
             | Request::DealerDiscards { .. }
             | Request::DrawTables { .. } => Assignment::DrawPoker,
+            Request::Crazy8Engine { .. } => Assignment::CrazyEights,
         }
     }
 
@@ -136,6 +141,7 @@ impl Request {
             Request::PokerMatchups { source, .. } => source.len(),
             Request::DrawDiscards { discards } => discards.len() as u64,
             Request::DrawTables { tables } => tables.len() as u64,
+            Request::Crazy8Engine { source } => source.len(),
         }
     }
 
@@ -173,6 +179,7 @@ impl Request {
                 .first()
                 .map(|t| t.question(index))
                 .unwrap_or_default(),
+            Request::Crazy8Engine { .. } => "the game".into(),
         }
     }
 
@@ -244,6 +251,21 @@ impl Request {
             }
             Request::DrawDiscards { discards } => format!("{} discards", discards.len()),
             Request::DrawTables { tables } => format!("{} tables", tables.len()),
+            Request::Crazy8Engine { source } => match source {
+                SetupSource::Listed(setups) => format!("{} games", setups.len()),
+                SetupSource::Generated {
+                    count,
+                    seed,
+                    players,
+                } => {
+                    let names: Vec<String> = players.iter().map(|p| p.name()).collect();
+                    format!(
+                        "{} games on decks shuffled from seed {seed}, players: {}",
+                        group_digits(u64::from(*count)),
+                        names.join(", ")
+                    )
+                }
+            },
             Request::BlackjackTables { source, rules } => {
                 let h17 = if rules.dealer_hits_soft_17 {
                     "H17"
@@ -321,12 +343,16 @@ impl Request {
                 put_varint(out, 8)?;
                 tables.put(out)
             }
+            Request::Crazy8Engine { source } => {
+                put_varint(out, 9)?;
+                source.put(out)
+            }
         }
     }
 
     /// The next request, or `None` when the grader closed the connection.
     pub fn read(input: &mut (impl Read + ?Sized)) -> io::Result<Option<Request>> {
-        let tag = match take_tag(input, 9) {
+        let tag = match take_tag(input, 10) {
             Ok(tag) => tag,
             Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
             Err(e) => return Err(e),
@@ -362,8 +388,11 @@ impl Request {
             7 => Request::DealerDiscards {
                 source: Wire::take(input)?,
             },
-            _ => Request::DrawTables {
+            8 => Request::DrawTables {
                 tables: Wire::take(input)?,
+            },
+            _ => Request::Crazy8Engine {
+                source: Wire::take(input)?,
             },
         }))
     }
@@ -404,6 +433,7 @@ impl Input {
             Input::Table(_) | Input::DrawTable(_) => "table",
             Input::Matchup(_) => "hands",
             Input::Discard(_) => "discard",
+            Input::Setup(_) => "game",
         }
     }
 
@@ -417,6 +447,7 @@ impl Input {
             Input::Matchup(matchup) => matchup.describe(),
             Input::Discard(discard) => discard.describe(),
             Input::DrawTable(table) => table.describe(),
+            Input::Setup(setup) => setup.describe(),
         }
     }
 }
@@ -444,6 +475,8 @@ pub enum Answer {
         problem: Option<String>,
     },
     Draw(DrawResult),
+    Game(GameResult),
+    Tournament(TournamentResult),
     Panicked(Panic),
     NotRegistered(Assignment),
 }
@@ -507,6 +540,8 @@ impl fmt::Display for Answer {
                 problem: Some(problem),
             } => write!(f, "discard {positions:?}, against the rules: {problem}"),
             Answer::Draw(result) => write!(f, "{result}"),
+            Answer::Game(result) => write!(f, "{result}"),
+            Answer::Tournament(result) => write!(f, "{result}"),
             Answer::Panicked(panic) => write!(f, "{panic}"),
             Answer::NotRegistered(assignment) => write!(
                 f,
@@ -665,6 +700,16 @@ pub fn respond_by_input(
                 }
             }
         }
+        Request::Crazy8Engine { source } => {
+            let build = submission.crazy8_engine_builder();
+            source.for_each_setup(|setup| {
+                let answer = match build {
+                    None => refusal.clone(),
+                    Some(build) => ask(|| crazy8::play(&setup, &*build())),
+                };
+                on_input(Input::Setup(setup), vec![answer])
+            });
+        }
     }
 }
 
@@ -692,6 +737,17 @@ fn each_check<T: ?Sized>(
         None => vec![refusal.clone(); count],
         Some(Err(panic)) => vec![Answer::Panicked(panic); count],
         Some(Ok(object)) => (0..count).map(|i| ask(|| question(&*object, i))).collect(),
+    }
+}
+
+/// What a reader needs beside expected and actual to see where two long answers part:
+/// for Crazy Eights games, both turn logs side by side from the first turn that differs.
+pub fn compare_detail(expected: &Answer, actual: &Answer) -> Option<String> {
+    match (expected, actual) {
+        (Answer::Game(want), Answer::Game(got)) if want.log != got.log => {
+            Some(crazy8::logs_side_by_side(&want.log, &got.log))
+        }
+        _ => None,
     }
 }
 
@@ -817,11 +873,19 @@ impl Item {
                 put_varint(out, 17)?;
                 result.put(out)
             }
+            Answer::Game(result) => {
+                put_varint(out, 18)?;
+                result.put(out)
+            }
+            Answer::Tournament(result) => {
+                put_varint(out, 19)?;
+                result.put(out)
+            }
         }
     }
 
     pub fn read(input: &mut (impl Read + ?Sized)) -> io::Result<Item> {
-        let answer = match take_tag(input, 18)? {
+        let answer = match take_tag(input, 20)? {
             0 => return Ok(Item::End),
             1 => Answer::Bool(false),
             2 => Answer::Bool(true),
@@ -842,7 +906,9 @@ impl Item {
                 positions: Wire::take(input)?,
                 problem: Wire::take(input)?,
             },
-            _ => Answer::Draw(Wire::take(input)?),
+            17 => Answer::Draw(Wire::take(input)?),
+            18 => Answer::Game(Wire::take(input)?),
+            _ => Answer::Tournament(Wire::take(input)?),
         };
         Ok(Item::Answer(answer))
     }

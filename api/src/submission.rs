@@ -4,6 +4,7 @@ use std::fmt;
 
 use crate::blackjack::{BlackjackGame, BlackjackHand};
 use crate::card::Card;
+use crate::crazy8::Engine;
 use crate::draw::DrawGame;
 use crate::plaisante::PlaisanteHand;
 use crate::poker::{PokerHand, PokerRules};
@@ -17,15 +18,17 @@ pub enum Assignment {
     Blackjack,
     Poker,
     DrawPoker,
+    CrazyEights,
 }
 
 impl Assignment {
-    pub const ALL: [Assignment; 5] = [
+    pub const ALL: [Assignment; 6] = [
         Assignment::PlaisanteHand,
         Assignment::Tableau,
         Assignment::Blackjack,
         Assignment::Poker,
         Assignment::DrawPoker,
+        Assignment::CrazyEights,
     ];
 
     /// The name specs use in their `assignment:` field.
@@ -36,6 +39,7 @@ impl Assignment {
             Assignment::Blackjack => "blackjack",
             Assignment::Poker => "poker",
             Assignment::DrawPoker => "draw_poker",
+            Assignment::CrazyEights => "crazy_eights",
         }
     }
 
@@ -47,6 +51,7 @@ impl Assignment {
             Assignment::Blackjack => ".blackjack::<YourHand, YourGame>()",
             Assignment::Poker => ".poker::<YourHand>()",
             Assignment::DrawPoker => ".draw_poker::<YourGame, YourHand>()",
+            Assignment::CrazyEights => ".crazy_eights::<YourEngine>()",
         }
     }
 }
@@ -89,6 +94,7 @@ pub(crate) type BlackjackHandBuilder = fn() -> Box<dyn BlackjackHand>;
 pub(crate) type BlackjackGameBuilder = fn() -> Box<dyn BlackjackGame>;
 pub(crate) type PokerHandBuilder = fn(Vec<Card>, PokerRules) -> Box<dyn PokerHand>;
 pub(crate) type DrawGameBuilder = fn() -> Box<dyn DrawGame>;
+pub(crate) type EngineBuilder = fn() -> Box<dyn Engine>;
 
 /// What a submission implements, one builder call per assignment:
 ///
@@ -118,6 +124,7 @@ pub struct Submission {
     blackjack: Option<(BlackjackHandBuilder, BlackjackGameBuilder)>,
     poker: Option<PokerHandBuilder>,
     draw_poker: Option<(DrawGameBuilder, PokerHandBuilder)>,
+    crazy_eights: Option<EngineBuilder>,
 }
 
 fn poker_hand<H: PokerHand + 'static>(cards: Vec<Card>, rules: PokerRules) -> Box<dyn PokerHand> {
@@ -176,6 +183,15 @@ impl Submission {
         self
     }
 
+    /// Registers `E` as this submission's Crazy Eights engine.
+    pub fn crazy_eights<E: Engine + 'static>(mut self) -> Submission {
+        fn engine<E: Engine + 'static>() -> Box<dyn Engine> {
+            Box::new(E::new())
+        }
+        self.crazy_eights = Some(engine::<E>);
+        self
+    }
+
     /// The assignments registered, in a stable order.
     pub fn assignments(&self) -> Vec<Assignment> {
         let registered = [
@@ -184,6 +200,7 @@ impl Submission {
             self.blackjack.is_some(),
             self.poker.is_some(),
             self.draw_poker.is_some(),
+            self.crazy_eights.is_some(),
         ];
         Assignment::ALL
             .into_iter()
@@ -211,6 +228,11 @@ impl Submission {
     /// The registered draw game and its hand, for code that plays it directly.
     pub fn draw_builders(&self) -> Option<(DrawGameBuilder, PokerHandBuilder)> {
         self.draw_poker
+    }
+
+    /// The registered Crazy Eights engine, for code that plays it directly.
+    pub fn crazy8_engine_builder(&self) -> Option<EngineBuilder> {
+        self.crazy_eights
     }
 
     /// Builds the registered blackjack game, for code that plays it directly.

@@ -6,6 +6,7 @@
 use grader_api::Submission;
 
 pub mod blackjack;
+pub mod crazy8;
 pub mod draw;
 pub mod plaisante;
 pub mod poker;
@@ -18,4 +19,5 @@ pub fn submission() -> Submission {
         .blackjack::<blackjack::Hand, blackjack::Game>()
         .poker::<poker::Hand>()
         .draw_poker::<draw::Game, poker::Hand>()
+        .crazy_eights::<crazy8::Engine>()
 }

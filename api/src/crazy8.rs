@@ -1,0 +1,702 @@
+//! Crazy Eights (seed 003): a game engine driving four `PlayerStrategy` objects.
+//!
+//! The rules every engine follows, so that the same deck and players give the same game
+//! on every engine that follows them:
+//! - Deal five cards to each player, one at a time in seat order (0, 1, 2, 3, 0, ...),
+//!   drawing with [`Deck::draw`]; then `receive_initial_cards` to each, in seat order.
+//! - Turn over the starter: while it is an 8, [`Deck::bury`] it and turn over the next.
+//! - Players take turns in seat order from player 0. Before each turn the player gets
+//!   `process_opponent_actions` with the other players' turns since its own last turn
+//!   (empty before its first). Then `should_draw_card(top, declared_suit)`:
+//!   - true: the player draws one card (`receive_card`); the turn is logged as a draw;
+//!   - false: `play_card()`; the card must not be one already played (else the player
+//!     cheated: [`CheatKind::AlreadyPlayed`]), must be held ([`CheatKind::NotHeld`]), and
+//!     must be an 8, or match the top card's rank, or the suit to match (the suit an 8
+//!     declared, else the top card's) ([`CheatKind::DoesNotMatch`]). An 8 is followed by
+//!     `declare_suit()`. The card goes on the discard pile.
+//! - A cheat ends the game at once: every score 0, no winner, the cheater reported.
+//! - After each turn: a player with no cards left wins and scores the points of the
+//!   cards in the other hands (8 = 50, K Q J 10 = 10, A = 1, others face value); else, if
+//!   the draw pile is empty, the game ends with no winner and each player scores the
+//!   points of the other players' hands.
+//! - A tournament: `init(id, opponent_ids)` once for each player in seat order; games until
+//!   some total reaches the target (the highest total wins, the lowest seat on a tie) or a
+//!   player cheats; before every game after the first, each player is `reset()` and the
+//!   deck is [`Deck::renew`]ed.
+
+use std::fmt;
+
+use crate::card::{Card, Suit, format_cards};
+use crate::deck::{Deck, below, seeded_rng};
+use crate::wire::{Wire, put_varint, take_tag};
+
+pub const PLAYERS: usize = 4;
+pub const HAND_SIZE: usize = 5;
+pub const DEFAULT_TARGET: u32 = 200;
+/// A tournament stops after this many games even if nobody reached the target.
+pub const MAX_GAMES: u32 = 1_000;
+
+/// What a card is worth at the end of a game.
+pub fn points(card: Card) -> u32 {
+    match card.value() {
+        8 => 50,
+        10..=13 => 10,
+        14 => 1,
+        value => u32::from(value),
+    }
+}
+
+/// The course interface's `PlayerTurn`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PlayerTurn {
+    pub player_id: u32,
+    pub drew_a_card: bool,
+    pub played_card: Option<Card>,
+    pub declared_suit: Option<Suit>,
+}
+
+impl fmt::Display for PlayerTurn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.drew_a_card, self.played_card, self.declared_suit) {
+            (true, _, _) => write!(f, "player {} draws", self.player_id),
+            (_, Some(card), Some(suit)) => write!(
+                f,
+                "player {} plays {card}, declares {}",
+                self.player_id,
+                suit.name()
+            ),
+            (_, Some(card), None) => write!(f, "player {} plays {card}", self.player_id),
+            _ => write!(f, "player {} does nothing", self.player_id),
+        }
+    }
+}
+
+/// The course interface, in Rust.
+pub trait PlayerStrategy {
+    fn init(&mut self, player_id: u32, opponent_ids: &[u32]);
+    fn receive_initial_cards(&mut self, cards: &[Card]);
+    /// `declared_suit` is `None` unless an 8 on top declared it.
+    fn should_draw_card(&mut self, top: Card, declared_suit: Option<Suit>) -> bool;
+    fn receive_card(&mut self, card: Card);
+    fn play_card(&mut self) -> Card;
+    fn declare_suit(&mut self) -> Suit;
+    fn process_opponent_actions(&mut self, actions: &[PlayerTurn]);
+    fn reset(&mut self);
+}
+
+/// Ways a player can cheat.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CheatKind {
+    NotHeld,
+    DoesNotMatch,
+    AlreadyPlayed,
+}
+
+impl CheatKind {
+    pub const ALL: [CheatKind; 3] = [
+        CheatKind::NotHeld,
+        CheatKind::DoesNotMatch,
+        CheatKind::AlreadyPlayed,
+    ];
+}
+
+/// Who cheated, how, with which card.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Cheat {
+    pub player_id: u32,
+    pub kind: CheatKind,
+    pub card: Card,
+}
+
+impl fmt::Display for Cheat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self.kind {
+            CheatKind::NotHeld => "a card it does not hold",
+            CheatKind::DoesNotMatch => "a card that does not match",
+            CheatKind::AlreadyPlayed => "a card already played",
+        };
+        write!(
+            f,
+            "player {} cheated: played {} ({what})",
+            self.player_id, self.card
+        )
+    }
+}
+
+/// One game, compared whole.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GameResult {
+    pub scores: Vec<u32>,
+    pub winner: Option<u32>,
+    pub log: Vec<PlayerTurn>,
+    pub cheater: Option<Cheat>,
+}
+
+impl fmt::Display for GameResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "scores   {:?}", self.scores)?;
+        match self.winner {
+            Some(winner) => writeln!(f, "winner   player {winner}")?,
+            None => writeln!(f, "winner   none")?,
+        }
+        if let Some(cheat) = self.cheater {
+            writeln!(f, "cheater  {cheat}")?;
+        }
+        write!(f, "turns    {}", self.log.len())
+    }
+}
+
+/// A tournament's outcome.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TournamentResult {
+    pub totals: Vec<u32>,
+    pub games: u32,
+    pub winner: Option<u32>,
+    pub cheater: Option<Cheat>,
+}
+
+impl fmt::Display for TournamentResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "totals   {:?} after {} games", self.totals, self.games)?;
+        match self.winner {
+            Some(winner) => write!(f, "winner   player {winner}")?,
+            None => write!(f, "winner   none")?,
+        }
+        if let Some(cheat) = self.cheater {
+            write!(f, "\ncheater  {cheat}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The seed's game engine. Students write both methods.
+pub trait Engine {
+    fn new() -> Self
+    where
+        Self: Sized;
+
+    /// One game by the rules in this module's documentation; the players are already
+    /// initialized (`init`).
+    fn play_game(&self, players: &mut [Box<dyn PlayerStrategy>], deck: &mut Deck) -> GameResult;
+
+    /// Games until a total reaches `target` or someone cheats, as the module documents.
+    fn play_tournament(
+        &self,
+        players: &mut [Box<dyn PlayerStrategy>],
+        deck: &mut Deck,
+        target: u32,
+    ) -> TournamentResult;
+}
+
+/// The harness's own players, legal and cheating.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Harness {
+    /// Plays the first legal card it holds; draws when it has none.
+    FirstLegal,
+    /// Plays a legal card chosen from its seed.
+    RandomLegal(u64),
+    /// Keeps its eights for when nothing else is legal.
+    EightsLast,
+    /// Draws whenever it may.
+    DrawsWhenever,
+    /// Plays like `FirstLegal` until its turn `at_turn` (from 1), then cheats as soon as it can.
+    Cheater { kind: CheatKind, at_turn: u32 },
+}
+
+impl Harness {
+    pub fn name(self) -> String {
+        match self {
+            Harness::FirstLegal => "first legal".into(),
+            Harness::RandomLegal(seed) => format!("random legal (seed {seed})"),
+            Harness::EightsLast => "eights last".into(),
+            Harness::DrawsWhenever => "draws whenever it may".into(),
+            Harness::Cheater { kind, at_turn } => format!("cheater ({kind:?} from turn {at_turn})"),
+        }
+    }
+
+    pub fn player(self) -> Box<dyn PlayerStrategy> {
+        Box::new(HarnessPlayer {
+            style: self,
+            id: 0,
+            hand: Vec::new(),
+            played: Vec::new(),
+            turn: 0,
+            chosen: None,
+            rng: seeded_rng(match self {
+                Harness::RandomLegal(seed) => seed,
+                _ => 0,
+            }),
+        })
+    }
+}
+
+impl std::str::FromStr for Harness {
+    type Err = String;
+
+    /// `first legal`, `random legal 7`, `eights last`, `draws whenever`, or
+    /// `cheats: not held | does not match | already played from turn N`.
+    fn from_str(text: &str) -> Result<Harness, String> {
+        let words = text.trim().to_lowercase();
+        let unknown = || {
+            format!(
+                "`{text}` is not a harness player: write first legal, random legal N, eights last, \
+                 draws whenever, or cheats: not held | does not match | already played from turn N"
+            )
+        };
+        if let Some(cheat) = words.strip_prefix("cheats:") {
+            let (what, turn) = cheat.split_once("from turn").ok_or_else(unknown)?;
+            let kind = match what.trim() {
+                "not held" => CheatKind::NotHeld,
+                "does not match" => CheatKind::DoesNotMatch,
+                "already played" => CheatKind::AlreadyPlayed,
+                _ => return Err(unknown()),
+            };
+            let at_turn = turn.trim().parse().map_err(|_| unknown())?;
+            return Ok(Harness::Cheater { kind, at_turn });
+        }
+        match words.as_str() {
+            "first legal" => Ok(Harness::FirstLegal),
+            "eights last" => Ok(Harness::EightsLast),
+            "draws whenever" => Ok(Harness::DrawsWhenever),
+            "random legal" => Ok(Harness::RandomLegal(0)),
+            other => other
+                .strip_prefix("random legal ")
+                .and_then(|seed| seed.trim().parse().ok())
+                .map(Harness::RandomLegal)
+                .ok_or_else(unknown),
+        }
+    }
+}
+
+/// Whether `card` may go on `top` (with the suit an 8 declared, if any).
+pub fn is_legal(card: Card, top: Card, declared_suit: Option<Suit>) -> bool {
+    card.value() == 8
+        || card.value() == top.value()
+        || card.suit() == declared_suit.unwrap_or(top.suit())
+}
+
+struct HarnessPlayer {
+    style: Harness,
+    id: u32,
+    hand: Vec<Card>,
+    /// Cards seen played, the top card included.
+    played: Vec<Card>,
+    turn: u32,
+    chosen: Option<Card>,
+    rng: rand_chacha::ChaCha8Rng,
+}
+
+impl HarnessPlayer {
+    fn choose(&mut self, top: Card, declared: Option<Suit>) -> Option<Card> {
+        let legal: Vec<Card> = self
+            .hand
+            .iter()
+            .copied()
+            .filter(|&c| is_legal(c, top, declared))
+            .collect();
+        match self.style {
+            Harness::DrawsWhenever => None,
+            Harness::FirstLegal => legal.first().copied(),
+            Harness::RandomLegal(_) if legal.is_empty() => None,
+            Harness::RandomLegal(_) => {
+                Some(legal[below(&mut self.rng, legal.len() as u32) as usize])
+            }
+            Harness::EightsLast => legal
+                .iter()
+                .find(|c| c.value() != 8)
+                .or(legal.first())
+                .copied(),
+            Harness::Cheater { kind, at_turn } if self.turn >= at_turn => match kind {
+                CheatKind::AlreadyPlayed => Some(top),
+                CheatKind::NotHeld => (0..52)
+                    .filter_map(Card::from_index)
+                    .find(|c| !self.hand.contains(c) && !self.played.contains(c) && *c != top),
+                CheatKind::DoesNotMatch => {
+                    let illegal = self
+                        .hand
+                        .iter()
+                        .copied()
+                        .find(|&c| !is_legal(c, top, declared));
+                    illegal.or(legal.first().copied())
+                }
+            },
+            Harness::Cheater { .. } => legal.first().copied(),
+        }
+    }
+}
+
+impl PlayerStrategy for HarnessPlayer {
+    fn init(&mut self, player_id: u32, _opponent_ids: &[u32]) {
+        self.id = player_id;
+    }
+
+    fn receive_initial_cards(&mut self, cards: &[Card]) {
+        self.hand = cards.to_vec();
+    }
+
+    fn should_draw_card(&mut self, top: Card, declared_suit: Option<Suit>) -> bool {
+        self.turn += 1;
+        if !self.played.contains(&top) {
+            self.played.push(top);
+        }
+        self.chosen = self.choose(top, declared_suit);
+        self.chosen.is_none()
+    }
+
+    fn receive_card(&mut self, card: Card) {
+        self.hand.push(card);
+    }
+
+    fn play_card(&mut self) -> Card {
+        let card = self
+            .chosen
+            .take()
+            .or(self.hand.first().copied())
+            .unwrap_or(Card::from_index(0).expect("2♣"));
+        self.hand.retain(|&c| c != card);
+        card
+    }
+
+    fn declare_suit(&mut self) -> Suit {
+        Suit::ALL
+            .into_iter()
+            .max_by_key(|&suit| {
+                (
+                    self.hand.iter().filter(|c| c.suit() == suit).count(),
+                    std::cmp::Reverse(suit),
+                )
+            })
+            .unwrap_or(Suit::Clubs)
+    }
+
+    fn process_opponent_actions(&mut self, actions: &[PlayerTurn]) {
+        self.played
+            .extend(actions.iter().filter_map(|turn| turn.played_card));
+    }
+
+    fn reset(&mut self) {
+        self.hand.clear();
+        self.played.clear();
+        self.turn = 0;
+        self.chosen = None;
+    }
+}
+
+/// A game or tournament to play: the deck (top first; shuffled from `seed` when empty,
+/// and fresh decks come from `seed`), the four players, and the target (0: one game).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Setup {
+    pub deck: Vec<Card>,
+    pub seed: u64,
+    pub players: Vec<Harness>,
+    pub target: u32,
+}
+
+impl Setup {
+    pub fn describe(&self) -> String {
+        let deck = if self.deck.is_empty() {
+            format!("shuffled from seed {}", self.seed)
+        } else {
+            format!("{} (then seed {})", format_cards(&self.deck), self.seed)
+        };
+        let players: Vec<String> = self
+            .players
+            .iter()
+            .enumerate()
+            .map(|(i, h)| format!("{i}: {}", h.name()))
+            .collect();
+        let what = if self.target == 0 {
+            "one game".to_string()
+        } else {
+            format!("a tournament to {}", self.target)
+        };
+        format!("deck: {deck}\nplayers: {}\n{what}", players.join(", "))
+    }
+
+    pub fn deck(&self) -> Deck {
+        if self.deck.is_empty() {
+            Deck::shuffled(self.seed)
+        } else {
+            Deck::stacked_seeded(self.deck.clone(), self.seed)
+        }
+    }
+
+    /// Fresh harness players, initialized as a game expects them.
+    pub fn players(&self) -> Vec<Box<dyn PlayerStrategy>> {
+        let mut players: Vec<Box<dyn PlayerStrategy>> =
+            self.players.iter().map(|h| h.player()).collect();
+        if self.target == 0 {
+            init_players(&mut players);
+        }
+        players
+    }
+}
+
+/// `init` for each player in seat order, with the other seats as opponents.
+pub fn init_players(players: &mut [Box<dyn PlayerStrategy>]) {
+    let ids: Vec<u32> = (0..players.len() as u32).collect();
+    for (id, player) in (0u32..).zip(players.iter_mut()) {
+        let opponents: Vec<u32> = ids.iter().copied().filter(|&o| o != id).collect();
+        player.init(id, &opponents);
+    }
+}
+
+/// Where the setups of a request come from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SetupSource {
+    Listed(Vec<Setup>),
+    /// `count` single games on decks shuffled from seeds drawn from `seed`.
+    Generated {
+        count: u32,
+        seed: u64,
+        players: Vec<Harness>,
+    },
+}
+
+impl SetupSource {
+    pub fn len(&self) -> u64 {
+        match self {
+            SetupSource::Listed(setups) => setups.len() as u64,
+            SetupSource::Generated { count, .. } => u64::from(*count),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn for_each_setup(&self, mut visit: impl FnMut(Setup) -> bool) {
+        match self {
+            SetupSource::Listed(setups) => {
+                for setup in setups {
+                    if !visit(setup.clone()) {
+                        return;
+                    }
+                }
+            }
+            SetupSource::Generated {
+                count,
+                seed,
+                players,
+            } => {
+                let mut rng = seeded_rng(*seed);
+                for _ in 0..*count {
+                    let setup = Setup {
+                        deck: Vec::new(),
+                        seed: u64::from(below(&mut rng, u32::MAX)),
+                        players: players.clone(),
+                        target: 0,
+                    };
+                    if !visit(setup) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Plays `setup` with `engine`: a game or a tournament.
+pub fn play(setup: &Setup, engine: &dyn Engine) -> crate::protocol::Answer {
+    let mut deck = setup.deck();
+    let mut players = setup.players();
+    if setup.target == 0 {
+        crate::protocol::Answer::Game(engine.play_game(&mut players, &mut deck))
+    } else {
+        crate::protocol::Answer::Tournament(engine.play_tournament(
+            &mut players,
+            &mut deck,
+            setup.target,
+        ))
+    }
+}
+
+/// Two game logs side by side from a little before the first turn that differs.
+pub fn logs_side_by_side(expected: &[PlayerTurn], actual: &[PlayerTurn]) -> String {
+    let first = (0..expected.len().max(actual.len()))
+        .find(|&i| expected.get(i) != actual.get(i))
+        .unwrap_or(0);
+    let mut out = format!("{:<5} {:<40} {}\n", "turn", "expected", "actual");
+    for i in first.saturating_sub(3)..(first + 4).min(expected.len().max(actual.len())) {
+        let show = |turn: Option<&PlayerTurn>| {
+            turn.map(|t| t.to_string())
+                .unwrap_or_else(|| "(game over)".into())
+        };
+        let mark = if i == first { ">" } else { " " };
+        out.push_str(&format!(
+            "{mark}{:<4} {:<40} {}\n",
+            i + 1,
+            show(expected.get(i)),
+            show(actual.get(i))
+        ));
+    }
+    out.trim_end().to_string()
+}
+
+crate::wire_by_position!(CheatKind);
+crate::wire_struct!(PlayerTurn {
+    player_id,
+    drew_a_card,
+    played_card,
+    declared_suit
+});
+crate::wire_struct!(Cheat {
+    player_id,
+    kind,
+    card
+});
+crate::wire_struct!(GameResult {
+    scores,
+    winner,
+    log,
+    cheater
+});
+crate::wire_struct!(TournamentResult {
+    totals,
+    games,
+    winner,
+    cheater
+});
+crate::wire_struct!(Setup {
+    deck,
+    seed,
+    players,
+    target
+});
+
+impl Wire for Suit {
+    fn put(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
+        put_varint(out, *self as u64)
+    }
+    fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<Suit> {
+        Ok(Suit::ALL[take_tag(input, 4)? as usize])
+    }
+}
+
+impl Wire for Harness {
+    fn put(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
+        match self {
+            Harness::FirstLegal => put_varint(out, 0),
+            Harness::RandomLegal(seed) => {
+                put_varint(out, 1)?;
+                seed.put(out)
+            }
+            Harness::EightsLast => put_varint(out, 2),
+            Harness::DrawsWhenever => put_varint(out, 3),
+            Harness::Cheater { kind, at_turn } => {
+                put_varint(out, 4)?;
+                kind.put(out)?;
+                at_turn.put(out)
+            }
+        }
+    }
+    fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<Harness> {
+        Ok(match take_tag(input, 5)? {
+            0 => Harness::FirstLegal,
+            1 => Harness::RandomLegal(Wire::take(input)?),
+            2 => Harness::EightsLast,
+            3 => Harness::DrawsWhenever,
+            _ => Harness::Cheater {
+                kind: Wire::take(input)?,
+                at_turn: Wire::take(input)?,
+            },
+        })
+    }
+}
+
+impl Wire for SetupSource {
+    fn put(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
+        match self {
+            SetupSource::Listed(setups) => {
+                put_varint(out, 0)?;
+                setups.put(out)
+            }
+            SetupSource::Generated {
+                count,
+                seed,
+                players,
+            } => {
+                put_varint(out, 1)?;
+                count.put(out)?;
+                seed.put(out)?;
+                players.put(out)
+            }
+        }
+    }
+    fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<SetupSource> {
+        Ok(match take_tag(input, 2)? {
+            0 => SetupSource::Listed(Wire::take(input)?),
+            _ => SetupSource::Generated {
+                count: Wire::take(input)?,
+                seed: Wire::take(input)?,
+                players: Wire::take(input)?,
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::round_trip;
+
+    #[test]
+    fn crazy8_values_round_trip() {
+        let card: Card = "8S".parse().unwrap();
+        round_trip(GameResult {
+            scores: vec![0, 12, 0, 0],
+            winner: Some(1),
+            log: vec![PlayerTurn {
+                player_id: 0,
+                drew_a_card: false,
+                played_card: Some(card),
+                declared_suit: Some(Suit::Hearts),
+            }],
+            cheater: Some(Cheat {
+                player_id: 2,
+                kind: CheatKind::NotHeld,
+                card,
+            }),
+        });
+        round_trip(SetupSource::Generated {
+            count: 3,
+            seed: 4,
+            players: vec![
+                Harness::RandomLegal(9),
+                Harness::Cheater {
+                    kind: CheatKind::AlreadyPlayed,
+                    at_turn: 2,
+                },
+            ],
+        });
+    }
+
+    #[test]
+    fn harness_players_parse_from_spec_words() {
+        assert_eq!("first legal".parse(), Ok(Harness::FirstLegal));
+        assert_eq!("Random legal 7".parse(), Ok(Harness::RandomLegal(7)));
+        assert_eq!(
+            "cheats: already played from turn 3".parse(),
+            Ok(Harness::Cheater {
+                kind: CheatKind::AlreadyPlayed,
+                at_turn: 3
+            })
+        );
+        assert!("cheats: sometimes".parse::<Harness>().is_err());
+        assert!("clever".parse::<Harness>().is_err());
+    }
+
+    #[test]
+    fn points_follow_the_seed() {
+        let total: u32 = (0..52).filter_map(Card::from_index).map(points).sum();
+        assert_eq!(total, 508);
+    }
+
+    #[test]
+    fn a_declared_suit_replaces_the_top_cards_suit() {
+        let top: Card = "8H".parse().unwrap();
+        assert!(is_legal("2S".parse().unwrap(), top, Some(Suit::Spades)));
+        assert!(!is_legal("2H".parse().unwrap(), top, Some(Suit::Spades)));
+        assert!(is_legal("8C".parse().unwrap(), top, Some(Suit::Spades)));
+    }
+}
