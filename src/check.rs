@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use colored::Colorize;
-use grader_api::protocol::{self, Answer};
+use grader_api::protocol::{self, Answer, Request};
 use grader_api::{Assignment, Submission};
 use libtest_mimic::{Arguments, Failed, Trial};
 
@@ -90,7 +90,11 @@ struct Session {
     /// Expected answers of every listed test, by test index; empty for bulk tests.
     expected: Vec<grade::Expected>,
     registered: Vec<Assignment>,
+    /// The submission's Crazy Eights strategies, by name.
+    strategies: Vec<String>,
     pool: Pool,
+    /// Lines for the report beyond pass and fail, such as strategies' win rates.
+    notes: Mutex<Vec<String>>,
     verdicts: Mutex<Vec<Option<Verdict>>>,
 }
 
@@ -192,6 +196,7 @@ pub fn run(mut args: CheckArgs) -> ExitCode {
     }
     let (executable, first_runner) = executable;
     let registered = first_runner.hello().assignments.clone();
+    let strategies = first_runner.hello().strategies.clone();
     let (suite, expected) = if args.specs.is_empty() && args.assignments.is_empty() {
         // The built-in specs cover every assignment; grade those the submission implements.
         let kept: Vec<bool> = suite
@@ -226,6 +231,8 @@ pub fn run(mut args: CheckArgs) -> ExitCode {
         reference,
         expected,
         registered,
+        strategies,
+        notes: Mutex::new(Vec::new()),
         pool: Pool {
             executable,
             source_root: submission.root.clone(),
@@ -264,6 +271,9 @@ pub fn run(mut args: CheckArgs) -> ExitCode {
     };
     if !machine_only {
         print!("{}", results.score_table());
+        for note in session.notes.lock().map(|n| n.clone()).unwrap_or_default() {
+            println!("  {}", note.dimmed());
+        }
     }
     if let Err(code) = write_machine_output(&args, &results, &submission.root) {
         return code;
@@ -453,6 +463,25 @@ fn run_test(session: &Session, index: usize) -> Verdict {
     } else {
         match session.pool.take() {
             Err(error) => Verdict::Failed(format!("  {error}")),
+            Ok(runner) if matches!(test.request, Request::Crazy8Strategies(_)) => {
+                let Request::Crazy8Strategies(trial) = &test.request else {
+                    unreachable!("matched just above")
+                };
+                let (verdict, survivor, notes) = grade::grade_strategies(
+                    runner,
+                    &session.reference,
+                    group,
+                    trial,
+                    &session.strategies,
+                );
+                if let Some(runner) = survivor {
+                    session.pool.give_back(runner);
+                }
+                if let Ok(mut all) = session.notes.lock() {
+                    all.extend(notes);
+                }
+                verdict
+            }
             Ok(mut runner) => {
                 let (verdict, survived) = if test.bulk {
                     grade::grade_bulk(&mut runner, &session.reference, group, test)

@@ -6,8 +6,14 @@ use std::fmt::Write as _;
 use std::sync::mpsc::{Receiver, sync_channel};
 
 use colored::Colorize;
-use grader_api::Submission;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use grader_api::crazy8::{
+    Call, Harness, PLAYERS, PlayerStrategy, RemoteStrategy, Reply, StrategyTrial, init_players,
+};
 use grader_api::protocol::{self, Answer, Input, Request, group_digits};
+use grader_api::{Deck, Submission};
 use similar::{ChangeTag, TextDiff};
 
 use crate::capture::Printed;
@@ -221,6 +227,151 @@ pub fn grade_bulk(
     }
     finish_message(&mut message, group, &exchange);
     (Verdict::Failed(message), survived)
+}
+
+/// Plays the submission's strategies in the reference engine: each strategy lives in the
+/// runner and answers the engine's calls over the pipe, seat by seat, game after game.
+/// Returns the verdict, whether the runner survived, and each strategy's record.
+pub fn grade_strategies(
+    runner: Runner,
+    reference: &Submission,
+    group: &Group,
+    trial: &StrategyTrial,
+    strategies: &[String],
+) -> (Verdict, Option<Runner>, Vec<String>) {
+    let mut notes = Vec::new();
+    if strategies.len() < trial.require as usize {
+        let message = format!(
+            "  your submission registers {} strategies ({}); at least {} are required: add\n  `.crazy_eights_player::<YourStrategy>(\"a name\")` to submission() for each",
+            strategies.len(),
+            strategies.join(", "),
+            trial.require
+        );
+        return (Verdict::Failed(message), Some(runner), notes);
+    }
+    let Some(engine) = reference.crazy8_engine_builder().map(|build| build()) else {
+        return (
+            Verdict::Failed("  the reference has no Crazy Eights engine".into()),
+            Some(runner),
+            notes,
+        );
+    };
+    let runner = Rc::new(RefCell::new(runner));
+    let timeout = group.timeout;
+    for name in strategies {
+        let mut wins = 0;
+        for game in 0..trial.games {
+            let seat = game as usize % PLAYERS;
+            let failure = Rc::new(RefCell::new(None));
+            let link = Rc::clone(&runner);
+            let transport = move |call: Call| -> Result<Reply, String> {
+                let mut reply = None;
+                let request = Request::StrategyCall { slot: 0, call };
+                let exchange = link.borrow_mut().ask(&request, timeout, |answer| {
+                    reply = Some(answer);
+                    true
+                });
+                match (exchange.ending, reply) {
+                    (Ending::Answered, Some(Answer::Move(reply))) => Ok(reply),
+                    (Ending::Answered, Some(other)) => Err(other.to_string()),
+                    (ending, _) => Err(describe_ending(&ending)),
+                }
+            };
+            let mut remote = RemoteStrategy::new(transport, Rc::clone(&failure));
+            let created = remote_create(&mut remote, name);
+            let mut opponents = trial.opponents.iter().map(|h| h.player());
+            let mut players: Vec<Box<dyn PlayerStrategy>> = Vec::with_capacity(PLAYERS);
+            let mut remote = Some(remote);
+            for position in 0..PLAYERS {
+                match (position == seat, remote.take()) {
+                    (true, Some(remote)) => players.push(Box::new(remote)),
+                    (_, unused) => {
+                        remote = unused;
+                        players.push(
+                            opponents
+                                .next()
+                                .unwrap_or_else(|| Harness::FirstLegal.player()),
+                        );
+                    }
+                }
+            }
+            let result = created.map(|()| {
+                init_players(&mut players);
+                let mut deck = Deck::shuffled(trial.seed.wrapping_add(u64::from(game)));
+                engine.play_game(&mut players, &mut deck)
+            });
+            drop(players);
+            let failed = failure.borrow().clone().or(result.as_ref().err().cloned());
+            let where_ = format!(
+                "strategy `{name}`, game {} of {} (seat {seat})",
+                game + 1,
+                trial.games
+            );
+            if let Some(why) = failed {
+                let log = result.map(|r| r.log).unwrap_or_default();
+                let message =
+                    strategy_failure(&where_, &format!("its code failed: {why}"), &log, group);
+                return (Verdict::Failed(message), None, notes);
+            }
+            let Ok(result) = result else { continue };
+            if let Some(cheat) = result.cheater.filter(|c| c.player_id as usize == seat) {
+                let message = strategy_failure(
+                    &where_,
+                    &format!("an illegal move: {cheat}"),
+                    &result.log,
+                    group,
+                );
+                let survivor = Rc::try_unwrap(runner).ok().map(RefCell::into_inner);
+                return (Verdict::Failed(message), survivor, notes);
+            }
+            wins += u32::from(result.winner == Some(seat as u32));
+        }
+        let opponents: Vec<String> = trial.opponents.iter().map(|h| h.name()).collect();
+        notes.push(format!(
+            "strategy `{name}` won {wins} of {} games ({:.0}%) against {}",
+            trial.games,
+            100.0 * f64::from(wins) / f64::from(trial.games.max(1)),
+            opponents.join(", ")
+        ));
+    }
+    let survivor = Rc::try_unwrap(runner).ok().map(RefCell::into_inner);
+    (Verdict::Passed, survivor, notes)
+}
+
+/// Makes a fresh instance of strategy `name` in the runner's slot.
+fn remote_create<T: FnMut(Call) -> Result<Reply, String>>(
+    remote: &mut RemoteStrategy<T>,
+    name: &str,
+) -> Result<(), String> {
+    match remote.transport_call(Call::Create(name.to_string())) {
+        Ok(Reply::Done) => Ok(()),
+        Ok(other) => Err(other.to_string()),
+        Err(why) => Err(why),
+    }
+}
+
+fn strategy_failure(
+    where_: &str,
+    what: &str,
+    log: &[grader_api::crazy8::PlayerTurn],
+    group: &Group,
+) -> String {
+    let mut message = String::new();
+    field(&mut message, "game", where_);
+    field(&mut message, "problem", &what.red().to_string());
+    let shown: Vec<String> = log
+        .iter()
+        .enumerate()
+        .skip(log.len().saturating_sub(12))
+        .map(|(i, turn)| format!("{:>3}. {turn}", i + 1))
+        .collect();
+    if !shown.is_empty() {
+        field(&mut message, "last turns", &shown.join("\n"));
+    }
+    if let Some(hint) = &group.hint {
+        field(&mut message, "hint", &hint.yellow().to_string());
+    }
+    message
 }
 
 struct Sample {

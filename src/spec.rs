@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use grader_api::blackjack::{self, Action, Outcome, Policy, Rules, Table, TableSource};
-use grader_api::crazy8::{self, Harness, Setup, SetupSource};
+use grader_api::crazy8::{self, Harness, Setup, SetupSource, StrategyTrial};
 use grader_api::draw::{Discard, DrawTable};
 use grader_api::plaisante::{self, HandName};
 use grader_api::poker::{self, Matchup, MatchupSource, PokerRules, Ties};
@@ -114,6 +114,20 @@ struct GroupSpec {
     cases: Option<Vec<CaseSpec>>,
     generate: Option<GenerateSpec>,
     exhaustive: Option<ExhaustiveSpec>,
+    /// crazy_eights: the submission's strategies played in the reference engine.
+    strategies: Option<StrategiesSpec>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StrategiesSpec {
+    games: u32,
+    seed: u64,
+    /// The three harness players in the other seats.
+    opponents: Vec<String>,
+    /// Fail unless the submission registers at least this many strategies.
+    #[serde(default)]
+    require: u32,
 }
 
 /// A case; which fields it needs depends on the assignment.
@@ -419,12 +433,13 @@ pub fn parse(
             group.cases.is_some(),
             group.generate.is_some(),
             group.exhaustive.is_some(),
+            group.strategies.is_some(),
         ];
         if sources.iter().filter(|&&s| s).count() != 1 {
             return Err(errors.at(
                 group_at,
                 format!(
-                    "group `{}` needs exactly one of `cases`, `generate` or `exhaustive`",
+                    "group `{}` needs exactly one of `cases`, `generate`, `exhaustive` or `strategies`",
                     group.name
                 ),
             ));
@@ -478,6 +493,41 @@ pub fn parse(
                     location,
                 });
             }
+        } else if let Some(strategies) = group.strategies {
+            if spec.assignment != Assignment::CrazyEights {
+                return Err(errors.at(
+                    group_at,
+                    format!("group `{}`: only crazy_eights has `strategies`", group.name),
+                ));
+            }
+            let opponents: Vec<Harness> = strategies
+                .opponents
+                .iter()
+                .map(|o| o.parse())
+                .collect::<Result<_, String>>()
+                .map_err(|e| errors.at(group_at, format!("group `{}`: {e}", group.name)))?;
+            if opponents.len() != crazy8::PLAYERS - 1 {
+                return Err(errors.at(
+                    group_at,
+                    format!(
+                        "group `{}`: `opponents` lists the other 3 players",
+                        group.name
+                    ),
+                ));
+            }
+            tests.push(TestCase {
+                id: prefix.clone(),
+                name: group.name.clone(),
+                request: Request::Crazy8Strategies(StrategyTrial {
+                    games: strategies.games,
+                    seed: strategies.seed,
+                    opponents,
+                    require: strategies.require,
+                }),
+                bulk: false,
+                written: Vec::new(),
+                location: group_at,
+            });
         } else {
             let request = context.bulk(group.generate, group.exhaustive, group.checks)?;
             tests.push(TestCase {

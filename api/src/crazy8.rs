@@ -700,3 +700,256 @@ mod tests {
         assert!(is_legal("8C".parse().unwrap(), top, Some(Suit::Spades)));
     }
 }
+
+/// One call of the course interface, as the grader sends it to a strategy in the runner.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Call {
+    /// Makes a fresh instance of the submission's strategy `name` in the slot.
+    Create(String),
+    Init(u32, Vec<u32>),
+    ReceiveInitialCards(Vec<Card>),
+    ShouldDrawCard(Card, Option<Suit>),
+    ReceiveCard(Card),
+    PlayCard,
+    DeclareSuit,
+    ProcessOpponentActions(Vec<PlayerTurn>),
+    Reset,
+}
+
+/// What a strategy answered.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Reply {
+    Done,
+    Draw(bool),
+    Card(Card),
+    Suit(Suit),
+    /// No strategy of that name, or no instance in the slot.
+    Unknown(String),
+}
+
+impl fmt::Display for Reply {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reply::Done => f.write_str("done"),
+            Reply::Draw(draw) => write!(f, "should draw: {draw}"),
+            Reply::Card(card) => write!(f, "plays {card}"),
+            Reply::Suit(suit) => write!(f, "declares {}", suit.name()),
+            Reply::Unknown(what) => write!(f, "unknown: {what}"),
+        }
+    }
+}
+
+/// Makes `call` on `strategy` and wraps what it returns.
+pub fn perform(strategy: &mut dyn PlayerStrategy, call: &Call) -> Reply {
+    match call {
+        Call::Create(name) => {
+            Reply::Unknown(format!("`{name}` is created by the runner, not called"))
+        }
+        Call::Init(id, opponents) => {
+            strategy.init(*id, opponents);
+            Reply::Done
+        }
+        Call::ReceiveInitialCards(cards) => {
+            strategy.receive_initial_cards(cards);
+            Reply::Done
+        }
+        Call::ShouldDrawCard(top, declared) => {
+            Reply::Draw(strategy.should_draw_card(*top, *declared))
+        }
+        Call::ReceiveCard(card) => {
+            strategy.receive_card(*card);
+            Reply::Done
+        }
+        Call::PlayCard => Reply::Card(strategy.play_card()),
+        Call::DeclareSuit => Reply::Suit(strategy.declare_suit()),
+        Call::ProcessOpponentActions(turns) => {
+            strategy.process_opponent_actions(turns);
+            Reply::Done
+        }
+        Call::Reset => {
+            strategy.reset();
+            Reply::Done
+        }
+    }
+}
+
+/// A strategy that lives elsewhere (in the runner): every method is a call through
+/// `transport`. The first call that fails is kept in `failure`; after it the strategy
+/// draws whenever asked, so the engine's game ends without it.
+pub struct RemoteStrategy<T: FnMut(Call) -> Result<Reply, String>> {
+    transport: T,
+    failure: std::rc::Rc<std::cell::RefCell<Option<String>>>,
+}
+
+impl<T: FnMut(Call) -> Result<Reply, String>> RemoteStrategy<T> {
+    pub fn new(
+        transport: T,
+        failure: std::rc::Rc<std::cell::RefCell<Option<String>>>,
+    ) -> RemoteStrategy<T> {
+        RemoteStrategy { transport, failure }
+    }
+
+    fn call(&mut self, call: Call) -> Option<Reply> {
+        if self.failure.borrow().is_some() {
+            return None;
+        }
+        let what = format!("{call:?}");
+        match (self.transport)(call) {
+            Ok(Reply::Unknown(why)) => {
+                *self.failure.borrow_mut() = Some(format!("{what}: {why}"));
+                None
+            }
+            Ok(reply) => Some(reply),
+            Err(why) => {
+                *self.failure.borrow_mut() = Some(format!("{what}: {why}"));
+                None
+            }
+        }
+    }
+
+    fn expect(&mut self, call: Call) {
+        let _ = self.call(call);
+    }
+
+    /// Sends `call` as it is, for calls outside the course interface (`Create`).
+    pub fn transport_call(&mut self, call: Call) -> Result<Reply, String> {
+        (self.transport)(call)
+    }
+}
+
+impl<T: FnMut(Call) -> Result<Reply, String>> PlayerStrategy for RemoteStrategy<T> {
+    fn init(&mut self, player_id: u32, opponent_ids: &[u32]) {
+        self.expect(Call::Init(player_id, opponent_ids.to_vec()));
+    }
+    fn receive_initial_cards(&mut self, cards: &[Card]) {
+        self.expect(Call::ReceiveInitialCards(cards.to_vec()));
+    }
+    fn should_draw_card(&mut self, top: Card, declared_suit: Option<Suit>) -> bool {
+        match self.call(Call::ShouldDrawCard(top, declared_suit)) {
+            Some(Reply::Draw(draw)) => draw,
+            _ => true,
+        }
+    }
+    fn receive_card(&mut self, card: Card) {
+        self.expect(Call::ReceiveCard(card));
+    }
+    fn play_card(&mut self) -> Card {
+        match self.call(Call::PlayCard) {
+            Some(Reply::Card(card)) => card,
+            // Only reached after a failure, which already fails the test.
+            _ => Card::from_index(0).expect("2♣"),
+        }
+    }
+    fn declare_suit(&mut self) -> Suit {
+        match self.call(Call::DeclareSuit) {
+            Some(Reply::Suit(suit)) => suit,
+            _ => Suit::Clubs,
+        }
+    }
+    fn process_opponent_actions(&mut self, actions: &[PlayerTurn]) {
+        self.expect(Call::ProcessOpponentActions(actions.to_vec()));
+    }
+    fn reset(&mut self) {
+        self.expect(Call::Reset);
+    }
+}
+
+/// A spec's trial of the submission's strategies in the reference engine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StrategyTrial {
+    pub games: u32,
+    pub seed: u64,
+    /// The three harness players in the other seats.
+    pub opponents: Vec<Harness>,
+    /// Fail unless the submission registers at least this many strategies.
+    pub require: u32,
+}
+
+crate::wire_struct!(StrategyTrial {
+    games,
+    seed,
+    opponents,
+    require
+});
+
+impl Wire for Call {
+    fn put(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
+        match self {
+            Call::Create(name) => {
+                put_varint(out, 0)?;
+                name.put(out)
+            }
+            Call::Init(id, opponents) => {
+                put_varint(out, 1)?;
+                id.put(out)?;
+                opponents.put(out)
+            }
+            Call::ReceiveInitialCards(cards) => {
+                put_varint(out, 2)?;
+                cards.put(out)
+            }
+            Call::ShouldDrawCard(top, declared) => {
+                put_varint(out, 3)?;
+                top.put(out)?;
+                declared.put(out)
+            }
+            Call::ReceiveCard(card) => {
+                put_varint(out, 4)?;
+                card.put(out)
+            }
+            Call::PlayCard => put_varint(out, 5),
+            Call::DeclareSuit => put_varint(out, 6),
+            Call::ProcessOpponentActions(turns) => {
+                put_varint(out, 7)?;
+                turns.put(out)
+            }
+            Call::Reset => put_varint(out, 8),
+        }
+    }
+    fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<Call> {
+        Ok(match take_tag(input, 9)? {
+            0 => Call::Create(Wire::take(input)?),
+            1 => Call::Init(Wire::take(input)?, Wire::take(input)?),
+            2 => Call::ReceiveInitialCards(Wire::take(input)?),
+            3 => Call::ShouldDrawCard(Wire::take(input)?, Wire::take(input)?),
+            4 => Call::ReceiveCard(Wire::take(input)?),
+            5 => Call::PlayCard,
+            6 => Call::DeclareSuit,
+            7 => Call::ProcessOpponentActions(Wire::take(input)?),
+            _ => Call::Reset,
+        })
+    }
+}
+
+impl Wire for Reply {
+    fn put(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
+        match self {
+            Reply::Done => put_varint(out, 0),
+            Reply::Draw(draw) => {
+                put_varint(out, 1)?;
+                draw.put(out)
+            }
+            Reply::Card(card) => {
+                put_varint(out, 2)?;
+                card.put(out)
+            }
+            Reply::Suit(suit) => {
+                put_varint(out, 3)?;
+                suit.put(out)
+            }
+            Reply::Unknown(what) => {
+                put_varint(out, 4)?;
+                what.put(out)
+            }
+        }
+    }
+    fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<Reply> {
+        Ok(match take_tag(input, 5)? {
+            0 => Reply::Done,
+            1 => Reply::Draw(Wire::take(input)?),
+            2 => Reply::Card(Wire::take(input)?),
+            3 => Reply::Suit(Wire::take(input)?),
+            _ => Reply::Unknown(Wire::take(input)?),
+        })
+    }
+}

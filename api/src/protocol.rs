@@ -9,7 +9,10 @@ use std::cmp::Ordering;
 
 use crate::blackjack::{self, Round, Rules, Table, TableSource, Tally};
 use crate::card::{Card, format_cards};
-use crate::crazy8::{self, GameResult, Setup, SetupSource, TournamentResult};
+use crate::crazy8::{
+    self, Call, GameResult, PlayerStrategy, Reply, Setup, SetupSource, StrategyTrial,
+    TournamentResult,
+};
 use crate::deck::HandSource;
 use crate::draw::{self, Discard, DrawResult, DrawTable};
 use crate::plaisante::{self, HandName};
@@ -19,7 +22,7 @@ use crate::tableau::{self, Script, ScriptSource, State};
 use crate::wire::{Wire, put_varint, take_tag};
 
 /// Bumped whenever the byte format changes; the grader refuses a runner that differs.
-pub const PROTOCOL_VERSION: u64 = 4;
+pub const PROTOCOL_VERSION: u64 = 5;
 
 /// The version of this crate, reported by the runner so the grader can name a mismatch.
 pub const API_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -50,6 +53,8 @@ pub struct Hello {
     pub protocol: u64,
     pub api_version: String,
     pub assignments: Vec<Assignment>,
+    /// The names of the submission's Crazy Eights strategies.
+    pub strategies: Vec<String>,
 }
 
 /// A question for a submission: a list of inputs, each answered by one or more answers.
@@ -88,6 +93,11 @@ pub enum Request {
     DrawTables { tables: Vec<DrawTable> },
     /// Crazy Eights games or tournaments on the submission's engine with harness players.
     Crazy8Engine { source: SetupSource },
+    /// One call on the submission's strategy instance in `slot` (the runner keeps them).
+    StrategyCall { slot: u32, call: Call },
+    /// The submission's strategies in the reference engine: driven by the grader, which
+    /// sends `StrategyCall`s; never sent itself.
+    Crazy8Strategies(StrategyTrial),
 }
 
 /// One input of a request, as the grader shows it next to a wrong answer.
@@ -114,7 +124,9 @@ impl Request {
             Request::DrawDiscards { .. }
             | Request::DealerDiscards { .. }
             | Request::DrawTables { .. } => Assignment::DrawPoker,
-            Request::Crazy8Engine { .. } => Assignment::CrazyEights,
+            Request::Crazy8Engine { .. }
+            | Request::StrategyCall { .. }
+            | Request::Crazy8Strategies(_) => Assignment::CrazyEights,
         }
     }
 
@@ -142,6 +154,8 @@ impl Request {
             Request::DrawDiscards { discards } => discards.len() as u64,
             Request::DrawTables { tables } => tables.len() as u64,
             Request::Crazy8Engine { source } => source.len(),
+            Request::StrategyCall { .. } => 1,
+            Request::Crazy8Strategies(trial) => u64::from(trial.games),
         }
     }
 
@@ -180,6 +194,8 @@ impl Request {
                 .map(|t| t.question(index))
                 .unwrap_or_default(),
             Request::Crazy8Engine { .. } => "the game".into(),
+            Request::StrategyCall { call, .. } => format!("{call:?}"),
+            Request::Crazy8Strategies(_) => "every move of your strategies".into(),
         }
     }
 
@@ -251,6 +267,16 @@ impl Request {
             }
             Request::DrawDiscards { discards } => format!("{} discards", discards.len()),
             Request::DrawTables { tables } => format!("{} tables", tables.len()),
+            Request::StrategyCall { slot, call } => format!("{call:?} on strategy {slot}"),
+            Request::Crazy8Strategies(trial) => {
+                let names: Vec<String> = trial.opponents.iter().map(|p| p.name()).collect();
+                format!(
+                    "{} games from seed {} for each of your strategies, against {}",
+                    trial.games,
+                    trial.seed,
+                    names.join(", ")
+                )
+            }
             Request::Crazy8Engine { source } => match source {
                 SetupSource::Listed(setups) => format!("{} games", setups.len()),
                 SetupSource::Generated {
@@ -347,12 +373,21 @@ impl Request {
                 put_varint(out, 9)?;
                 source.put(out)
             }
+            Request::StrategyCall { slot, call } => {
+                put_varint(out, 10)?;
+                slot.put(out)?;
+                call.put(out)
+            }
+            Request::Crazy8Strategies(trial) => {
+                put_varint(out, 11)?;
+                trial.put(out)
+            }
         }
     }
 
     /// The next request, or `None` when the grader closed the connection.
     pub fn read(input: &mut (impl Read + ?Sized)) -> io::Result<Option<Request>> {
-        let tag = match take_tag(input, 10) {
+        let tag = match take_tag(input, 12) {
             Ok(tag) => tag,
             Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
             Err(e) => return Err(e),
@@ -391,9 +426,14 @@ impl Request {
             8 => Request::DrawTables {
                 tables: Wire::take(input)?,
             },
-            _ => Request::Crazy8Engine {
+            9 => Request::Crazy8Engine {
                 source: Wire::take(input)?,
             },
+            10 => Request::StrategyCall {
+                slot: Wire::take(input)?,
+                call: Wire::take(input)?,
+            },
+            _ => Request::Crazy8Strategies(Wire::take(input)?),
         }))
     }
 }
@@ -477,6 +517,7 @@ pub enum Answer {
     Draw(DrawResult),
     Game(GameResult),
     Tournament(TournamentResult),
+    Move(Reply),
     Panicked(Panic),
     NotRegistered(Assignment),
 }
@@ -542,6 +583,7 @@ impl fmt::Display for Answer {
             Answer::Draw(result) => write!(f, "{result}"),
             Answer::Game(result) => write!(f, "{result}"),
             Answer::Tournament(result) => write!(f, "{result}"),
+            Answer::Move(reply) => write!(f, "{reply}"),
             Answer::Panicked(panic) => write!(f, "{panic}"),
             Answer::NotRegistered(assignment) => write!(
                 f,
@@ -700,6 +742,8 @@ pub fn respond_by_input(
                 }
             }
         }
+        // Answered by the runner's `Strategies`, which keeps the instances between calls.
+        Request::StrategyCall { .. } | Request::Crazy8Strategies(_) => {}
         Request::Crazy8Engine { source } => {
             let build = submission.crazy8_engine_builder();
             source.for_each_setup(|setup| {
@@ -740,6 +784,36 @@ fn each_check<T: ?Sized>(
     }
 }
 
+/// The submission's strategy instances, kept by the runner from call to call.
+#[derive(Default)]
+pub struct Strategies {
+    slots: std::collections::HashMap<u32, Box<dyn PlayerStrategy>>,
+}
+
+impl Strategies {
+    /// Makes `call` on the instance in `slot` (or creates it), guarded like every call.
+    pub fn answer(&mut self, submission: &Submission, slot: u32, call: &Call) -> Answer {
+        if let Call::Create(name) = call {
+            return match guarded(|| submission.build_strategy(name)) {
+                Ok(Some(strategy)) => {
+                    self.slots.insert(slot, strategy);
+                    Answer::Move(Reply::Done)
+                }
+                Ok(None) => Answer::Move(Reply::Unknown(format!(
+                    "no strategy is registered as `{name}`"
+                ))),
+                Err(panic) => Answer::Panicked(panic),
+            };
+        }
+        match self.slots.get_mut(&slot) {
+            None => Answer::Move(Reply::Unknown(format!("no strategy in slot {slot}"))),
+            Some(strategy) => guarded(|| crazy8::perform(&mut **strategy, call))
+                .map(Answer::Move)
+                .unwrap_or_else(Answer::Panicked),
+        }
+    }
+}
+
 /// What a reader needs beside expected and actual to see where two long answers part:
 /// for Crazy Eights games, both turn logs side by side from the first turn that differs.
 pub fn compare_detail(expected: &Answer, actual: &Answer) -> Option<String> {
@@ -773,7 +847,8 @@ crate::wire_struct!(Panic { message, location });
 crate::wire_struct!(Hello {
     protocol,
     api_version,
-    assignments
+    assignments,
+    strategies
 });
 
 impl Hello {
@@ -789,12 +864,14 @@ impl Hello {
                 protocol,
                 api_version: String::new(),
                 assignments: Vec::new(),
+                strategies: Vec::new(),
             });
         }
         Ok(Hello {
             protocol,
             api_version: Wire::take(input)?,
             assignments: Wire::take(input)?,
+            strategies: Wire::take(input)?,
         })
     }
 }
@@ -881,11 +958,15 @@ impl Item {
                 put_varint(out, 19)?;
                 result.put(out)
             }
+            Answer::Move(reply) => {
+                put_varint(out, 20)?;
+                reply.put(out)
+            }
         }
     }
 
     pub fn read(input: &mut (impl Read + ?Sized)) -> io::Result<Item> {
-        let answer = match take_tag(input, 20)? {
+        let answer = match take_tag(input, 21)? {
             0 => return Ok(Item::End),
             1 => Answer::Bool(false),
             2 => Answer::Bool(true),
@@ -908,7 +989,8 @@ impl Item {
             },
             17 => Answer::Draw(Wire::take(input)?),
             18 => Answer::Game(Wire::take(input)?),
-            _ => Answer::Tournament(Wire::take(input)?),
+            19 => Answer::Tournament(Wire::take(input)?),
+            _ => Answer::Move(Wire::take(input)?),
         };
         Ok(Item::Answer(answer))
     }
@@ -1023,6 +1105,7 @@ mod tests {
             protocol: PROTOCOL_VERSION,
             api_version: API_VERSION.into(),
             assignments: Assignment::ALL.to_vec(),
+            strategies: vec!["cautious".into()],
         };
         let mut bytes = Vec::new();
         hello.write(&mut bytes).unwrap();

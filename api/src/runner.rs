@@ -7,7 +7,7 @@ use std::os::unix::net::UnixStream;
 
 use nix::sys::resource::{Resource, setrlimit};
 
-use crate::protocol::{self, Hello, Item, Request};
+use crate::protocol::{self, Hello, Item, Request, Strategies};
 use crate::submission::Submission;
 
 thread_local! {
@@ -60,12 +60,17 @@ fn talk(submission: &Submission, socket_path: &str) -> io::Result<()> {
         protocol: protocol::PROTOCOL_VERSION,
         api_version: protocol::API_VERSION.to_string(),
         assignments: submission.assignments(),
+        strategies: submission.strategy_names(),
     }
     .write(&mut answers)?;
     answers.flush()?;
     let mut sequence = 0u64;
+    let mut strategies = Strategies::default();
     while let Some(request) = Request::read(&mut requests)? {
         let mut failure = None;
+        if let Request::StrategyCall { slot, call } = &request {
+            Item::Answer(strategies.answer(submission, *slot, call)).write(&mut answers)?;
+        }
         protocol::respond(submission, &request, |answer| {
             match Item::Answer(answer).write(&mut answers) {
                 Ok(()) => true,

@@ -4,7 +4,7 @@ use std::fmt;
 
 use crate::blackjack::{BlackjackGame, BlackjackHand};
 use crate::card::Card;
-use crate::crazy8::Engine;
+use crate::crazy8::{Engine, PlayerStrategy};
 use crate::draw::DrawGame;
 use crate::plaisante::PlaisanteHand;
 use crate::poker::{PokerHand, PokerRules};
@@ -95,6 +95,7 @@ pub(crate) type BlackjackGameBuilder = fn() -> Box<dyn BlackjackGame>;
 pub(crate) type PokerHandBuilder = fn(Vec<Card>, PokerRules) -> Box<dyn PokerHand>;
 pub(crate) type DrawGameBuilder = fn() -> Box<dyn DrawGame>;
 pub(crate) type EngineBuilder = fn() -> Box<dyn Engine>;
+pub(crate) type StrategyBuilder = fn() -> Box<dyn PlayerStrategy>;
 
 /// What a submission implements, one builder call per assignment:
 ///
@@ -125,6 +126,7 @@ pub struct Submission {
     poker: Option<PokerHandBuilder>,
     draw_poker: Option<(DrawGameBuilder, PokerHandBuilder)>,
     crazy_eights: Option<EngineBuilder>,
+    strategies: Vec<(&'static str, StrategyBuilder)>,
 }
 
 fn poker_hand<H: PokerHand + 'static>(cards: Vec<Card>, rules: PokerRules) -> Box<dyn PokerHand> {
@@ -192,6 +194,34 @@ impl Submission {
         self
     }
 
+    /// Registers `S` as a Crazy Eights strategy named `name` (the spec may require two).
+    pub fn crazy_eights_player<S: PlayerStrategy + Default + 'static>(
+        mut self,
+        name: &'static str,
+    ) -> Submission {
+        fn build<S: PlayerStrategy + Default + 'static>() -> Box<dyn PlayerStrategy> {
+            Box::new(S::default())
+        }
+        self.strategies.push((name, build::<S>));
+        self
+    }
+
+    /// The names of the registered Crazy Eights strategies, in registration order.
+    pub fn strategy_names(&self) -> Vec<String> {
+        self.strategies
+            .iter()
+            .map(|(name, _)| name.to_string())
+            .collect()
+    }
+
+    /// A fresh instance of the strategy registered as `name`.
+    pub fn build_strategy(&self, name: &str) -> Option<Box<dyn PlayerStrategy>> {
+        self.strategies
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, build)| build())
+    }
+
     /// The assignments registered, in a stable order.
     pub fn assignments(&self) -> Vec<Assignment> {
         let registered = [
@@ -200,7 +230,7 @@ impl Submission {
             self.blackjack.is_some(),
             self.poker.is_some(),
             self.draw_poker.is_some(),
-            self.crazy_eights.is_some(),
+            self.crazy_eights.is_some() || !self.strategies.is_empty(),
         ];
         Assignment::ALL
             .into_iter()

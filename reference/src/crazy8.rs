@@ -4,6 +4,9 @@ use grader_api::crazy8::{
     Cheat, CheatKind, Engine as EngineTrait, GameResult, HAND_SIZE, MAX_GAMES, PlayerStrategy,
     PlayerTurn, TournamentResult, init_players, is_legal, points,
 };
+use std::marker::PhantomData;
+
+use grader_api::crazy8::Harness;
 use grader_api::{Card, Deck, Suit};
 
 pub struct Engine;
@@ -125,6 +128,68 @@ impl EngineTrait for Engine {
         result
     }
 }
+
+/// A style of play the reference's strategies borrow from the harness's players.
+pub trait Style {
+    const STYLE: Harness;
+}
+
+/// A registered strategy playing in a harness player's style.
+pub struct Styled<S: Style> {
+    inner: Box<dyn PlayerStrategy>,
+    style: PhantomData<S>,
+}
+
+impl<S: Style> Default for Styled<S> {
+    fn default() -> Self {
+        Styled {
+            inner: S::STYLE.player(),
+            style: PhantomData,
+        }
+    }
+}
+
+impl<S: Style> PlayerStrategy for Styled<S> {
+    fn init(&mut self, player_id: u32, opponent_ids: &[u32]) {
+        self.inner.init(player_id, opponent_ids);
+    }
+    fn receive_initial_cards(&mut self, cards: &[Card]) {
+        self.inner.receive_initial_cards(cards);
+    }
+    fn should_draw_card(&mut self, top: Card, declared_suit: Option<Suit>) -> bool {
+        self.inner.should_draw_card(top, declared_suit)
+    }
+    fn receive_card(&mut self, card: Card) {
+        self.inner.receive_card(card);
+    }
+    fn play_card(&mut self) -> Card {
+        self.inner.play_card()
+    }
+    fn declare_suit(&mut self) -> Suit {
+        self.inner.declare_suit()
+    }
+    fn process_opponent_actions(&mut self, actions: &[PlayerTurn]) {
+        self.inner.process_opponent_actions(actions);
+    }
+    fn reset(&mut self) {
+        self.inner.reset();
+    }
+}
+
+pub struct PlaysFirstLegal;
+impl Style for PlaysFirstLegal {
+    const STYLE: Harness = Harness::FirstLegal;
+}
+
+pub struct KeepsEights;
+impl Style for KeepsEights {
+    const STYLE: Harness = Harness::EightsLast;
+}
+
+/// Plays the first legal card it holds.
+pub type Eager = Styled<PlaysFirstLegal>;
+/// Keeps its eights for when nothing else is legal.
+pub type Cautious = Styled<KeepsEights>;
 
 /// The starter: 8s go back into the deck where its generator says.
 fn turn_over_starter(deck: &mut Deck) -> Option<Card> {

@@ -20,4 +20,6 @@ pub fn submission() -> Submission {
         .poker::<poker::Hand>()
         .draw_poker::<draw::Game, poker::Hand>()
         .crazy_eights::<crazy8::Engine>()
+        .crazy_eights_player::<crazy8::Eager>("eager")
+        .crazy_eights_player::<crazy8::Cautious>("cautious")
 }
