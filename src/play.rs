@@ -11,6 +11,20 @@ pub enum Game {
     Blackjack,
     /// Seed 004: five-card draw against the dealer; discard up to three cards by position.
     Draw,
+    /// Seed 003: Crazy Eights, a tournament to 200 points against three harness players.
+    #[value(name = "crazy8")]
+    Crazy8,
+}
+
+impl Game {
+    /// The name `grader play` knows the game by.
+    fn name(self) -> &'static str {
+        match self {
+            Game::Blackjack => "blackjack",
+            Game::Draw => "draw",
+            Game::Crazy8 => "crazy8",
+        }
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -24,11 +38,24 @@ pub struct PlayArgs {
     /// Blackjack: the dealer hits a soft 17 (H17) instead of standing on it.
     #[arg(long)]
     pub h17: bool,
+    /// Crazy Eights: watch four harness players play the tournament instead of playing.
+    #[arg(long)]
+    pub watch: bool,
 }
 
 pub fn run(args: PlayArgs) -> ExitCode {
     if args.h17 && args.game != Game::Blackjack {
-        eprintln!("error: --h17 is a blackjack rule; `grader play draw` has no dealer soft 17");
+        eprintln!(
+            "error: --h17 is a blackjack rule; `grader play {}` has no dealer soft 17",
+            args.game.name()
+        );
+        return ExitCode::from(crate::check::exit::USAGE);
+    }
+    if args.watch && args.game != Game::Crazy8 {
+        eprintln!(
+            "error: --watch is a crazy8 option; `grader play {}` has no harness players to watch",
+            args.game.name()
+        );
         return ExitCode::from(crate::check::exit::USAGE);
     }
     let seed = args.seed.unwrap_or_else(clock_seed);
@@ -43,8 +70,12 @@ pub fn run(args: PlayArgs) -> ExitCode {
             Rules {
                 dealer_hits_soft_17: args.h17,
             },
-        ),
-        Game::Draw => reference::draw::terminal::play(&mut input, &mut out, seed),
+        )
+        .map(|_| ()),
+        Game::Draw => reference::draw::terminal::play(&mut input, &mut out, seed).map(|_| ()),
+        Game::Crazy8 => {
+            reference::crazy8::terminal::play(&mut input, &mut out, seed, args.watch).map(|_| ())
+        }
     };
     match played {
         Ok(_) => ExitCode::SUCCESS,

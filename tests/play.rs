@@ -1,4 +1,4 @@
-//! `grader play` driven through stdin, as a person at a terminal would: blackjack, then draw.
+//! `grader play` driven through stdin, as a person at a terminal would: blackjack, draw, then crazy8.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -205,4 +205,146 @@ fn a_blackjack_rule_is_refused_for_draw() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("--h17 is a blackjack rule"));
+}
+
+/// The first hand `grader play crazy8` shows on `seed`: each card as printed, and whether it
+/// is marked as one that can be played.
+fn first_crazy8_hand(seed: &str) -> Vec<(String, bool)> {
+    let (_, out) = play(&["crazy8", "--seed", seed], "");
+    let hand = out
+        .lines()
+        .find_map(|line| line.strip_prefix("Your hand (* can be played):  "))
+        .unwrap_or_else(|| panic!("no hand shown:\n{out}"));
+    hand.split("  ")
+        .map(|slot| {
+            let card = slot.split_once(": ").expect("`n: card`").1;
+            match card.strip_suffix('*') {
+                Some(card) => (card.to_string(), true),
+                None => (card.to_string(), false),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn crazy8_watch_prints_every_turn_the_scores_and_the_winner() {
+    let (code, out) = play(&["crazy8", "--seed", "3", "--watch"], "");
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.starts_with("Watching Crazy Eights (deck seed 3;"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\n=== Game 1 ===\nplayer 0 is dealt "),
+        "{out}"
+    );
+    assert!(out.contains("\nstarter: "), "{out}");
+    assert!(out.contains("\n  player 0 plays "), "{out}");
+    assert!(out.contains("\n  player 1 draws ("), "{out}");
+    assert!(out.contains(", declares "), "{out}");
+    let games = out.matches("\n=== Game ").count();
+    assert!(games >= 2, "{out}");
+    assert_eq!(
+        out.matches("\nGame ").count(),
+        games,
+        "one score line a game:\n{out}"
+    );
+    assert_eq!(out.matches("\nRunning totals: ").count(), games, "{out}");
+    assert!(!out.contains("Play which card"), "{out}");
+    let last = out.trim_end().lines().last().unwrap();
+    assert!(
+        last.starts_with("Player ") && last.contains(") wins the tournament with "),
+        "{out}"
+    );
+}
+
+#[test]
+fn crazy8_bad_input_is_explained_and_asked_again_never_a_cheat() {
+    // Seed 0 deals the human an 8 and cards that don't match the starter.
+    let hand = first_crazy8_hand("0");
+    let illegal = hand.iter().position(|(_, legal)| !legal).unwrap() + 1;
+    let eight = hand
+        .iter()
+        .position(|(card, _)| card.starts_with('8'))
+        .unwrap()
+        + 1;
+    let keys = format!("two\n0\n6\n{illegal}\n{eight}\npurple\nh\n");
+    let (code, out) = play(&["crazy8", "--seed", "0"], &keys);
+    assert_eq!(code, 0, "{out}");
+    for explanation in [
+        "`two` is not a card number: type a number from 1 to 5, or d to draw.".to_string(),
+        "There is no card 0: your cards are numbered 1 to 5.".into(),
+        "There is no card 6: your cards are numbered 1 to 5.".into(),
+        format!("{} does not match ", hand[illegal - 1].0),
+        format!("You play {}.", hand[eight - 1].0),
+        "`purple` is not a suit: type c, d, h or s".into(),
+        "You declare hearts.".into(),
+    ] {
+        assert!(out.contains(&explanation), "{explanation}\n{out}");
+    }
+    assert_eq!(
+        out.matches("Declare which suit (c/d/h/s or clubs/diamonds/hearts/spades)?")
+            .count(),
+        2,
+        "{out}"
+    );
+    assert!(!out.contains("cheated"), "{out}");
+    assert!(
+        out.contains("(end of input: playing on automatically)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn crazy8_ends_cleanly_at_the_end_of_input() {
+    for keys in ["", "d\n", "d\nd\n1\n"] {
+        let (code, out) = play(&["crazy8", "--seed", "5"], keys);
+        assert_eq!(code, 0, "{keys:?}\n{out}");
+        assert_eq!(
+            out.matches("(end of input: playing on automatically)")
+                .count(),
+            1,
+            "{keys:?}\n{out}"
+        );
+        assert!(out.contains("\nGame 1 scores: you: "), "{keys:?}\n{out}");
+        assert!(out.contains("\nFinal totals: you: "), "{keys:?}\n{out}");
+        let last = out.trim_end().lines().last().unwrap();
+        assert!(last.contains(" the tournament with "), "{keys:?}\n{out}");
+    }
+}
+
+#[test]
+fn the_same_seed_deals_the_same_crazy8_tournament() {
+    let keys = "d\n1\n2\nd\n3\nc\n";
+    let first = play(&["crazy8", "--seed", "77"], keys);
+    assert_eq!(first, play(&["crazy8", "--seed", "77"], keys));
+    assert_ne!(first.1, play(&["crazy8", "--seed", "78"], keys).1);
+    let watched = play(&["crazy8", "--seed", "77", "--watch"], "");
+    assert_eq!(watched, play(&["crazy8", "--seed", "77", "--watch"], ""));
+}
+
+#[test]
+fn options_of_one_game_are_refused_for_the_others() {
+    for (args, complaint) in [
+        (
+            &["play", "draw", "--watch"][..],
+            "--watch is a crazy8 option",
+        ),
+        (
+            &["play", "blackjack", "--watch"],
+            "--watch is a crazy8 option",
+        ),
+        (&["play", "crazy8", "--h17"], "--h17 is a blackjack rule"),
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_grader"))
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&output.stderr).contains(complaint),
+            "{args:?}"
+        );
+    }
 }
