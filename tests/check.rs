@@ -503,6 +503,151 @@ const DRAW_BUGS: &[Caught] = &[
     ),
 ];
 
+/// Each Crazy Eights engine mutant, the test that catches it, and what its message says.
+const CRAZY8_BUGS: &[Caught] = &[
+    (
+        "crazy8-declared-suit-ignored",
+        "one_game::four_first_legal_players",
+        &[
+            "1    player 0 plays 8♣, declares diamonds     player 0 plays 8♣, declares diamonds",
+            ">2    player 1 plays 6♦                        (game over)",
+            "cheater  player 1 cheated: played 6♦ (a card that does not match)",
+        ],
+    ),
+    (
+        "crazy8-declared-suit-never-cleared",
+        "one_game::four_first_legal_players",
+        &[
+            "6    player 1 plays 2♥                        player 1 plays 2♥",
+            ">7    player 2 plays 8♠, declares diamonds     player 2 plays K♦",
+            "expected   scores   [0, 0, 62, 0]",
+            "actual     scores   [0, 0, 59, 0]",
+        ],
+    ),
+    (
+        "crazy8-discard-pile-not-updated",
+        "one_game::four_first_legal_players",
+        &[
+            "2    player 1 plays 6♦                        player 1 plays 6♦",
+            ">3    player 2 plays 4♦                        player 2 plays K♦",
+            "4    player 3 plays Q♦                        player 3 plays A♠",
+        ],
+    ),
+    (
+        "crazy8-held-check-missing",
+        "cheaters::a_card_not_held",
+        &[
+            "cheater (NotHeld from turn 2)",
+            "expected   scores   [0, 0, 0, 0]\n             winner   none\n             cheater  player 1 cheated: played 2♦ (a card it does not hold)",
+            "actual     scores   [0, 0, 0, 0]\n             winner   none\n             cheater  player 1 cheated: played 2♦ (a card that does not match)",
+        ],
+    ),
+    (
+        "crazy8-already-played-check-missing",
+        "cheaters::a_card_already_played",
+        &[
+            "cheater (AlreadyPlayed from turn 3)",
+            "expected   scores   [0, 0, 0, 0]\n             winner   none\n             cheater  player 0 cheated: played 8♣ (a card already played)",
+            "actual     scores   [0, 0, 0, 0]\n             winner   none\n             cheater  player 0 cheated: played 8♣ (a card it does not hold)",
+        ],
+    ),
+    (
+        // Every turn is a draw, so the logs agree: only the scores tell that the 8♠ went
+        // back into the pile and was drawn.
+        "crazy8-starter-8-kept",
+        "one_game::a_starter_8_is_buried",
+        &[
+            "9♦ 10♦ 8♠ 5♥ 6♥ 7♥",
+            "expected   scores   [110, 150, 143, 155]",
+            "actual     scores   [110, 105, 98, 110]",
+        ],
+    ),
+    (
+        "crazy8-starter-8-duplicated",
+        "one_game::eights_kept_for_last",
+        &[
+            ">19   player 2 plays 8♠, declares clubs        (game over)",
+            "cheater  player 2 cheated: played 8♠ (a card already played)",
+        ],
+    ),
+    (
+        "crazy8-same-cards-for-everyone",
+        "one_game::four_first_legal_players",
+        &[
+            ">1    player 0 plays 8♣, declares diamonds     player 0 plays 2♥",
+            "2    player 1 plays 6♦                        player 1 plays 2♦",
+            "cheater  player 2 cheated: played 2♦ (a card already played)",
+        ],
+    ),
+    (
+        "crazy8-dealt-five-at-a-time",
+        "one_game::four_first_legal_players",
+        &[
+            ">1    player 0 plays 8♣, declares diamonds     player 0 draws",
+            "2    player 1 plays 6♦                        player 1 draws",
+        ],
+    ),
+    (
+        "crazy8-totals-assigned",
+        "tournaments::to_200",
+        &[
+            "expected   totals   [65, 278, 117, 63] after 7 games",
+            "actual     totals   [58, 0, 0, 0] after 1000 games",
+        ],
+    ),
+    (
+        // The scoring group's winner is player 0, who gets the points either way.
+        "crazy8-points-to-the-first-player",
+        "one_game::four_first_legal_players",
+        &[
+            "expected   scores   [0, 0, 62, 0]\n             winner   player 2",
+            "actual     scores   [62, 0, 0, 0]\n             winner   player 2",
+        ],
+    ),
+    (
+        "crazy8-no-winner-scores-own-hand",
+        "scoring::no_winner_when_the_pile_runs_out",
+        &[
+            "expected   scores   [327, 441, 274, 389]",
+            "actual     scores   [150, 36, 203, 88]",
+        ],
+    ),
+    (
+        // The cheater picks a card it has not seen; told nothing, it picks one played.
+        "crazy8-opponent-actions-never-sent",
+        "cheaters::a_cheat_ends_the_tournament",
+        &[
+            "cheater  player 3 cheated: played 2♥ (a card it does not hold)",
+            "cheater  player 3 cheated: played 2♣ (a card already played)",
+        ],
+    ),
+    (
+        "crazy8-game-goes-on-with-an-empty-pile",
+        "one_game::a_starter_8_is_buried",
+        &[
+            "3    player 2 draws                           player 2 draws",
+            ">4    (game over)                              player 3 plays 5♣",
+            "expected   scores   [110, 150, 143, 155]\n             winner   none\n             turns    3",
+        ],
+    ),
+    (
+        "crazy8-deck-not-renewed",
+        "tournaments::to_200",
+        &[
+            "expected   totals   [65, 278, 117, 63] after 7 games",
+            "actual     totals   [142, 132, 119, 119] after 1000 games",
+        ],
+    ),
+    (
+        "crazy8-cheat-does-not-end-the-tournament",
+        "cheaters::a_cheat_ends_the_tournament",
+        &[
+            "expected   totals   [0, 0, 0, 0] after 1 games",
+            "actual     totals   [0, 0, 0, 0] after 1000 games",
+        ],
+    ),
+];
+
 /// The mutants and the table name the same submissions, each once.
 fn assert_table_matches(mutants: Vec<support::Mutant>, table: &[Caught]) {
     let mut names: Vec<&str> = mutants.iter().map(|m| m.name).collect();
@@ -549,6 +694,7 @@ fn every_buggy_mutant_is_in_the_table() {
     assert_table_matches(support::buggy_blackjack(), BLACKJACK_BUGS);
     assert_table_matches(support::buggy_poker(), POKER_BUGS);
     assert_table_matches(support::buggy_draw(), DRAW_BUGS);
+    assert_table_matches(support::buggy_crazy8(), CRAZY8_BUGS);
 }
 
 #[test]
@@ -591,6 +737,11 @@ fn every_buggy_poker_hand_is_caught_by_a_test_that_names_the_difference() {
 #[test]
 fn every_buggy_draw_game_is_caught_by_a_test_that_names_the_difference() {
     assert_each_is_caught("draw_poker", DRAW_BUGS, &[]);
+}
+
+#[test]
+fn every_buggy_crazy8_engine_is_caught_by_a_test_that_names_the_difference() {
+    assert_each_is_caught("crazy_eights", CRAZY8_BUGS, &[]);
 }
 
 /// Each hostile fixture, the group of tests/specs/hostile.yaml that triggers it, and what

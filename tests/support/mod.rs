@@ -12,6 +12,7 @@ pub enum Module {
     Poker,
     /// The draw game, with the reference poker hand as `pub mod poker` beside it.
     Draw,
+    Crazy8,
 }
 
 impl Module {
@@ -22,6 +23,7 @@ impl Module {
             Module::Blackjack => "reference/src/blackjack.rs",
             Module::Poker => "reference/src/poker.rs",
             Module::Draw => "reference/src/draw.rs",
+            Module::Crazy8 => "reference/src/crazy8.rs",
         }
     }
 
@@ -60,6 +62,7 @@ impl Module {
             Module::Blackjack => "blackjack::<Hand, Game>()",
             Module::Poker => "poker::<Hand>()",
             Module::Draw => "draw_poker::<Game, poker::Hand>()",
+            Module::Crazy8 => "crazy_eights::<Engine>()",
         }
     }
 }
@@ -792,6 +795,164 @@ pub fn buggy_draw() -> Vec<Mutant> {
     ]
 }
 
+fn crazy8(name: &'static str, bug: &'static str, edits: &[(&'static str, &str)]) -> Mutant {
+    Mutant::of(Module::Crazy8, name, bug, edits)
+}
+
+const DEAL: &str = "        for _ in 0..HAND_SIZE {\n            for hand in hands.iter_mut() {\n                hand.extend(deck.draw());\n            }\n        }\n";
+const DECLARED: &str = "declared = (card.value() == 8).then(|| players[seat].declare_suit());";
+const HELD: &str = "let Some(position) = hands[seat].iter().position(|&c| c == card) else {\n                    return finish(&hands, None, log, Some(cheat(CheatKind::NotHeld)));\n                };";
+const BURY: &str = "        deck.bury(card);\n";
+const STARTER: &str = "let Some(mut top) = turn_over_starter(deck) else {";
+
+/// Seed 003's engine bugs (DOMAIN.md's Crazy Eights line and others students write), one each.
+pub fn buggy_crazy8() -> Vec<Mutant> {
+    vec![
+        crazy8(
+            "crazy8-declared-suit-ignored",
+            "declared suit ignored: a card is checked against the top card's suit even after an 8.",
+            &[(
+                "if !is_legal(card, top, declared) {",
+                "if !is_legal(card, top, None) {",
+            )],
+        ),
+        crazy8(
+            "crazy8-declared-suit-never-cleared",
+            "declared suit never cleared: it stays in force after a card other than an 8 is played.",
+            &[
+                (
+                    DECLARED,
+                    "let declared_now = (card.value() == 8).then(|| players[seat].declare_suit());\n                if declared_now.is_some() {\n                    declared = declared_now;\n                }",
+                ),
+                ("declared_suit: declared,", "declared_suit: declared_now,"),
+            ],
+        ),
+        crazy8(
+            "crazy8-discard-pile-not-updated",
+            "discard pile not updated: the starter stays the top card all game.",
+            &[
+                ("                top = card;\n", ""),
+                (STARTER, "let Some(top) = turn_over_starter(deck) else {"),
+            ],
+        ),
+        crazy8(
+            "crazy8-held-check-missing",
+            "card-in-hand check missing: a card not held is played if it matches.",
+            &[
+                (
+                    HELD,
+                    "let position = hands[seat].iter().position(|&c| c == card);",
+                ),
+                (
+                    "hands[seat].remove(position);",
+                    "if let Some(position) = position {\n                    hands[seat].remove(position);\n                }",
+                ),
+            ],
+        ),
+        crazy8(
+            "crazy8-already-played-check-missing",
+            "already-played check missing: a replayed card is only caught as not held.",
+            &[(
+                "                if played.contains(&card) {\n                    return finish(&hands, None, log, Some(cheat(CheatKind::AlreadyPlayed)));\n                }\n",
+                "",
+            )],
+        ),
+        crazy8(
+            "crazy8-starter-8-kept",
+            "starter 8 not buried: an 8 turned over stays the starter.",
+            &[(
+                "        if card.value() != 8 {\n            return Some(card);\n        }\n",
+                "        return Some(card);\n",
+            )],
+        ),
+        crazy8(
+            "crazy8-starter-8-duplicated",
+            "starter 8 buried by duplicating it: it goes back into the deck but also stays on the discard pile, so playing it later is called a cheat.",
+            &[
+                (
+                    "fn turn_over_starter(deck: &mut Deck) -> Option<Card> {",
+                    "fn turn_over_starter(deck: &mut Deck, discard: &mut Vec<Card>) -> Option<Card> {",
+                ),
+                (
+                    BURY,
+                    "        discard.push(card);\n        deck.bury(card);\n",
+                ),
+                (
+                    STARTER,
+                    "let mut played = Vec::new();\n        let Some(mut top) = turn_over_starter(deck, &mut played) else {",
+                ),
+                ("let mut played = vec![top];", "played.push(top);"),
+            ],
+        ),
+        crazy8(
+            "crazy8-same-cards-for-everyone",
+            "every player dealt the same cards: each card drawn once and given to all four.",
+            &[(
+                DEAL,
+                "        for _ in 0..HAND_SIZE {\n            let card = deck.draw();\n            for hand in hands.iter_mut() {\n                hand.extend(card);\n            }\n        }\n",
+            )],
+        ),
+        crazy8(
+            "crazy8-dealt-five-at-a-time",
+            "five cards dealt to one player, then five to the next, not one at a time round the table.",
+            &[(
+                DEAL,
+                "        for hand in hands.iter_mut() {\n            for _ in 0..HAND_SIZE {\n                hand.extend(deck.draw());\n            }\n        }\n",
+            )],
+        ),
+        crazy8(
+            "crazy8-totals-assigned",
+            "`=` instead of `+=` in tournament totals: each game's score replaces the total.",
+            &[("*total += score;", "*total = *score;")],
+        ),
+        crazy8(
+            "crazy8-points-to-the-first-player",
+            "points to the first player listed instead of the winner.",
+            &[(
+                "(None, Some(winner)) => (0..hands.len())\n            .map(|seat| if seat == winner { all } else { 0 })",
+                "(None, Some(_)) => (0..hands.len())\n            .map(|seat| if seat == 0 { all } else { 0 })",
+            )],
+        ),
+        crazy8(
+            "crazy8-no-winner-scores-own-hand",
+            "with no winner each player scores its own hand, not the others'.",
+            &[(
+                "hand_points.iter().map(|own| all - own).collect()",
+                "hand_points.clone()",
+            )],
+        ),
+        crazy8(
+            "crazy8-opponent-actions-never-sent",
+            "process_opponent_actions never called.",
+            &[(
+                "            players[seat].process_opponent_actions(&log[last_turn_of[seat]..]);\n",
+                "",
+            )],
+        ),
+        crazy8(
+            "crazy8-game-goes-on-with-an-empty-pile",
+            "the game not ending when the draw pile empties: it goes on until a player wants to draw.",
+            &[(
+                "            if deck.is_empty() {\n                return finish(&hands, None, log, None);\n            }\n",
+                "",
+            )],
+        ),
+        crazy8(
+            "crazy8-deck-not-renewed",
+            "the deck not renewed between tournament games: the next game is dealt from what is left.",
+            &[("                deck.renew();\n", "")],
+        ),
+        crazy8(
+            "crazy8-cheat-does-not-end-the-tournament",
+            "a cheat ends the game but not the tournament: the next game starts.",
+            &[(
+                "                result.cheater = game.cheater;\n                return result;\n",
+                "                result.cheater = game.cheater;\n",
+            )],
+        ),
+    ]
+}
+
 pub fn named(name: &str) -> PathBuf {
     buggy()
         .into_iter()
@@ -799,6 +960,7 @@ pub fn named(name: &str) -> PathBuf {
         .chain(buggy_blackjack())
         .chain(buggy_poker())
         .chain(buggy_draw())
+        .chain(buggy_crazy8())
         .chain(hostile())
         .find(|m| m.name == name)
         .unwrap_or_else(|| panic!("no mutant {name}"))
