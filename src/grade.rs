@@ -219,6 +219,9 @@ pub fn grade_bulk(
         if let Some(diff) = answer_diff(&sample.expected, &sample.actual) {
             field(&mut detail, "diff", &diff);
         }
+        if let Some(turns) = protocol::compare_detail(&sample.expected, &sample.actual) {
+            field(&mut detail, "turns", &turns);
+        }
         let heading = format!("example {} of a wrong answer", index + 1);
         let _ = writeln!(message, "  {}", heading.bold());
         for line in detail.lines() {
@@ -473,22 +476,38 @@ impl<'a> Tally<'a> {
 /// Wrong booleans and names are listed as they are; other wrong answers would make one
 /// kind per value, so they are grouped.
 fn breakdown_key(question: String, expected: &Answer, actual: &Answer) -> (String, String, String) {
-    let summary = match (expected, actual) {
-        (Answer::Number(_), Answer::Number(_)) => Some(("its number", "another number")),
-        (Answer::Cells(_), Answer::Cells(_)) => Some(("its counts", "other counts")),
-        (Answer::Tableau(_), Answer::Tableau(_)) => Some(("its state", "another state")),
-        (Answer::Round(want), Answer::Round(got)) if want.outcome == got.outcome => {
-            Some(("its cards and totals", "other cards or totals"))
-        }
-        (Answer::Tally(_), Answer::Tally(_)) => Some(("its tally", "another tally")),
-        _ => None,
-    };
-    match (summary, expected, actual) {
-        (Some((want, got)), _, _) => (question, want.into(), got.into()),
-        (None, Answer::Round(want), Answer::Round(got)) => {
+    match (expected, actual) {
+        (Answer::Round(want), Answer::Round(got)) if want.outcome != got.outcome => {
             (question, want.outcome.to_string(), got.outcome.to_string())
         }
-        (None, _, _) => (question, expected.to_string(), actual.to_string()),
+        _ => (
+            question,
+            kind_of(expected, actual, "its"),
+            kind_of(actual, expected, "another"),
+        ),
+    }
+}
+
+/// An answer as a breakdown lists it: booleans, names and failures as they are; answers
+/// that would make one kind per value (numbers, counts, states, games) by their kind.
+fn kind_of(answer: &Answer, other: &Answer, article: &str) -> String {
+    let kind = match answer {
+        Answer::Number(_) => "number",
+        Answer::Cells(_) => "counts",
+        Answer::Tableau(_) => "state",
+        Answer::Round(_) => "cards and totals",
+        Answer::Tally(_) => "tally",
+        Answer::Cards(_) => "cards",
+        Answer::Draw(_) => "hand result",
+        Answer::Game(_) => "game record",
+        Answer::Tournament(_) => "tournament record",
+        _ => return answer.to_string(),
+    };
+    // Of the same kind as the other side, "its" and "another" say enough.
+    if std::mem::discriminant(answer) == std::mem::discriminant(other) {
+        format!("{article} {kind}")
+    } else {
+        format!("a {kind}")
     }
 }
 

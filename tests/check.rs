@@ -642,7 +642,7 @@ const CRAZY8_BUGS: &[Caught] = &[
         "crazy8-cheat-does-not-end-the-tournament",
         "cheaters::a_cheat_ends_the_tournament",
         &[
-            "expected   totals   [0, 0, 0, 0] after 1 games",
+            "expected   totals   [0, 0, 0, 0] after 1 game",
             "actual     totals   [0, 0, 0, 0] after 1000 games",
         ],
     ),

@@ -157,7 +157,8 @@ pub struct TournamentResult {
 
 impl fmt::Display for TournamentResult {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "totals   {:?} after {} games", self.totals, self.games)?;
+        let games = if self.games == 1 { "game" } else { "games" };
+        writeln!(f, "totals   {:?} after {} {games}", self.totals, self.games)?;
         match self.winner {
             Some(winner) => write!(f, "winner   player {winner}")?,
             None => write!(f, "winner   none")?,
@@ -354,6 +355,7 @@ impl PlayerStrategy for HarnessPlayer {
             .or(self.hand.first().copied())
             .unwrap_or(Card::from_index(0).expect("2♣"));
         self.hand.retain(|&c| c != card);
+        self.played.push(card);
         card
     }
 

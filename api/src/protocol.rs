@@ -193,6 +193,9 @@ impl Request {
                 .first()
                 .map(|t| t.question(index))
                 .unwrap_or_default(),
+            Request::Crazy8Engine {
+                source: SetupSource::Listed(setups),
+            } if setups.first().is_some_and(|s| s.target > 0) => "the tournament".into(),
             Request::Crazy8Engine { .. } => "the game".into(),
             Request::StrategyCall { call, .. } => format!("{call:?}"),
             Request::Crazy8Strategies(_) => "every move of your strategies".into(),

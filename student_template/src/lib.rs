@@ -5,6 +5,7 @@
 use grader_api::Submission;
 
 pub mod blackjack;
+pub mod crazy8;
 pub mod draw;
 pub mod plaisante;
 pub mod poker;
@@ -17,4 +18,8 @@ pub fn submission() -> Submission {
         .blackjack::<blackjack::Hand, blackjack::Game>()
         .poker::<poker::Hand>()
         .draw_poker::<draw::Game, poker::Hand>()
+        .crazy_eights::<crazy8::Engine>()
+        .crazy_eights_player::<crazy8::FirstStrategy>("first")
+        // Write a second strategy that plays differently, and register it instead of this.
+        .crazy_eights_player::<crazy8::FirstStrategy>("second")
 }

@@ -1,0 +1,84 @@
+//! Crazy Eights (CS 126): a game engine for four players, and players of your own.
+//!
+//! The exact rules your engine follows (deal order, the starter 8, turn order, when the
+//! game ends, scoring, cheating) are in the documentation of `grader_api::crazy8`: the
+//! grader plays your engine and the reference engine on the same deck with the same
+//! players and compares every turn.
+
+use grader_api::crazy8::{Engine as EngineTrait, GameResult, PlayerStrategy, PlayerTurn, TournamentResult};
+use grader_api::{Card, Deck, Suit};
+
+pub struct Engine;
+
+impl EngineTrait for Engine {
+    fn new() -> Engine {
+        Engine
+    }
+
+    /// One game: deal five cards each, one at a time in seat order (`deck.draw()`); turn
+    /// over a starter, burying 8s with `deck.bury`; then turns in seat order: tell the
+    /// player what the others did (`process_opponent_actions`), ask `should_draw_card`,
+    /// then draw for it or take `play_card` and check the card (not already played, held,
+    /// legal — `grader_api::crazy8::is_legal`), asking `declare_suit` after an 8. End on an
+    /// empty hand or an empty draw pile and score with `grader_api::crazy8::points`.
+    /// Report a cheater and stop at once. Log every turn as a `PlayerTurn`.
+    fn play_game(&self, players: &mut [Box<dyn PlayerStrategy>], deck: &mut Deck) -> GameResult {
+        let _ = (players, deck);
+        todo!()
+    }
+
+    /// `init` every player (`grader_api::crazy8::init_players` does it), then play games
+    /// until a total reaches `target` or someone cheats; before each game after the first,
+    /// `reset` every player and `deck.renew()`. Add each game's scores to the totals.
+    fn play_tournament(&self, players: &mut [Box<dyn PlayerStrategy>], deck: &mut Deck, target: u32) -> TournamentResult {
+        let _ = (players, deck, target);
+        todo!()
+    }
+}
+
+/// Your first strategy. It must only make legal moves; register it in `submission()`
+/// with a name. Keep your hand up to date from `receive_initial_cards` and `receive_card`.
+#[derive(Default)]
+pub struct FirstStrategy {
+    hand: Vec<Card>,
+}
+
+impl PlayerStrategy for FirstStrategy {
+    fn init(&mut self, player_id: u32, opponent_ids: &[u32]) {
+        let _ = (player_id, opponent_ids);
+        todo!()
+    }
+
+    fn receive_initial_cards(&mut self, cards: &[Card]) {
+        let _ = (cards, &self.hand);
+        todo!()
+    }
+
+    /// Return true to draw; false means `play_card` comes next and must return a legal card.
+    fn should_draw_card(&mut self, top: Card, declared_suit: Option<Suit>) -> bool {
+        let _ = (top, declared_suit);
+        todo!()
+    }
+
+    fn receive_card(&mut self, card: Card) {
+        let _ = card;
+        todo!()
+    }
+
+    fn play_card(&mut self) -> Card {
+        todo!()
+    }
+
+    fn declare_suit(&mut self) -> Suit {
+        todo!()
+    }
+
+    fn process_opponent_actions(&mut self, actions: &[PlayerTurn]) {
+        let _ = actions;
+        todo!()
+    }
+
+    fn reset(&mut self) {
+        todo!()
+    }
+}
