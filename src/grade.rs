@@ -107,7 +107,9 @@ pub fn grade_listed(
     {
         field(&mut message, "turns", &detail);
     }
-    if let Some(explanation) = protocol::explain(reference, request, input) {
+    if let Some(explanation) =
+        protocol::explain(reference, request, input, &want[first], actual.get(first))
+    {
         field(&mut message, "reference", &explanation);
     }
     let unchecked = want.len() - first - 1;

@@ -506,6 +506,16 @@ const DRAW_BUGS: &[Caught] = &[
 /// Each Crazy Eights engine mutant, the test that catches it, and what its message says.
 const CRAZY8_BUGS: &[Caught] = &[
     (
+        "crazy8-strategy-plays-a-card-not-held",
+        "your_strategies",
+        &[
+            "strategy `cautious`, game 1 of 40",
+            "an illegal move: player 0 cheated: played",
+            "(a card it does not hold)",
+            "last turns",
+        ],
+    ),
+    (
         "crazy8-declared-suit-ignored",
         "one_game::four_first_legal_players",
         &[

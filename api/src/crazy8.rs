@@ -202,6 +202,9 @@ pub enum Harness {
     DrawsWhenever,
     /// Plays like `FirstLegal` until its turn `at_turn` (from 1), then cheats as soon as it can.
     Cheater { kind: CheatKind, at_turn: u32 },
+    /// Plays like `FirstLegal`, but from its turn `at_turn`, holding nothing legal, it
+    /// declines to draw and plays an illegal card.
+    Stubborn { at_turn: u32 },
 }
 
 impl Harness {
@@ -212,6 +215,9 @@ impl Harness {
             Harness::EightsLast => "eights last".into(),
             Harness::DrawsWhenever => "draws whenever it may".into(),
             Harness::Cheater { kind, at_turn } => format!("cheater ({kind:?} from turn {at_turn})"),
+            Harness::Stubborn { at_turn } => {
+                format!("cheater (declines to draw from turn {at_turn})")
+            }
         }
     }
 
@@ -241,18 +247,21 @@ impl std::str::FromStr for Harness {
         let unknown = || {
             format!(
                 "`{text}` is not a harness player: write first legal, random legal N, eights last, \
-                 draws whenever, or cheats: not held | does not match | already played from turn N"
+                 draws whenever, or cheats: not held | does not match | already played | declines to draw from turn N"
             )
         };
         if let Some(cheat) = words.strip_prefix("cheats:") {
             let (what, turn) = cheat.split_once("from turn").ok_or_else(unknown)?;
+            let at_turn = turn.trim().parse().map_err(|_| unknown())?;
+            if what.trim() == "declines to draw" {
+                return Ok(Harness::Stubborn { at_turn });
+            }
             let kind = match what.trim() {
                 "not held" => CheatKind::NotHeld,
                 "does not match" => CheatKind::DoesNotMatch,
                 "already played" => CheatKind::AlreadyPlayed,
                 _ => return Err(unknown()),
             };
-            let at_turn = turn.trim().parse().map_err(|_| unknown())?;
             return Ok(Harness::Cheater { kind, at_turn });
         }
         match words.as_str() {
@@ -321,7 +330,10 @@ impl HarnessPlayer {
                     illegal.or(legal.first().copied())
                 }
             },
-            Harness::Cheater { .. } => legal.first().copied(),
+            Harness::Stubborn { at_turn } if self.turn >= at_turn => {
+                legal.first().or(self.hand.first()).copied()
+            }
+            Harness::Cheater { .. } | Harness::Stubborn { .. } => legal.first().copied(),
         }
     }
 }
@@ -513,11 +525,113 @@ pub fn play(setup: &Setup, engine: &dyn Engine) -> crate::protocol::Answer {
     }
 }
 
+/// The table before a turn: the top card, the suit an 8 declared, and every hand.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TurnState {
+    pub top: Card,
+    pub declared: Option<Suit>,
+    pub hands: Vec<Vec<Card>>,
+}
+
+impl fmt::Display for TurnState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "top card {}", self.top)?;
+        if let Some(suit) = self.declared {
+            write!(f, " (declared {})", suit.name())?;
+        }
+        for (seat, hand) in self.hands.iter().enumerate() {
+            write!(f, "\nplayer {seat}: {}", format_cards(hand))?;
+        }
+        Ok(())
+    }
+}
+
+/// Plays one game of `setup` on `engine` with every player watched, and returns the table
+/// before each turn (each turn begins with one `should_draw_card`).
+pub fn states_before_turns(setup: &Setup, engine: &dyn Engine) -> Vec<TurnState> {
+    let seen = std::rc::Rc::new(std::cell::RefCell::new((
+        vec![Vec::new(); setup.players.len()],
+        Vec::new(),
+    )));
+    let mut players: Vec<Box<dyn PlayerStrategy>> = setup
+        .players
+        .iter()
+        .enumerate()
+        .map(|(seat, harness)| {
+            Box::new(Watched {
+                seat,
+                inner: harness.player(),
+                seen: std::rc::Rc::clone(&seen),
+            }) as Box<dyn PlayerStrategy>
+        })
+        .collect();
+    init_players(&mut players);
+    let _ = engine.play_game(&mut players, &mut setup.deck());
+    drop(players);
+    std::rc::Rc::try_unwrap(seen)
+        .map(|cell| cell.into_inner().1)
+        .unwrap_or_default()
+}
+
+type Seen = std::rc::Rc<std::cell::RefCell<(Vec<Vec<Card>>, Vec<TurnState>)>>;
+
+/// A harness player whose hand and turns are written down as the game goes.
+struct Watched {
+    seat: usize,
+    inner: Box<dyn PlayerStrategy>,
+    seen: Seen,
+}
+
+impl PlayerStrategy for Watched {
+    fn init(&mut self, player_id: u32, opponent_ids: &[u32]) {
+        self.inner.init(player_id, opponent_ids);
+    }
+    fn receive_initial_cards(&mut self, cards: &[Card]) {
+        self.seen.borrow_mut().0[self.seat] = cards.to_vec();
+        self.inner.receive_initial_cards(cards);
+    }
+    fn should_draw_card(&mut self, top: Card, declared_suit: Option<Suit>) -> bool {
+        let mut seen = self.seen.borrow_mut();
+        let hands = seen.0.clone();
+        seen.1.push(TurnState {
+            top,
+            declared: declared_suit,
+            hands,
+        });
+        drop(seen);
+        self.inner.should_draw_card(top, declared_suit)
+    }
+    fn receive_card(&mut self, card: Card) {
+        self.seen.borrow_mut().0[self.seat].push(card);
+        self.inner.receive_card(card);
+    }
+    fn play_card(&mut self) -> Card {
+        let card = self.inner.play_card();
+        self.seen.borrow_mut().0[self.seat].retain(|&c| c != card);
+        card
+    }
+    fn declare_suit(&mut self) -> Suit {
+        self.inner.declare_suit()
+    }
+    fn process_opponent_actions(&mut self, actions: &[PlayerTurn]) {
+        self.inner.process_opponent_actions(actions);
+    }
+    fn reset(&mut self) {
+        self.seen.borrow_mut().0[self.seat].clear();
+        self.inner.reset();
+    }
+}
+
+/// The index of the first turn where two logs differ.
+pub fn first_difference(expected: &[PlayerTurn], actual: &[PlayerTurn]) -> usize {
+    (0..expected.len().max(actual.len()))
+        .find(|&i| expected.get(i) != actual.get(i))
+        .unwrap_or(0)
+}
+
 /// Two game logs side by side from a little before the first turn that differs.
 pub fn logs_side_by_side(expected: &[PlayerTurn], actual: &[PlayerTurn]) -> String {
-    let first = (0..expected.len().max(actual.len()))
-        .find(|&i| expected.get(i) != actual.get(i))
-        .unwrap_or(0);
+    let first = first_difference(expected, actual);
     let mut out = format!("{:<5} {:<40} {}\n", "turn", "expected", "actual");
     for i in first.saturating_sub(3)..(first + 4).min(expected.len().max(actual.len())) {
         let show = |turn: Option<&PlayerTurn>| {
@@ -590,14 +704,21 @@ impl Wire for Harness {
                 kind.put(out)?;
                 at_turn.put(out)
             }
+            Harness::Stubborn { at_turn } => {
+                put_varint(out, 5)?;
+                at_turn.put(out)
+            }
         }
     }
     fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<Harness> {
-        Ok(match take_tag(input, 5)? {
+        Ok(match take_tag(input, 6)? {
             0 => Harness::FirstLegal,
             1 => Harness::RandomLegal(Wire::take(input)?),
             2 => Harness::EightsLast,
             3 => Harness::DrawsWhenever,
+            5 => Harness::Stubborn {
+                at_turn: Wire::take(input)?,
+            },
             _ => Harness::Cheater {
                 kind: Wire::take(input)?,
                 at_turn: Wire::take(input)?,

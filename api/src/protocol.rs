@@ -760,13 +760,34 @@ pub fn respond_by_input(
     }
 }
 
-/// What `submission` (the reference, in the grader) makes of `input`, beyond its answers:
-/// for two poker hands, both categories and value vectors and the element that decides.
-pub fn explain(submission: &Submission, request: &Request, input: &Input) -> Option<String> {
-    match (request, input) {
-        (Request::PokerMatchups { rules, .. }, Input::Matchup(matchup)) => {
+/// What `submission` (the reference, in the grader) makes of `input`, beyond its answers,
+/// where an `expected` and an `actual` answer part: for two poker hands, both categories
+/// and value vectors and the element that decides; for a Crazy Eights game, the table
+/// before the first turn that differs.
+pub fn explain(
+    submission: &Submission,
+    request: &Request,
+    input: &Input,
+    expected: &Answer,
+    actual: Option<&Answer>,
+) -> Option<String> {
+    match (request, input, expected, actual) {
+        (Request::PokerMatchups { rules, .. }, Input::Matchup(matchup), _, _) => {
             let build = submission.poker_hand_builder()?;
             guarded(|| poker::explain(matchup, &|cards| build(cards, *rules))).ok()
+        }
+        (
+            Request::Crazy8Engine { .. },
+            Input::Setup(setup),
+            Answer::Game(want),
+            Some(Answer::Game(got)),
+        ) => {
+            let engine = submission.crazy8_engine_builder()?();
+            let turn = crazy8::first_difference(&want.log, &got.log);
+            let states = guarded(|| crazy8::states_before_turns(setup, &*engine)).ok()?;
+            states
+                .get(turn)
+                .map(|state| format!("before turn {}: {state}", turn + 1))
         }
         _ => None,
     }

@@ -297,6 +297,24 @@ mod tests {
     }
 
     #[test]
+    fn declining_to_draw_with_nothing_legal_is_caught_as_a_card_that_does_not_match() {
+        let stubborn = Harness::Stubborn { at_turn: 1 };
+        let result = game(
+            [
+                Harness::FirstLegal,
+                stubborn,
+                Harness::FirstLegal,
+                Harness::FirstLegal,
+            ],
+            25,
+        );
+        let cheat = result
+            .cheater
+            .expect("the stubborn player cheats in the spec's game");
+        assert_eq!((cheat.player_id, cheat.kind), (1, CheatKind::DoesNotMatch));
+    }
+
+    #[test]
     fn a_tournament_runs_to_its_target() {
         let setup = Setup {
             deck: Vec::new(),

@@ -62,7 +62,9 @@ impl Module {
             Module::Blackjack => "blackjack::<Hand, Game>()",
             Module::Poker => "poker::<Hand>()",
             Module::Draw => "draw_poker::<Game, poker::Hand>()",
-            Module::Crazy8 => "crazy_eights::<Engine>()",
+            Module::Crazy8 => {
+                "crazy_eights::<Engine>()\n        .crazy_eights_player::<Eager>(\"eager\")\n        .crazy_eights_player::<Cautious>(\"cautious\")"
+            }
         }
     }
 }
@@ -808,6 +810,14 @@ const STARTER: &str = "let Some(mut top) = turn_over_starter(deck) else {";
 /// Seed 003's engine bugs (DOMAIN.md's Crazy Eights line and others students write), one each.
 pub fn buggy_crazy8() -> Vec<Mutant> {
     vec![
+        crazy8(
+            "crazy8-strategy-plays-a-card-not-held",
+            "a strategy that plays a card it does not hold from its third turn.",
+            &[(
+                "    const STYLE: Harness = Harness::EightsLast;",
+                "    const STYLE: Harness = Harness::Cheater {\n        kind: CheatKind::NotHeld,\n        at_turn: 3,\n    };",
+            )],
+        ),
         crazy8(
             "crazy8-declared-suit-ignored",
             "declared suit ignored: a card is checked against the top card's suit even after an 8.",
