@@ -268,10 +268,11 @@ pub fn run(mut args: CheckArgs) -> ExitCode {
         build_failure: None,
         elapsed: started.elapsed(),
         build_time,
+        notes: session.notes.lock().map(|n| n.clone()).unwrap_or_default(),
     };
     if !machine_only {
         print!("{}", results.score_table());
-        for note in session.notes.lock().map(|n| n.clone()).unwrap_or_default() {
+        for note in &results.notes {
             println!("  {}", note.dimmed());
         }
     }
@@ -368,6 +369,7 @@ fn build_failed(
         build_failure: Some(error.to_string()),
         elapsed: started.elapsed(),
         build_time: started.elapsed(),
+        notes: Vec::new(),
     };
     if let Err(code) = write_machine_output(args, &results, root) {
         return code;

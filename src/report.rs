@@ -26,6 +26,8 @@ pub struct Results<'a> {
     pub elapsed: Duration,
     /// Time spent building the runner (cargo and rustc), part of `elapsed`.
     pub build_time: Duration,
+    /// Lines beyond pass and fail, such as each Crazy Eights strategy's win rate.
+    pub notes: Vec<String>,
 }
 
 impl Results<'_> {
@@ -202,6 +204,7 @@ impl Results<'_> {
             execution_time_ms: self.elapsed.as_millis() as u64,
             build_time_ms: self.build_time.as_millis() as u64,
             build_output: self.build_failure.as_deref().map(plain),
+            notes: self.notes.clone(),
             tests,
         };
         serde_json::to_value(report).unwrap_or_default()
@@ -210,11 +213,18 @@ impl Results<'_> {
     fn summary(&self) -> String {
         match &self.build_failure {
             Some(failure) => plain(failure),
-            None => format!(
-                "{} / {} points",
-                points(self.score()),
-                points(self.max_score())
-            ),
+            None => {
+                let mut summary = format!(
+                    "{} / {} points",
+                    points(self.score()),
+                    points(self.max_score())
+                );
+                for note in &self.notes {
+                    summary.push('\n');
+                    summary.push_str(note);
+                }
+                summary
+            }
         }
     }
 }
@@ -298,6 +308,7 @@ struct OurReport {
     execution_time_ms: u64,
     build_time_ms: u64,
     build_output: Option<String>,
+    notes: Vec<String>,
     tests: Vec<OurTest>,
 }
 
