@@ -367,11 +367,10 @@ fn strategy_failure(
     let shown: Vec<String> = log
         .iter()
         .enumerate()
-        .skip(log.len().saturating_sub(12))
         .map(|(i, turn)| format!("{:>3}. {turn}", i + 1))
         .collect();
     if !shown.is_empty() {
-        field(&mut message, "last turns", &shown.join("\n"));
+        field(&mut message, "turns", &shown.join("\n"));
     }
     if let Some(hint) = &group.hint {
         field(&mut message, "hint", &hint.yellow().to_string());

@@ -512,7 +512,16 @@ const CRAZY8_BUGS: &[Caught] = &[
             "strategy `cautious`, game 1 of 40",
             "an illegal move: player 0 cheated: played",
             "(a card it does not hold)",
-            "last turns",
+            "turns        1. player 0",
+        ],
+    ),
+    (
+        "crazy8-strategy-hangs",
+        "your_strategies",
+        &[
+            "strategy `eager`, game 1 of 40 (seat 0)",
+            "its code failed: ShouldDrawCard",
+            "no answer within 2000 ms",
         ],
     ),
     (

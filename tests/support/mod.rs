@@ -811,6 +811,14 @@ const STARTER: &str = "let Some(mut top) = turn_over_starter(deck) else {";
 pub fn buggy_crazy8() -> Vec<Mutant> {
     vec![
         crazy8(
+            "crazy8-strategy-hangs",
+            "a strategy whose should_draw_card never returns.",
+            &[(
+                "        self.inner.should_draw_card(top, declared_suit)",
+                "        loop {\n            std::hint::spin_loop();\n        }",
+            )],
+        ),
+        crazy8(
             "crazy8-strategy-plays-a-card-not-held",
             "a strategy that plays a card it does not hold from its third turn.",
             &[(
