@@ -248,44 +248,20 @@ pub trait BlackjackGame {
     }
 }
 
-/// A question about a blackjack hand.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Check {
-    Value,
-    IsSoft,
-}
+checks!(
+    /// A question about a blackjack hand.
+    Check, "a blackjack check" {
+        Value => "value",
+        IsSoft => "is_soft",
+    }
+);
 
 impl Check {
-    pub const ALL: [Check; 2] = [Check::Value, Check::IsSoft];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Check::Value => "value",
-            Check::IsSoft => "is_soft",
-        }
-    }
-
     pub fn ask(self, hand: &dyn BlackjackHand) -> Answer {
         match self {
             Check::Value => Answer::Number(i64::from(hand.value())),
             Check::IsSoft => Answer::Bool(hand.is_soft()),
         }
-    }
-}
-
-impl fmt::Display for Check {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Check {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Check, String> {
-        Check::ALL
-            .into_iter()
-            .find(|c| c.name() == text.trim())
-            .ok_or_else(|| format!("`{text}` is not a blackjack check; expected value or is_soft"))
     }
 }
 
@@ -427,7 +403,6 @@ pub fn hand_of(build: fn() -> Box<dyn BlackjackHand>, cards: &[Card]) -> Box<dyn
 
 crate::wire_by_position!(Action);
 crate::wire_by_position!(Outcome);
-crate::wire_by_position!(Check);
 crate::wire_struct!(Rules {
     dealer_hits_soft_17
 });

@@ -6,6 +6,47 @@
 
 #![forbid(unsafe_code)]
 
+/// A fieldless enum of the checks a spec names: `ALL`, `name()`, `Display`, `FromStr`
+/// (an unknown name lists the known ones) and its wire encoding.
+macro_rules! checks {
+    ($(#[$doc:meta])* $name:ident, $what:literal { $($variant:ident => $text:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum $name {
+            $($variant),+
+        }
+
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The method's name, as specs write it.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text),+
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = String;
+            fn from_str(text: &str) -> Result<$name, String> {
+                $name::ALL.iter().copied().find(|check| check.name() == text.trim()).ok_or_else(|| {
+                    let names: Vec<&str> = $name::ALL.iter().map(|check| check.name()).collect();
+                    format!("`{text}` is not {}; expected one of: {}", $what, names.join(", "))
+                })
+            }
+        }
+
+        crate::wire_by_position!($name);
+    };
+}
+
 pub mod blackjack;
 pub mod card;
 pub mod crazy8;

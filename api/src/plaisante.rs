@@ -169,57 +169,25 @@ pub trait PlaisanteHand {
     }
 }
 
-/// One question a spec can ask of a hand: a method of [`PlaisanteHand`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Check {
-    CountValues,
-    HasPair,
-    HasTwoPair,
-    HasThreeOfAKind,
-    HasFourOfAKind,
-    HasFullHouse,
-    HasFlush,
-    HasStraight,
-    Evaluate,
-    TotalValue,
-    BaseMult,
-    Score,
-}
+checks!(
+    /// One question a spec can ask of a hand: a method of [`PlaisanteHand`].
+    Check, "a check" {
+        CountValues => "count_values",
+        HasPair => "has_pair",
+        HasTwoPair => "has_two_pair",
+        HasThreeOfAKind => "has_three_of_a_kind",
+        HasFourOfAKind => "has_four_of_a_kind",
+        HasFullHouse => "has_full_house",
+        HasFlush => "has_flush",
+        HasStraight => "has_straight",
+        Evaluate => "evaluate",
+        TotalValue => "total_value",
+        BaseMult => "base_mult",
+        Score => "score",
+    }
+);
 
 impl Check {
-    pub const ALL: [Check; 12] = [
-        Check::CountValues,
-        Check::HasPair,
-        Check::HasTwoPair,
-        Check::HasThreeOfAKind,
-        Check::HasFourOfAKind,
-        Check::HasFullHouse,
-        Check::HasFlush,
-        Check::HasStraight,
-        Check::Evaluate,
-        Check::TotalValue,
-        Check::BaseMult,
-        Check::Score,
-    ];
-
-    /// The method's name, as specs write it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Check::CountValues => "count_values",
-            Check::HasPair => "has_pair",
-            Check::HasTwoPair => "has_two_pair",
-            Check::HasThreeOfAKind => "has_three_of_a_kind",
-            Check::HasFourOfAKind => "has_four_of_a_kind",
-            Check::HasFullHouse => "has_full_house",
-            Check::HasFlush => "has_flush",
-            Check::HasStraight => "has_straight",
-            Check::Evaluate => "evaluate",
-            Check::TotalValue => "total_value",
-            Check::BaseMult => "base_mult",
-            Check::Score => "score",
-        }
-    }
-
     /// Calls the method on `hand` and wraps what it returns.
     pub fn ask(self, hand: &dyn PlaisanteHand) -> Answer {
         match self {
@@ -241,35 +209,4 @@ impl Check {
     }
 }
 
-impl fmt::Display for Check {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Check {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Check, String> {
-        Check::ALL
-            .into_iter()
-            .find(|check| check.name() == text.trim())
-            .ok_or_else(|| {
-                let names: Vec<&str> = Check::ALL.iter().map(|c| c.name()).collect();
-                format!(
-                    "`{text}` is not a check; expected one of: {}",
-                    names.join(", ")
-                )
-            })
-    }
-}
-
-#[cfg(feature = "spec")]
-impl<'de> serde::Deserialize<'de> for Check {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Check, D::Error> {
-        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
-        text.parse().map_err(serde::de::Error::custom)
-    }
-}
-
 crate::wire_by_position!(HandName);
-crate::wire_by_position!(Check);

@@ -142,44 +142,20 @@ pub fn suit_number(suit: Suit) -> u32 {
     suit as u32 + 1
 }
 
-/// A question about one poker hand.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Check {
-    Category,
-    Tiebreak,
-}
+checks!(
+    /// A question about one poker hand.
+    Check, "a poker check" {
+        Category => "category",
+        Tiebreak => "tiebreak",
+    }
+);
 
 impl Check {
-    pub const ALL: [Check; 2] = [Check::Category, Check::Tiebreak];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Check::Category => "category",
-            Check::Tiebreak => "tiebreak",
-        }
-    }
-
     pub fn ask(self, hand: &dyn PokerHand) -> Answer {
         match self {
             Check::Category => Answer::Category(hand.category()),
             Check::Tiebreak => Answer::Cells(hand.tiebreak().into_iter().map(i64::from).collect()),
         }
-    }
-}
-
-impl fmt::Display for Check {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Check {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Check, String> {
-        Check::ALL
-            .into_iter()
-            .find(|c| c.name() == text.trim())
-            .ok_or_else(|| format!("`{text}` is not a poker check; expected category or tiebreak"))
     }
 }
 
@@ -338,7 +314,6 @@ fn same_shape(first: &[Card], second: &[Card]) -> Matchup {
 
 crate::wire_by_position!(Category);
 crate::wire_by_position!(Ties);
-crate::wire_by_position!(Check);
 crate::wire_struct!(PokerRules {
     ties,
     ace_low_straight
