@@ -4,7 +4,7 @@
 use std::io::Read;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use grader_api::protocol::{OUTPUT_MARKER_LEN, OUTPUT_MARKER_PREFIX};
 
@@ -64,11 +64,10 @@ impl Capture {
         }
     }
 
-    /// The output of request `sequence`. Waits up to `patience` for its marker (it was
+    /// The output of request `sequence`. Waits until `deadline` for its marker (it was
     /// written before the answer, but travels on another pipe); after the runner died,
-    /// waits for the end of the stream instead.
-    pub fn take(&mut self, sequence: u64, patience: Duration) -> Printed {
-        let deadline = Instant::now() + patience;
+    /// for the end of the stream instead.
+    pub fn take(&mut self, sequence: u64, deadline: Instant) -> Printed {
         let mut printed = Printed::default();
         while !self.ended {
             let wait = deadline.saturating_duration_since(Instant::now());
@@ -166,6 +165,7 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 mod tests {
     use super::*;
     use grader_api::protocol::output_marker;
+    use std::time::Duration;
 
     /// A reader that hands out its bytes a few at a time, as a pipe may.
     struct Trickle(Vec<u8>, usize);
@@ -214,7 +214,7 @@ mod tests {
         let mut bytes = vec![b'x'; 10 * 1024 * 1024];
         bytes.extend(output_marker(0));
         let mut capture = Capture::start(std::io::Cursor::new(bytes));
-        let printed = capture.take(0, Duration::from_secs(10));
+        let printed = capture.take(0, Instant::now() + Duration::from_secs(10));
         assert_eq!(printed.kept.len(), OUTPUT_CAP);
         assert_eq!(printed.dropped, (10 * 1024 * 1024 - OUTPUT_CAP) as u64);
     }
@@ -226,6 +226,11 @@ mod tests {
         bytes.extend(b"new");
         bytes.extend(output_marker(1));
         let mut capture = Capture::start(std::io::Cursor::new(bytes));
-        assert_eq!(capture.take(1, Duration::from_secs(5)).text(), "new");
+        assert_eq!(
+            capture
+                .take(1, Instant::now() + Duration::from_secs(5))
+                .text(),
+            "new"
+        );
     }
 }

@@ -110,8 +110,12 @@ impl Pool {
         let idle = self.idle.lock().ok().and_then(|mut idle| idle.pop());
         match idle {
             Some(runner) => Ok(runner),
-            None => Runner::start(&self.executable, &self.source_root, CPU_SECONDS),
+            None => self.start(),
         }
+    }
+
+    fn start(&self) -> Result<Runner, StartError> {
+        Runner::start(&self.executable, &self.source_root, CPU_SECONDS)
     }
 
     fn give_back(&self, runner: Runner) {
@@ -485,17 +489,31 @@ fn run_test(session: &Session, index: usize) -> Verdict {
                 verdict
             }
             Ok(mut runner) => {
-                let (verdict, survived) = if test.bulk {
-                    grade::grade_bulk(&mut runner, &session.reference, group, test)
-                } else {
-                    grade::grade_listed(
-                        &mut runner,
-                        &session.reference,
-                        group,
-                        test,
-                        &session.expected[index],
-                    )
+                let grade = |runner: &mut Runner| {
+                    if test.bulk {
+                        grade::grade_bulk(runner, &session.reference, group, test)
+                    } else {
+                        grade::grade_listed(
+                            runner,
+                            &session.reference,
+                            group,
+                            test,
+                            &session.expected[index],
+                        )
+                    }
                 };
+                let reused = runner.has_answered();
+                let (mut verdict, mut survived) = grade(&mut runner);
+                // Something an earlier test left running may have killed a reused runner:
+                // this test gets a fresh one before it is blamed.
+                if !survived
+                    && reused
+                    && !test.bulk
+                    && let Ok(mut fresh) = session.pool.start()
+                {
+                    (verdict, survived) = grade(&mut fresh);
+                    runner = fresh;
+                }
                 if survived {
                     session.pool.give_back(runner);
                 }

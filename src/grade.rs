@@ -20,6 +20,23 @@ use crate::capture::Printed;
 use crate::runner::{Ending, Exchange, Runner};
 use crate::spec::{Group, TestCase};
 
+/// Characters of one answer a report shows; a submission may return anything.
+const SHOWN_ANSWER: usize = 2_000;
+/// Cells beyond which two lists are not diffed line by line.
+const DIFFED_CELLS: usize = 64;
+
+/// `text` cut to `limit` characters, saying how much was left out.
+fn shorten(text: &str, limit: usize) -> String {
+    match text.char_indices().nth(limit) {
+        None => text.to_string(),
+        Some((cut, _)) => format!(
+            "{}… ({} more characters)",
+            &text[..cut],
+            text[cut..].chars().count()
+        ),
+    }
+}
+
 /// How many wrong inputs of a bulk group are shown in full.
 const SHOWN_MISMATCHES: usize = 3;
 /// How many kinds of wrong answer a bulk group's breakdown lists.
@@ -502,7 +519,7 @@ fn kind_of(answer: &Answer, other: &Answer, article: &str) -> String {
         Answer::Draw(_) => "hand result",
         Answer::Game(_) => "game record",
         Answer::Tournament(_) => "tournament record",
-        _ => return answer.to_string(),
+        _ => return shorten(&answer.to_string(), 200),
     };
     // Of the same kind as the other side, "its" and "another" say enough.
     if std::mem::discriminant(answer) == std::mem::discriminant(other) {
@@ -540,8 +557,9 @@ fn field(message: &mut String, name: &str, value: &str) {
     }
 }
 
+/// An answer as a report shows it, cut so that a huge one cannot flood the report.
 fn paint_answer(answer: &Answer, expected: bool) -> String {
-    let text = answer.to_string();
+    let text = shorten(&answer.to_string(), SHOWN_ANSWER);
     if expected {
         text.green().to_string()
     } else {
@@ -583,6 +601,15 @@ pub fn answer_diff(expected: &Answer, actual: &Answer) -> Option<String> {
             _ => None,
         }
     };
+    if let (Answer::Cells(want), Answer::Cells(got)) = (expected, actual)
+        && want.len().max(got.len()) > DIFFED_CELLS
+    {
+        return Some(format!(
+            "length {} where {} was expected",
+            got.len(),
+            want.len()
+        ));
+    }
     let (old, new) = (lines(expected)?, lines(actual)?);
     let diff = TextDiff::from_lines(&old, &new);
     let mut out = String::new();

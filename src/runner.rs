@@ -107,7 +107,9 @@ impl Runner {
             Ok(stream) => stream,
             Err(reason) => {
                 kill_group(&mut child);
-                let said = stderr.take(u64::MAX, OUTPUT_PATIENCE).text();
+                let said = stderr
+                    .take(u64::MAX, Instant::now() + OUTPUT_PATIENCE)
+                    .text();
                 return Err(StartError::NoHello(format!(
                     "{reason}{}",
                     quote_stderr(&said)
@@ -145,6 +147,11 @@ impl Runner {
         &self.hello
     }
 
+    /// Whether this runner has answered requests before (it may carry their leftovers).
+    pub fn has_answered(&self) -> bool {
+        self.sequence > 0
+    }
+
     /// Sends `request` and passes each answer to `on_answer` until the response ends, the
     /// timeout passes or the runner dies.
     pub fn ask(
@@ -171,7 +178,11 @@ impl Runner {
                             break Ending::Abandoned;
                         }
                     }
-                    Ok(Item::End) => break Ending::Answered,
+                    Ok(Item::End(ended)) if ended == sequence => break Ending::Answered,
+                    Ok(Item::End(_)) => {
+                        kill_group(&mut self.child);
+                        break Ending::Garbled("an end mark out of step with the requests".into());
+                    }
                     Err(error) if is_timeout(&error) => {
                         kill_group(&mut self.child);
                         break Ending::TimedOut(timeout);
@@ -180,14 +191,10 @@ impl Runner {
                 }
             },
         };
-        let patience = if ending == Ending::Answered {
-            OUTPUT_PATIENCE
-        } else {
-            // The runner is dead: its pipes close, so read to their end.
-            Duration::from_secs(2)
-        };
-        let stdout = self.stdout.take(sequence, patience);
-        let stderr = self.stderr.take(sequence, patience);
+        // One deadline for both streams: a process that escaped the kill may hold them open.
+        let deadline = Instant::now() + OUTPUT_PATIENCE;
+        let stdout = self.stdout.take(sequence, deadline);
+        let stderr = self.stderr.take(sequence, deadline);
         let ending = match ending {
             Ending::Died(status) => Ending::Died(explain_death(&status, &stderr)),
             other => other,
@@ -239,7 +246,12 @@ impl Drop for Runner {
     }
 }
 
+/// Kills the runner's process group and reaps the runner. A runner already reaped is left
+/// alone: its process-group number may since belong to another process.
 fn kill_group(child: &mut Child) {
+    if !matches!(child.try_wait(), Ok(None)) {
+        return;
+    }
     if let Ok(pid) = i32::try_from(child.id()) {
         let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
     }
@@ -286,7 +298,9 @@ fn describe_status(status: std::process::ExitStatus) -> String {
 }
 
 fn explain_death(status: &str, stderr: &Printed) -> String {
-    if String::from_utf8_lossy(&stderr.kept).contains("has overflowed its stack") {
+    // Rust reports a stack overflow on stderr, then aborts; printing the words alone is not enough.
+    let overflowed = String::from_utf8_lossy(&stderr.kept).contains("has overflowed its stack");
+    if overflowed && status.contains("SIGABRT") {
         format!("overflowed its stack and {status}")
     } else {
         status.to_string()

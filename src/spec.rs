@@ -390,6 +390,8 @@ pub fn load(paths: &[PathBuf], timeout_override: Option<Duration>) -> Result<Sui
 struct Errors<'a> {
     file: &'a str,
     text: &'a str,
+    /// Where the group being read starts (0-based line), so a case is found in its group.
+    group_line: std::cell::Cell<usize>,
 }
 
 impl Errors<'_> {
@@ -401,8 +403,9 @@ impl Errors<'_> {
         }
     }
 
+    /// An error at the `name:` line of `name`, searched from the current group on.
     fn near(&self, name: &str, message: String) -> SpecError {
-        self.at(locate(self.text, name), message)
+        self.at(locate(self.text, name, self.group_line.get()), message)
     }
 }
 
@@ -412,7 +415,11 @@ pub fn parse(
     text: &str,
     timeout_override: Option<Duration>,
 ) -> Result<Vec<Group>, SpecError> {
-    let errors = Errors { file, text };
+    let errors = Errors {
+        file,
+        text,
+        group_line: std::cell::Cell::new(0),
+    };
     let spec: SpecFile = serde_yaml::from_str(text).map_err(|error| {
         let location = error.location().map(|l| (l.line(), l.column()));
         // The parser appends its own "at line N column M"; we print the position up front.
@@ -428,7 +435,10 @@ pub fn parse(
         .unwrap_or(Duration::from_millis(DEFAULT_TIMEOUT_MS));
     let mut groups = Vec::new();
     for group in spec.groups {
-        let group_at = locate(text, &group.name);
+        let group_at = locate(text, &group.name, errors.group_line.get());
+        if let Some((line, _)) = group_at {
+            errors.group_line.set(line - 1);
+        }
         let sources = [
             group.cases.is_some(),
             group.generate.is_some(),
@@ -482,7 +492,7 @@ pub fn parse(
                 return Err(errors.at(group_at, format!("group `{}` lists no cases", group.name)));
             }
             for case in cases {
-                let location = locate(text, &case.name);
+                let location = locate(text, &case.name, errors.group_line.get() + 1);
                 let (request, written) = context.case(&case)?;
                 tests.push(TestCase {
                     id: format!("{prefix}::{}", slug(&case.name)),
@@ -628,6 +638,9 @@ impl GroupContext<'_> {
                     .hand
                     .clone()
                     .ok_or_else(|| fail("needs `hand:`, five cards".into()))?;
+                for cards in std::iter::once(&hand).chain(case.versus.as_ref()) {
+                    five_distinct(cards).map_err(fail)?;
+                }
                 let rules = self.poker_rules;
                 if let Some(versus) = &case.versus {
                     let written = case
@@ -784,6 +797,24 @@ impl GroupContext<'_> {
             },
             (None, None) => unreachable!("checked by the caller: one source per group"),
         };
+        if let Some(g) = &generate
+            && g.count > MOST_GENERATED
+        {
+            return Err(fail(format!(
+                "count {} is more than the {MOST_GENERATED} a group may generate",
+                g.count
+            )));
+        }
+        if self.assignment == Assignment::Poker
+            && let HandSource::Generated { hand_size, .. } | HandSource::Exhaustive { hand_size } =
+                hand_source
+            && hand_size != 5
+            && !generate.as_ref().is_some_and(|g| g.pairs)
+        {
+            return Err(fail(format!(
+                "poker hands have 5 cards, not hand_size {hand_size}"
+            )));
+        }
         match self.assignment {
             Assignment::PlaisanteHand => {
                 let (HandSource::Generated { hand_size, .. }
@@ -880,6 +911,21 @@ fn parse_checks<C: std::str::FromStr<Err = String>>(
         .collect::<Result<_, _>>()
         .map(Some)
 }
+
+/// A poker hand: five cards, none twice.
+fn five_distinct(cards: &[Card]) -> Result<(), String> {
+    let distinct: HashSet<&Card> = cards.iter().collect();
+    if cards.len() != 5 || distinct.len() != 5 {
+        return Err(format!(
+            "a poker hand is five different cards, not {}",
+            grader_api::format_cards(cards)
+        ));
+    }
+    Ok(())
+}
+
+/// Counts beyond this would keep the in-process reference busy for hours.
+const MOST_GENERATED: u32 = 1_000_000;
 
 fn parse_check<C: std::str::FromStr<Err = String>>(name: Option<&str>) -> Result<C, String> {
     name.ok_or_else(|| "names no check: give it `check:` or give its group one".to_string())?
@@ -1067,13 +1113,19 @@ fn tableau_steps(specs: &[StepSpec]) -> Result<(Vec<Step>, WrittenAnswers), Stri
 
 /// Line and column (1-based) of the first `name: <name>` in the text, for errors about
 /// things the YAML parser accepted but we refuse.
-fn locate(text: &str, name: &str) -> Option<(usize, usize)> {
-    text.lines().enumerate().find_map(|(index, line)| {
-        let column = line.find("name:")?;
-        let value = line[column + 5..].trim_start();
-        let value = value.trim_start_matches(['"', '\'']);
-        value.starts_with(name).then_some((index + 1, column + 1))
-    })
+fn locate(text: &str, name: &str, from_line: usize) -> Option<(usize, usize)> {
+    text.lines()
+        .enumerate()
+        .skip(from_line)
+        .find_map(|(index, line)| {
+            let column = line.find("name:")?;
+            let value = line[column + 5..].trim_start();
+            let value = value.trim_start_matches(['"', '\'']);
+            let rest = value.strip_prefix(name)?.trim_start();
+            // The whole name, not a longer one that starts the same.
+            let whole = rest.is_empty() || rest.starts_with([',', '}', '"', '\'', '#']);
+            whole.then_some((index + 1, column + 1))
+        })
 }
 
 /// A test-name segment: lowercase words joined by `_`.
@@ -1158,6 +1210,14 @@ mod tests {
     fn the_built_in_specs_load() {
         let suite = load(&[], None).unwrap();
         assert!(suite.groups.iter().any(|g| g.tests.iter().any(|t| t.bulk)));
+    }
+
+    #[test]
+    fn errors_point_at_the_case_named_not_one_that_starts_the_same() {
+        let text = "groups:\n  - name: pair\n    cases:\n      - { name: pair of kings, hand: [KH] }\n      - { name: pair, hand: [KH] }\n";
+        assert_eq!(locate(text, "pair of kings", 0), Some((4, 11)));
+        assert_eq!(locate(text, "pair", 0), Some((2, 5)));
+        assert_eq!(locate(text, "pair", 2), Some((5, 11)));
     }
 
     #[test]

@@ -4,11 +4,14 @@
 //! on every engine that follows them:
 //! - Deal five cards to each player, one at a time in seat order (0, 1, 2, 3, 0, ...),
 //!   drawing with [`Deck::draw`]; then `receive_initial_cards` to each, in seat order.
-//! - Turn over the starter: while it is an 8, [`Deck::bury`] it and turn over the next.
+//! - Turn over the starter: while it is an 8, [`Deck::bury`] it and turn over the next;
+//!   if the deck runs out during the deal or the starter, or holds nothing but 8s, the
+//!   game ends before any turn with no winner (each scores the other hands).
 //! - Players take turns in seat order from player 0. Before each turn the player gets
-//!   `process_opponent_actions` with the other players' turns since its own last turn
-//!   (empty before its first). Then `should_draw_card(top, declared_suit)`:
-//!   - true: the player draws one card (`receive_card`); the turn is logged as a draw;
+//!   `process_opponent_actions` with the turns played since its own last turn (before its
+//!   first turn: every turn so far). Then `should_draw_card(top, declared_suit)`:
+//!   - true: the player draws one card (`receive_card`); the turn is logged as a draw (a
+//!     draw from an empty pile ends the game at once, before the turn is logged);
 //!   - false: `play_card()`; the card must not be one already played (else the player
 //!     cheated: [`CheatKind::AlreadyPlayed`]), must be held ([`CheatKind::NotHeld`]), and
 //!     must be an 8, or match the top card's rank, or the suit to match (the suit an 8

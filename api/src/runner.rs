@@ -84,7 +84,7 @@ fn talk(submission: &Submission, socket_path: &str) -> io::Result<()> {
             return Err(error);
         }
         mark_end_of_output(sequence);
-        Item::End.write(&mut answers)?;
+        Item::End(sequence).write(&mut answers)?;
         answers.flush()?;
         sequence += 1;
     }

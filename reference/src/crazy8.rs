@@ -191,12 +191,16 @@ pub type Eager = Styled<PlaysFirstLegal>;
 /// Keeps its eights for when nothing else is legal.
 pub type Cautious = Styled<KeepsEights>;
 
-/// The starter: 8s go back into the deck where its generator says.
+/// The starter: 8s go back into the deck where its generator says; `None` when the deck
+/// is empty or holds nothing but 8s.
 fn turn_over_starter(deck: &mut Deck) -> Option<Card> {
     loop {
         let card = deck.draw()?;
         if card.value() != 8 {
             return Some(card);
+        }
+        if deck.remaining().iter().all(|c| c.value() == 8) {
+            return None;
         }
         deck.bury(card);
     }
@@ -312,6 +316,26 @@ mod tests {
             .cheater
             .expect("the stubborn player cheats in the spec's game");
         assert_eq!((cheat.player_id, cheat.kind), (1, CheatKind::DoesNotMatch));
+    }
+
+    #[test]
+    fn a_deck_with_only_an_8_left_for_the_starter_ends_the_game() {
+        let mut cards: Vec<Card> = (0..52)
+            .filter_map(Card::from_index)
+            .filter(|c| c.value() != 8)
+            .take(20)
+            .collect();
+        cards.push("8S".parse().unwrap());
+        let setup = Setup {
+            deck: cards,
+            seed: 1,
+            players: vec![Harness::FirstLegal; 4],
+            target: 0,
+        };
+        let Answer::Game(result) = grader_api::crazy8::play(&setup, &Engine) else {
+            panic!("not a game")
+        };
+        assert!(result.log.is_empty() && result.winner.is_none());
     }
 
     #[test]
