@@ -400,6 +400,8 @@ struct Sample {
     position: usize,
     expected: Answer,
     actual: Answer,
+    /// Its kind of wrong answer: examples show different kinds where there are several.
+    kind: (String, String, String),
 }
 
 /// Compares a stream of answers with the reference's, input by input.
@@ -458,22 +460,19 @@ impl<'a> Tally<'a> {
         };
         if let Some(want) = expected.get(self.position).filter(|&want| *want != actual) {
             self.current_wrong = true;
-            *self
-                .breakdown
-                .entry(breakdown_key(
-                    self.request.question_kind(self.position),
-                    want,
-                    &actual,
-                ))
-                .or_default() += 1;
-            if self.samples.len() < SHOWN_MISMATCHES
-                && self.samples.iter().all(|s| s.input != *input)
-            {
+            let kind = breakdown_key(self.request.question_kind(self.position), want, &actual);
+            *self.breakdown.entry(kind.clone()).or_default() += 1;
+            let new_kind = self
+                .samples
+                .iter()
+                .all(|s| s.kind != kind && s.input != *input);
+            if self.samples.len() < SHOWN_MISMATCHES && new_kind {
                 self.samples.push(Sample {
                     input: input.clone(),
                     position: self.position,
                     expected: want.clone(),
                     actual,
+                    kind,
                 });
             }
         }
