@@ -161,6 +161,32 @@ struct CaseSpec {
     target: Option<u32>,
 }
 
+impl CaseSpec {
+    /// The fields this case gives, besides its name.
+    fn fields(&self) -> Vec<&'static str> {
+        let given = [
+            ("hand", self.hand.is_some()),
+            ("check", self.check.is_some()),
+            ("expect", self.expect.is_some()),
+            ("deck", self.deck.is_some()),
+            ("steps", self.steps.is_some()),
+            ("seed", self.seed.is_some()),
+            ("player", self.player.is_some()),
+            ("rounds", self.rounds.is_some()),
+            ("versus", self.versus.is_some()),
+            ("discard", self.discard.is_some()),
+            ("discards", self.discards.is_some()),
+            ("players", self.players.is_some()),
+            ("target", self.target.is_some()),
+        ];
+        given
+            .into_iter()
+            .filter(|(_, present)| *present)
+            .map(|(name, _)| name)
+            .collect()
+    }
+}
+
 #[derive(Deserialize)]
 #[serde(untagged)]
 enum StepSpec {
@@ -582,6 +608,29 @@ impl GroupContext<'_> {
                 .near(&case.name, format!("case `{}`: {message}", case.name))
         };
         let check_name = case.check.as_deref().or(self.check);
+        let allowed: &[&str] = match self.assignment {
+            Assignment::PlaisanteHand => &["hand", "check", "expect"],
+            Assignment::Tableau => &["deck", "steps"],
+            Assignment::Blackjack if case.hand.is_some() => &["hand", "check", "expect"],
+            Assignment::Blackjack => &["deck", "seed", "player", "rounds", "expect"],
+            Assignment::Poker if case.versus.is_some() => &["hand", "versus", "expect"],
+            Assignment::Poker => &["hand", "check", "expect"],
+            Assignment::DrawPoker if case.discard.is_some() => {
+                &["hand", "discard", "deck", "expect"]
+            }
+            Assignment::DrawPoker => &["deck", "seed", "discards"],
+            Assignment::CrazyEights => &["deck", "seed", "players", "target"],
+        };
+        if let Some(stray) = case
+            .fields()
+            .into_iter()
+            .find(|field| !allowed.contains(field))
+        {
+            return Err(fail(format!(
+                "`{stray}` has no meaning here; this case takes {}",
+                allowed.join(", ")
+            )));
+        }
         match self.assignment {
             Assignment::PlaisanteHand => {
                 let hand = case
@@ -1218,6 +1267,15 @@ mod tests {
         assert_eq!(locate(text, "pair of kings", 0), Some((4, 11)));
         assert_eq!(locate(text, "pair", 0), Some((2, 5)));
         assert_eq!(locate(text, "pair", 2), Some((5, 11)));
+    }
+
+    #[test]
+    fn a_field_of_another_assignment_is_refused() {
+        let err = parse_err(
+            "assignment: blackjack\ngroups:\n  - name: g\n    check: value\n    cases:\n      - { name: c, hand: [KH], deck: [2C] }\n",
+        );
+        assert!(err.starts_with("t.yaml:6:"), "{err}");
+        assert!(err.contains("`deck` has no meaning here"), "{err}");
     }
 
     #[test]
