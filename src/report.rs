@@ -7,7 +7,7 @@ use colored::Colorize;
 use serde::Serialize;
 
 use crate::grade::Verdict;
-use crate::spec::{Suite, Visibility};
+use crate::spec::{Group, Suite, TestCase, Visibility};
 
 /// The result of one test; `None` verdict when a filter left it out.
 #[derive(Debug, Clone)]
@@ -31,43 +31,38 @@ pub struct Results<'a> {
 }
 
 impl Results<'_> {
-    fn per_test(
-        &self,
-    ) -> impl Iterator<Item = (&crate::spec::Group, &crate::spec::TestCase, &TestResult)> {
+    /// Each test with its group, its result and the points it is worth.
+    fn per_test(&self) -> impl Iterator<Item = (&Group, &TestCase, &TestResult, Points)> {
         self.suite
-            .tests()
+            .groups
+            .iter()
+            .flat_map(|group| {
+                group
+                    .tests
+                    .iter()
+                    .zip(shares(group))
+                    .map(move |(t, w)| (group, t, w))
+            })
             .zip(&self.tests)
-            .map(|((group, test), result)| (group, test, result))
+            .map(|((group, test, worth), result)| (group, test, result, worth))
     }
 
-    pub fn max_score(&self) -> f64 {
-        self.suite.groups.iter().map(|g| g.points).sum()
+    pub fn max_score(&self) -> Points {
+        self.per_test().map(|(_, _, _, worth)| worth).sum()
     }
 
-    pub fn score(&self) -> f64 {
+    pub fn score(&self) -> Points {
         self.per_test()
-            .filter(|(_, _, r)| matches!(r.verdict, Some(Verdict::Passed)))
-            .map(|(group, _, _)| test_points(group))
+            .map(|(_, _, result, worth)| earned(result, worth))
             .sum()
     }
 
-    /// Points earned and available in one assignment's groups.
-    fn assignment_score(&self, assignment: grader_api::Assignment) -> (f64, f64) {
-        let max = self
-            .suite
-            .groups
-            .iter()
-            .filter(|g| g.assignment == assignment)
-            .map(|g| g.points)
-            .sum();
-        let earned = self
-            .per_test()
-            .filter(|(group, _, r)| {
-                group.assignment == assignment && matches!(r.verdict, Some(Verdict::Passed))
-            })
-            .map(|(group, _, _)| test_points(group))
-            .sum();
-        (earned, max)
+    /// Points earned and available in the groups `keep` accepts.
+    fn score_of(&self, keep: impl Fn(&Group) -> bool) -> (Points, Points) {
+        self.per_test().filter(|(group, _, _, _)| keep(group)).fold(
+            (Points::ZERO, Points::ZERO),
+            |(got, max), (_, _, result, worth)| (got + earned(result, worth), max + worth),
+        )
     }
 
     pub fn not_run(&self) -> usize {
@@ -89,8 +84,8 @@ impl Results<'_> {
         let mut current_assignment = None;
         for group in &self.suite.groups {
             if current_assignment != Some(group.assignment) {
-                let (earned, max) = self.assignment_score(group.assignment);
-                let subtotal = format!("{} / {}", points(earned), points(max));
+                let (earned, max) = self.score_of(|g| g.assignment == group.assignment);
+                let subtotal = format!("{earned} / {max}");
                 let _ = writeln!(
                     out,
                     "  {}  {}",
@@ -99,13 +94,13 @@ impl Results<'_> {
                 );
                 current_assignment = Some(group.assignment);
             }
+            let (earned, max) = self.score_of(|g| std::ptr::eq(g, group));
             let verdicts: Vec<&TestResult> = results.by_ref().take(group.tests.len()).collect();
             let passed = verdicts
                 .iter()
                 .filter(|r| matches!(r.verdict, Some(Verdict::Passed)))
                 .count();
             let ran = verdicts.iter().filter(|r| r.verdict.is_some()).count();
-            let earned = test_points(group) * passed as f64;
             let mark = if ran < verdicts.len() {
                 format!("{} not run", verdicts.len() - ran)
                     .dimmed()
@@ -121,11 +116,11 @@ impl Results<'_> {
                 out,
                 "    {:<width$}  {:>6} / {:<6} {mark}",
                 group.name,
-                points(earned),
-                points(group.points),
+                earned.to_string(),
+                max.to_string(),
             );
         }
-        let total = format!("{} / {}", points(self.score()), points(self.max_score()));
+        let total = format!("{} / {}", self.score(), self.max_score());
         let _ = writeln!(out, "  {} {}", "total".bold(), total.bold());
         if self.not_run() > 0 {
             let _ = writeln!(
@@ -144,14 +139,10 @@ impl Results<'_> {
     pub fn gradescope_json(&self) -> serde_json::Value {
         let tests: Vec<GradescopeTest> = self
             .per_test()
-            .map(|(group, test, result)| GradescopeTest {
+            .map(|(group, test, result, worth)| GradescopeTest {
                 name: test.id.clone(),
-                score: if matches!(result.verdict, Some(Verdict::Passed)) {
-                    test_points(group)
-                } else {
-                    0.0
-                },
-                max_score: test_points(group),
+                score: earned(result, worth),
+                max_score: worth,
                 // Gradescope knows only passed and failed; a test not run earned nothing.
                 status: if status(result) == "passed" {
                     "passed"
@@ -174,17 +165,13 @@ impl Results<'_> {
     pub fn cardgrade_json(&self, submission: &str) -> serde_json::Value {
         let tests: Vec<OurTest> = self
             .per_test()
-            .map(|(group, test, result)| OurTest {
+            .map(|(group, test, result, worth)| OurTest {
                 name: test.id.clone(),
                 assignment: group.assignment.name(),
                 group: group.name.clone(),
                 status: status(result),
-                score: if matches!(result.verdict, Some(Verdict::Passed)) {
-                    test_points(group)
-                } else {
-                    0.0
-                },
-                max_score: test_points(group),
+                score: earned(result, worth),
+                max_score: worth,
                 visibility: group.visibility,
                 output: output(result),
             })
@@ -214,11 +201,7 @@ impl Results<'_> {
         match &self.build_failure {
             Some(failure) => plain(failure),
             None => {
-                let mut summary = format!(
-                    "{} / {} points",
-                    points(self.score()),
-                    points(self.max_score())
-                );
+                let mut summary = format!("{} / {} points", self.score(), self.max_score());
                 for note in &self.notes {
                     summary.push('\n');
                     summary.push_str(note);
@@ -229,8 +212,71 @@ impl Results<'_> {
     }
 }
 
-fn test_points(group: &crate::spec::Group) -> f64 {
-    group.points / group.tests.len().max(1) as f64
+/// Points in hundredths: every score printed or written is rounded once, here, to two
+/// decimals, and adds up exactly, so a perfect run is the maximum and never 599.99….
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Points(u64);
+
+impl Points {
+    pub const ZERO: Points = Points(0);
+
+    /// `value`, 0 or more, rounded to two decimals.
+    pub fn from_f64(value: f64) -> Points {
+        // `as` saturates: a negative or NaN value is 0.
+        Points((value * 100.0).round() as u64)
+    }
+
+    /// The nearest f64 to the two-decimal value, as JSON carries it; never -0.
+    pub fn as_f64(self) -> f64 {
+        self.0 as f64 / 100.0
+    }
+}
+
+impl std::ops::Add for Points {
+    type Output = Points;
+    fn add(self, other: Points) -> Points {
+        Points(self.0 + other.0)
+    }
+}
+
+impl std::iter::Sum for Points {
+    fn sum<I: Iterator<Item = Points>>(points: I) -> Points {
+        Points(points.map(|p| p.0).sum())
+    }
+}
+
+/// 12.5 stays 12.5; 10.00 prints as 10.
+impl std::fmt::Display for Points {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (whole, cents) = (self.0 / 100, self.0 % 100);
+        match cents {
+            0 => write!(f, "{whole}"),
+            _ if cents % 10 == 0 => write!(f, "{whole}.{}", cents / 10),
+            _ => write!(f, "{whole}.{cents:02}"),
+        }
+    }
+}
+
+impl Serialize for Points {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_f64(self.as_f64())
+    }
+}
+
+/// What each test of `group` is worth: its points shared equally in hundredths, the first
+/// tests taking one hundredth more where they do not divide, so the shares add up to the
+/// group's points exactly.
+fn shares(group: &Group) -> impl Iterator<Item = Points> {
+    let total = Points::from_f64(group.points).0;
+    let count = group.tests.len() as u64;
+    (0..count).map(move |i| Points(total / count + u64::from(i < total % count)))
+}
+
+fn earned(result: &TestResult, worth: Points) -> Points {
+    match result.verdict {
+        Some(Verdict::Passed) => worth,
+        _ => Points::ZERO,
+    }
 }
 
 fn status(result: &TestResult) -> &'static str {
@@ -246,17 +292,6 @@ fn output(result: &TestResult) -> String {
         Some(Verdict::Failed(message)) => plain(message),
         Some(Verdict::Passed) => String::new(),
         None => "not run: filtered out".into(),
-    }
-}
-
-/// 12.5 stays 12.5; 10.0 prints as 10.
-fn points(value: f64) -> String {
-    // Adding 0.0 turns a -0 into 0.
-    let rounded = (value * 100.0).round() / 100.0 + 0.0;
-    if rounded.fract() == 0.0 {
-        format!("{rounded:.0}")
-    } else {
-        format!("{rounded}")
     }
 }
 
@@ -281,7 +316,7 @@ pub fn plain(text: &str) -> String {
 /// Gradescope's autograder results.json, per its specification.
 #[derive(Serialize)]
 struct GradescopeReport {
-    score: f64,
+    score: Points,
     execution_time: u64,
     output: String,
     tests: Vec<GradescopeTest>,
@@ -290,8 +325,8 @@ struct GradescopeReport {
 #[derive(Serialize)]
 struct GradescopeTest {
     name: String,
-    score: f64,
-    max_score: f64,
+    score: Points,
+    max_score: Points,
     status: &'static str,
     output: String,
     visibility: Visibility,
@@ -303,8 +338,8 @@ struct OurReport {
     schema: &'static str,
     submission: String,
     outcome: &'static str,
-    score: f64,
-    max_score: f64,
+    score: Points,
+    max_score: Points,
     execution_time_ms: u64,
     build_time_ms: u64,
     build_output: Option<String>,
@@ -318,8 +353,8 @@ struct OurTest {
     assignment: &'static str,
     group: String,
     status: &'static str,
-    score: f64,
-    max_score: f64,
+    score: Points,
+    max_score: Points,
     visibility: Visibility,
     output: String,
 }
@@ -327,16 +362,96 @@ struct OurTest {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec;
+
+    /// One group of three tests worth 10 points, which do not divide into hundredths.
+    fn three_for_ten() -> Suite {
+        let groups = spec::parse(
+            "t.yaml",
+            "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 10\n    check: has_pair\n    cases:\n      - { name: a, hand: [KH, KD] }\n      - { name: b, hand: [KH, QD] }\n      - { name: c, hand: [2H, 2D] }\n",
+            None,
+        )
+        .unwrap();
+        Suite { groups }
+    }
+
+    fn results(suite: &Suite, verdict: Option<Verdict>) -> Results<'_> {
+        Results {
+            suite,
+            tests: suite
+                .tests()
+                .map(|_| TestResult {
+                    verdict: verdict.clone(),
+                })
+                .collect(),
+            build_failure: None,
+            elapsed: Duration::ZERO,
+            build_time: Duration::ZERO,
+            notes: Vec::new(),
+        }
+    }
+
+    /// The JSON numbers of every test's `field` in hundredths, as a reader adds them up.
+    fn hundredths(json: &serde_json::Value, field: &str) -> Vec<u64> {
+        json["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| (t[field].as_f64().unwrap() * 100.0).round() as u64)
+            .collect()
+    }
 
     #[test]
-    fn plain_strips_color_codes_only() {
-        assert_eq!(plain("\u{1b}[1;31mtrue\u{1b}[0m or ♥"), "true or ♥");
+    fn three_tests_of_a_ten_point_group_add_up_to_ten() {
+        let suite = three_for_ten();
+        let passed = results(&suite, Some(Verdict::Passed));
+        let json = passed.cardgrade_json("s");
+        assert_eq!(hundredths(&json, "max_score"), [334, 333, 333]);
+        assert_eq!(hundredths(&json, "score"), [334, 333, 333]);
+        assert_eq!(json["score"], 10.0);
+        assert_eq!(json["max_score"], 10.0);
+        assert!(passed.score_table().contains("total 10 / 10"));
+    }
+
+    #[test]
+    fn a_perfect_run_of_the_built_in_specs_is_exactly_600() {
+        let suite = spec::load(&[], None).unwrap();
+        let passed = results(&suite, Some(Verdict::Passed));
+        let ours = passed.cardgrade_json("s");
+        let gradescope = passed.gradescope_json();
+        assert_eq!(ours["score"].as_f64(), Some(600.0));
+        assert_eq!(ours["max_score"].as_f64(), Some(600.0));
+        assert_eq!(gradescope["score"].as_f64(), Some(600.0));
+        for json in [&ours, &gradescope] {
+            assert_eq!(hundredths(json, "score").iter().sum::<u64>(), 60_000);
+        }
+        assert!(passed.score_table().contains("total 600 / 600"));
+    }
+
+    #[test]
+    fn nothing_passed_is_zero_not_minus_zero() {
+        let suite = three_for_ten();
+        let failed = results(&suite, Some(Verdict::Failed("no".into())));
+        let json = failed.gradescope_json();
+        let text = serde_json::to_string(&json).unwrap();
+        assert!(!text.contains("-0"), "{text}");
+        assert_eq!(
+            json["score"].as_f64().map(f64::to_bits),
+            Some(0f64.to_bits())
+        );
+        assert!(failed.score_table().contains("total 0 / 10"));
     }
 
     #[test]
     fn points_print_without_needless_decimals() {
-        assert_eq!(points(10.0), "10");
-        assert_eq!(points(2.5), "2.5");
-        assert_eq!(points(10.0 / 3.0), "3.33");
+        assert_eq!(Points::from_f64(10.0).to_string(), "10");
+        assert_eq!(Points::from_f64(2.5).to_string(), "2.5");
+        assert_eq!(Points::from_f64(10.0 / 3.0).to_string(), "3.33");
+        assert_eq!(Points::from_f64(3.05).to_string(), "3.05");
+    }
+
+    #[test]
+    fn plain_strips_color_codes_only() {
+        assert_eq!(plain("\u{1b}[1;31mtrue\u{1b}[0m or ♥"), "true or ♥");
     }
 }

@@ -59,12 +59,50 @@ fn result_line<'a>(stdout: &'a str, test: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no result line for {test} in:\n{stdout}"))
 }
 
+/// A score of the results JSON in hundredths, the unit scores are rounded to.
+fn hundredths(score: &serde_json::Value) -> u64 {
+    let score = score
+        .as_f64()
+        .unwrap_or_else(|| panic!("{score} is not a number"));
+    (score * 100.0).round() as u64
+}
+
+/// The sum of every test's `field` (`score` or `max_score`), in hundredths.
+fn sum_of_tests(results: &serde_json::Value, field: &str) -> u64 {
+    results["tests"]
+        .as_array()
+        .expect("a list of tests")
+        .iter()
+        .map(|test| hundredths(&test[field]))
+        .sum()
+}
+
+fn read_json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// One run gives both reports: the human one on stdout and the JSON results in a file.
 #[test]
-fn the_reference_scores_full_marks_on_every_group() {
-    let (code, stdout, stderr) = check(&repo().join("reference"), &[]);
+fn the_reference_scores_full_marks_exactly_on_every_group() {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("reference.json");
+    let (code, stdout, stderr) = check(
+        &repo().join("reference"),
+        &["--format", "json", "--output", out.to_str().unwrap()],
+    );
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     assert!(stdout.contains("total 600 / 600"), "{stdout}");
     assert!(result_line(&stdout, "plaisante_hand::every_hand").ends_with("ok"));
+    let results = read_json(&out);
+    // Groups such as 25 points over 13 tests do not divide; the sum must still be 600, not 599.99….
+    assert_eq!(
+        results["score"].as_f64(),
+        Some(600.0),
+        "{}",
+        results["score"]
+    );
+    assert_eq!(results["max_score"].as_f64(), Some(600.0));
+    assert_eq!(sum_of_tests(&results, "score"), 60_000);
+    assert_eq!(sum_of_tests(&results, "max_score"), 60_000);
 }
 
 #[test]
