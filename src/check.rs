@@ -13,7 +13,7 @@ use libtest_mimic::{Arguments, Failed, Trial};
 
 use crate::compile::{self, BuildError};
 use crate::grade::{self, Verdict};
-use crate::report::{Results, TestResult};
+use crate::report::{self, Results, TestResult};
 use crate::runner::{Runner, StartError};
 use crate::spec::{self, Suite};
 
@@ -78,7 +78,8 @@ pub struct CheckArgs {
     /// Per-test timeout in milliseconds, replacing each spec's default.
     #[arg(long, value_name = "MS")]
     pub timeout_ms: Option<u64>,
-    /// Grade only this assignment (repeatable) [default: every assignment the submission registers].
+    /// Grade only this assignment (repeatable) [default: those the submission registers;
+    /// with --format gradescope or json, every assignment of the specs].
     #[arg(long = "assignment", value_name = "NAME")]
     pub assignments: Vec<Assignment>,
 }
@@ -201,8 +202,18 @@ pub fn run(mut args: CheckArgs) -> ExitCode {
     let (executable, first_runner) = executable;
     let registered = first_runner.hello().assignments.clone();
     let strategies = first_runner.hello().strategies.clone();
-    let (suite, expected) = if args.specs.is_empty() && args.assignments.is_empty() {
-        // The built-in specs cover every assignment; grade those the submission implements.
+    // Staff results keep every assignment, so every submission of a class has the same
+    // maximum; a student's own report grades what the submission implements.
+    let staff = matches!(args.format, Format::Gradescope | Format::Json);
+    let mut not_graded: Vec<Assignment> = Vec::new();
+    if !staff && args.specs.is_empty() && args.assignments.is_empty() {
+        for group in &suite.groups {
+            if !registered.contains(&group.assignment) && !not_graded.contains(&group.assignment) {
+                not_graded.push(group.assignment);
+            }
+        }
+    }
+    let (suite, expected) = if !not_graded.is_empty() {
         let kept: Vec<bool> = suite
             .tests()
             .map(|(group, _)| registered.contains(&group.assignment))
@@ -278,6 +289,9 @@ pub fn run(mut args: CheckArgs) -> ExitCode {
         print!("{}", results.score_table());
         for note in &results.notes {
             println!("  {}", note.dimmed());
+        }
+        if let Some(line) = report::not_graded(&not_graded) {
+            println!("  {}", line.dimmed());
         }
     }
     if let Err(code) = write_machine_output(&args, &results, &submission.root) {
@@ -462,8 +476,7 @@ fn run_test(session: &Session, index: usize) -> Verdict {
         .expect("test index from the suite itself");
     let verdict = if !session.registered.contains(&group.assignment) {
         Verdict::Failed(format!(
-            "  your submission() does not register {}: add `{}` to it",
-            group.assignment,
+            "  not registered: add `{}` to your submission()",
             group.assignment.registration()
         ))
     } else {

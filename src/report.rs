@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use colored::Colorize;
+use grader_api::Assignment;
 use serde::Serialize;
 
 use crate::grade::Verdict;
@@ -293,6 +294,21 @@ fn output(result: &TestResult) -> String {
         Some(Verdict::Passed) => String::new(),
         None => "not run: filtered out".into(),
     }
+}
+
+/// The line a student's report ends with when it left out assignments their submission
+/// does not register; `None` when it left out none.
+pub fn not_graded(left_out: &[Assignment]) -> Option<String> {
+    let names: Vec<&str> = left_out.iter().map(|a| a.name()).collect();
+    let them = match names.len() {
+        0 => return None,
+        1 => "it",
+        _ => "them",
+    };
+    Some(format!(
+        "not graded: {} (your submission() does not register {them}; --assignment NAME grades one anyway)",
+        names.join(", ")
+    ))
 }
 
 /// Text without terminal color codes, for files.

@@ -1025,6 +1025,49 @@ fn gradescope_results_follow_the_specification() {
     );
 }
 
+/// Gradescope's maximum is the sum of the tests' maxima; staff need it the same for every
+/// submission of a class, whatever each registers.
+#[test]
+fn gradescope_max_is_the_specs_not_what_a_submission_registers() {
+    // The example student registers plaisante_hand alone; skipping its slow group changes no maximum.
+    let (code, stdout, stderr) = check(
+        &fixture("example-student"),
+        &["--format", "gradescope", "--skip", "every_hand"],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    let results: serde_json::Value = serde_json::from_str(&stdout).expect("stdout is only JSON");
+    assert_eq!(
+        sum_of_tests(&results, "max_score"),
+        60_000,
+        "the reference's 600"
+    );
+    let tests = results["tests"].as_array().unwrap();
+    let poker = tests
+        .iter()
+        .find(|t| t["name"].as_str().unwrap().starts_with("poker::"))
+        .expect("poker tests are kept");
+    assert_eq!(poker["status"], "failed");
+    assert_eq!(poker["score"], 0.0);
+    assert_eq!(
+        poker["output"],
+        "  not registered: add `.poker::<YourHand>()` to your submission()"
+    );
+}
+
+#[test]
+fn a_students_report_grades_what_is_registered_and_names_the_rest() {
+    let (code, stdout, stderr) = check(&fixture("example-student"), &["--skip", "every_hand"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(!stdout.contains("test poker::"), "{stdout}");
+    assert!(stdout.contains(" / 100\n"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "not graded: tableau, blackjack, poker, draw_poker, crazy_eights (your submission() does not register them; --assignment NAME grades one anyway)"
+        ),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn json_results_go_to_stdout_alone_without_output() {
     let spec = repo().join("tests/specs/hostile.yaml");
@@ -1048,6 +1091,11 @@ fn a_build_failure_still_writes_results_with_zero() {
     assert_eq!(code, 3);
     let results: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(results["score"], 0.0);
+    assert_eq!(
+        sum_of_tests(&results, "max_score"),
+        60_000,
+        "every test of the specs counts, as for a submission that builds"
+    );
     assert!(
         results["output"]
             .as_str()
