@@ -23,6 +23,8 @@ pub mod exit {
     pub const FAILED: u8 = 1;
     pub const USAGE: u8 = 2;
     pub const BUILD: u8 = 3;
+    /// The filters select no test, as cargo-nextest's code for "no tests run".
+    pub const NO_TESTS: u8 = 4;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -46,7 +48,7 @@ pub enum ColorChoice {
 
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    /// The submission crate to grade. A name that is not a folder is taken as FILTER.
+    /// The submission crate to grade. A plain name that is not a folder is taken as FILTER.
     #[arg(default_value = ".")]
     pub path: PathBuf,
     /// Run only tests whose names contain FILTER (like `cargo test FILTER`).
@@ -131,10 +133,6 @@ const CPU_SECONDS: u64 = 600;
 
 pub fn run(mut args: CheckArgs) -> ExitCode {
     let started = Instant::now();
-    if args.filter.is_none() && !args.path.exists() {
-        args.filter = Some(args.path.display().to_string());
-        args.path = PathBuf::from(".");
-    }
     let color = match args.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
@@ -144,6 +142,19 @@ pub fn run(mut args: CheckArgs) -> ExitCode {
         }
     };
     colored::control::set_override(color);
+    if !args.path.exists() {
+        let path = args.path.display().to_string();
+        // `grader check has_pair` filters, as `cargo test has_pair` does; `./my-crate` is a path.
+        if args.filter.is_some() || path.contains('/') || path.starts_with('.') {
+            eprintln!(
+                "{} {path} does not exist: pass the folder of your crate",
+                "error:".red().bold()
+            );
+            return ExitCode::from(exit::USAGE);
+        }
+        args.filter = Some(path);
+        args.path = PathBuf::from(".");
+    }
     let machine_only =
         matches!(args.format, Format::Gradescope | Format::Json) && args.output.is_none();
 
@@ -164,6 +175,9 @@ pub fn run(mut args: CheckArgs) -> ExitCode {
         }
     };
     let test_args = libtest_arguments(&args, color);
+    if let Some(code) = none_selected(&args, &test_args, &suite, &[]) {
+        return code;
+    }
     if args.list {
         list(&test_args, &suite);
         return ExitCode::from(exit::PASSED);
@@ -239,6 +253,9 @@ pub fn run(mut args: CheckArgs) -> ExitCode {
             names.join(", ")
         );
         return ExitCode::from(exit::BUILD);
+    }
+    if let Some(code) = none_selected(&args, &test_args, &suite, &not_graded) {
+        return code;
     }
     let test_count = suite.groups.iter().map(|g| g.tests.len()).sum();
     let session = Arc::new(Session {
@@ -438,13 +455,54 @@ fn libtest_arguments(args: &CheckArgs, color: bool) -> Arguments {
     }
 }
 
+/// Whether the filters select the test named `id`, as libtest-mimic decides it.
+fn is_selected(test_args: &Arguments, id: &str) -> bool {
+    !test_args.is_filtered_out(&Trial::test(id, || Ok(())))
+}
+
+/// When the filters select no test of `suite`: says so, naming them and any assignments
+/// left out, and gives the exit code for it.
+fn none_selected(
+    args: &CheckArgs,
+    test_args: &Arguments,
+    suite: &Suite,
+    not_graded: &[Assignment],
+) -> Option<ExitCode> {
+    if suite
+        .tests()
+        .any(|(_, test)| is_selected(test_args, &test.id))
+    {
+        return None;
+    }
+    let mut what = match &args.filter {
+        Some(filter) if args.exact => format!("no test is named `{filter}`"),
+        Some(filter) => format!("no test matches `{filter}`"),
+        None if args.skip.is_empty() => "the specs hold no test to run".to_string(),
+        None => "no test is left".to_string(),
+    };
+    if !args.skip.is_empty() {
+        let skipped: Vec<String> = args.skip.iter().map(|s| format!("`{s}`")).collect();
+        what.push_str(&format!(" after --skip {}", skipped.join(", ")));
+    }
+    if !not_graded.is_empty() {
+        what.push_str(" in the assignments your submission() registers");
+    }
+    eprintln!(
+        "{} {what}: `grader check --list` lists them",
+        "error:".red().bold()
+    );
+    if let Some(line) = report::not_graded(not_graded) {
+        eprintln!("  {line}");
+    }
+    Some(ExitCode::from(exit::NO_TESTS))
+}
+
 /// Prints the tests the filters select, as `cargo test -- --list` does; a closed pipe
 /// (`| head`) just ends the listing.
 fn list(test_args: &Arguments, suite: &Suite) {
     let mut out = std::io::stdout().lock();
     for (_, test) in suite.tests() {
-        let trial = Trial::test(test.id.clone(), || Ok(()));
-        if !test_args.is_filtered_out(&trial) && writeln!(out, "{}: test", test.id).is_err() {
+        if is_selected(test_args, &test.id) && writeln!(out, "{}: test", test.id).is_err() {
             return;
         }
     }

@@ -8,8 +8,9 @@ const EXIT_CODES: &str = "\
 Exit codes:
   0  every test passed
   1  some test failed
-  2  usage or spec error (a bad flag, a path that is not a crate, a malformed spec)
-  3  the submission did not build (compiler errors, no submission(), another api version)";
+  2  usage or spec error (a bad flag, a path that is not a crate or does not exist, a malformed spec)
+  3  the submission did not build (compiler errors, no submission(), another api version)
+  4  no test to run: FILTER, --exact and --skip select none";
 
 /// cardgrade: an autograder for card-game programming assignments.
 #[derive(Parser)]

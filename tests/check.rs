@@ -940,6 +940,43 @@ fn a_folder_that_is_not_a_crate_is_a_usage_error() {
 }
 
 #[test]
+fn a_missing_path_is_a_usage_error_not_a_filter() {
+    for path in ["/no/such/crate", "./no-such-crate"] {
+        let output = grader(&["check", path]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{path}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "{path} does not exist: pass the folder of your crate"
+            )),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn filters_that_select_no_test_exit_4_naming_them() {
+    let reference = repo().join("reference");
+    // Listing, grading, and grading for staff (which runs tests without libtest) alike.
+    for extra in [
+        &["--list", "no_such_test"][..],
+        &["no_such_test"],
+        &["no_such_test", "--format", "json"],
+    ] {
+        let (code, stdout, stderr) = check(&reference, extra);
+        assert_eq!(code, 4, "{extra:?}: {stdout}\n{stderr}");
+        assert!(
+            stderr.contains("no test matches `no_such_test`: `grader check --list` lists them"),
+            "{stderr}"
+        );
+        assert!(stdout.is_empty(), "{stdout}");
+    }
+    let (code, _, stderr) = check(&reference, &["--exact", "has_pair"]);
+    assert_eq!(code, 4, "--exact wants a whole name: {stderr}");
+    assert!(stderr.contains("no test is named `has_pair`"), "{stderr}");
+}
+
+#[test]
 fn a_malformed_spec_names_file_line_and_column() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bad-spec");
     std::fs::create_dir_all(&dir).unwrap();
@@ -1066,6 +1103,17 @@ fn a_students_report_grades_what_is_registered_and_names_the_rest() {
         ),
         "{stdout}"
     );
+    // A filter that only matches what is left out runs nothing: that is said, not passed.
+    let (code, _, stderr) = check(&fixture("example-student"), &["poker"]);
+    assert_eq!(code, 4, "{stderr}");
+    assert!(
+        stderr.contains("no test matches `poker` in the assignments your submission() registers"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("not graded: tableau, blackjack, poker"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -1132,6 +1180,7 @@ fn help_documents_the_exit_codes() {
         "1  some test failed",
         "2  usage or spec error",
         "3  the submission did not build",
+        "4  no test to run",
     ] {
         assert!(help.contains(line), "{help}");
     }
