@@ -305,7 +305,8 @@ pub fn run(mut args: CheckArgs) -> ExitCode {
     if !machine_only {
         print!("{}", results.score_table());
         for note in &results.notes {
-            println!("  {}", note.dimmed());
+            // A note names the submission's strategies, as it registered them.
+            println!("  {}", report::visible_controls(note).dimmed());
         }
         if let Some(line) = report::not_graded(&not_graded) {
             println!("  {}", line.dimmed());

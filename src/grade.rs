@@ -17,6 +17,7 @@ use grader_api::{Deck, Submission};
 use similar::{ChangeTag, TextDiff};
 
 use crate::capture::Printed;
+use crate::report::visible_controls;
 use crate::runner::{Ending, Exchange, Runner};
 use crate::spec::{Group, TestCase};
 
@@ -541,7 +542,7 @@ fn printed_field(message: &mut String, name: &str, printed: &Printed) {
         field(
             message,
             &format!("{name} of your code"),
-            printed.text().trim_end(),
+            &visible_controls(printed.text().trim_end()),
         );
     }
 }
@@ -556,9 +557,10 @@ fn field(message: &mut String, name: &str, value: &str) {
     }
 }
 
-/// An answer as a report shows it, cut so that a huge one cannot flood the report.
+/// An answer as a report shows it, cut so that a huge one cannot flood the report, and
+/// with any control character a panic message holds made visible.
 fn paint_answer(answer: &Answer, expected: bool) -> String {
-    let text = shorten(&answer.to_string(), SHOWN_ANSWER);
+    let text = visible_controls(&shorten(&answer.to_string(), SHOWN_ANSWER));
     if expected {
         text.green().to_string()
     } else {

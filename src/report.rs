@@ -160,7 +160,7 @@ impl Results<'_> {
             output: self.summary(),
             tests,
         };
-        serde_json::to_value(report).unwrap_or_default()
+        machine_json(report)
     }
 
     pub fn cardgrade_json(&self, submission: &str) -> serde_json::Value {
@@ -191,16 +191,16 @@ impl Results<'_> {
             max_score: self.max_score(),
             execution_time_ms: self.elapsed.as_millis() as u64,
             build_time_ms: self.build_time.as_millis() as u64,
-            build_output: self.build_failure.as_deref().map(plain),
+            build_output: self.build_failure.clone(),
             notes: self.notes.clone(),
             tests,
         };
-        serde_json::to_value(report).unwrap_or_default()
+        machine_json(report)
     }
 
     fn summary(&self) -> String {
         match &self.build_failure {
-            Some(failure) => plain(failure),
+            Some(failure) => failure.clone(),
             None => {
                 let mut summary = format!("{} / {} points", self.score(), self.max_score());
                 for note in &self.notes {
@@ -290,7 +290,7 @@ fn status(result: &TestResult) -> &'static str {
 
 fn output(result: &TestResult) -> String {
     match &result.verdict {
-        Some(Verdict::Failed(message)) => plain(message),
+        Some(Verdict::Failed(message)) => message.clone(),
         Some(Verdict::Passed) => String::new(),
         None => "not run: filtered out".into(),
     }
@@ -311,19 +311,59 @@ pub fn not_graded(left_out: &[Assignment]) -> Option<String> {
     ))
 }
 
-/// Text without terminal color codes, for files.
+/// A results file as JSON, every text in it made safe for a file: color codes removed and
+/// any other control character shown, so nothing a submission prints or a compiler colors
+/// reaches Gradescope or a staff script as an escape sequence.
+fn machine_json(report: impl Serialize) -> serde_json::Value {
+    let mut json = serde_json::to_value(report).unwrap_or_default();
+    clean_strings(&mut json);
+    json
+}
+
+fn clean_strings(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::String(text) => *text = visible_controls(&plain(text)),
+        serde_json::Value::Array(items) => items.iter_mut().for_each(clean_strings),
+        serde_json::Value::Object(fields) => fields.values_mut().for_each(clean_strings),
+        _ => {}
+    }
+}
+
+/// Text without terminal color codes (and other `ESC [` sequences), for files.
 pub fn plain(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            chars.next();
+            // Parameters and intermediates, up to the final byte `@` to `~`.
             for code in chars.by_ref() {
-                if code.is_ascii_alphabetic() {
+                if ('@'..='~').contains(&code) {
                     break;
                 }
             }
         } else {
             out.push(c);
+        }
+    }
+    out
+}
+
+/// `text` with every control character but newline and tab shown as a visible sign
+/// (`ESC` as `␛`, `BEL` as `␇`, DEL as `␡`, a C1 control as `\u{9b}`), so printed text
+/// cannot retitle a terminal, ring it, or move its cursor; `\r\n` becomes `\n`.
+pub fn visible_controls(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\n' | '\t' => out.push(c),
+            '\r' if chars.peek() == Some(&'\n') => {}
+            // The Control Pictures block draws each C0 control at U+2400 plus its code.
+            '\0'..='\u{1f}' => out.extend(char::from_u32(0x2400 + u32::from(c))),
+            '\u{7f}' => out.push('\u{2421}'),
+            '\u{80}'..='\u{9f}' => out.push_str(&c.escape_unicode().to_string()),
+            _ => out.push(c),
         }
     }
     out
@@ -469,5 +509,26 @@ mod tests {
     #[test]
     fn plain_strips_color_codes_only() {
         assert_eq!(plain("\u{1b}[1;31mtrue\u{1b}[0m or ♥"), "true or ♥");
+    }
+
+    #[test]
+    fn control_characters_are_shown_not_sent() {
+        assert_eq!(
+            visible_controls("a\u{1b}]0;pwned\u{7}b\r\n\tc\u{7f}\u{9b}"),
+            "a␛]0;pwned␇b\n\tc␡\\u{9b}"
+        );
+    }
+
+    #[test]
+    fn machine_json_has_no_escape_sequence_from_a_failure_message() {
+        let suite = three_for_ten();
+        let failed = results(
+            &suite,
+            Some(Verdict::Failed(
+                "\u{1b}[31mred\u{1b}[0m \u{1b}]0;pwned\u{7}".into(),
+            )),
+        );
+        let json = failed.gradescope_json();
+        assert_eq!(json["tests"][0]["output"], "red ␛]0;pwned␇");
     }
 }

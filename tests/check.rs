@@ -904,6 +904,43 @@ fn printed_output_is_shown_with_its_failure_and_cut_at_the_cap() {
     assert!(block.len() < 8 * 1024, "{} bytes", block.len());
 }
 
+/// Every text in a JSON value.
+fn strings(value: &serde_json::Value) -> Vec<&str> {
+    match value {
+        serde_json::Value::String(text) => vec![text],
+        serde_json::Value::Array(items) => items.iter().flat_map(strings).collect(),
+        serde_json::Value::Object(fields) => fields.values().flat_map(strings).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// JSON would carry an ESC as `\u001b`, so the parsed texts are what must be free of it.
+#[test]
+fn escape_sequences_a_submission_prints_are_shown_not_passed_on() {
+    let mutant = support::named("hostile-terminal-escape");
+    let test = "plaisante_hand::has_pair::three_kings_is_not_a_pair";
+    let (code, stdout, stderr) = check(&mutant, &["--format", "gradescope", "has_pair"]);
+    assert_eq!(code, 1, "{stderr}");
+    let results: serde_json::Value = serde_json::from_str(&stdout).expect("stdout is only JSON");
+    for text in strings(&results) {
+        assert!(!text.contains(['\u{1b}', '\u{7}']), "{text:?}");
+    }
+    let failed = results["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == test)
+        .unwrap();
+    assert!(
+        failed["output"].as_str().unwrap().contains("␛]0;pwned␇"),
+        "the printed text is still shown: {failed}"
+    );
+    // The terminal report, colorless here, shows it the same way.
+    let (_, stdout, _) = check(&mutant, &["has_pair"]);
+    assert!(!stdout.contains(['\u{1b}', '\u{7}']), "{stdout:?}");
+    assert!(failure_of(&stdout, test).contains("␛]0;pwned␇"), "{stdout}");
+}
+
 #[test]
 fn a_crate_that_does_not_compile_gets_the_compilers_words_and_zero() {
     let (code, _, stderr) = check(&support::broken_compile().write(), &[]);

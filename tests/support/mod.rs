@@ -383,6 +383,14 @@ pub fn hostile() -> Vec<Mutant> {
                 "fn has_pair(&self) -> bool {\n        for round in 0..10_000 {\n            println!(\"debug: checking for a pair, round {round}\");\n        }\n        eprint!(\"done checking\");\n        self.count_values().iter().any(|&count| count >= 2)",
             )],
         ),
+        Mutant::new(
+            "hostile-terminal-escape",
+            "has_pair as count >= 2, printing an escape sequence that retitles a terminal, and a bell.",
+            &[(
+                HAS_PAIR,
+                "fn has_pair(&self) -> bool {\n        print!(\"\\x1b]0;pwned\\x07\");\n        self.count_values().iter().any(|&count| count >= 2)",
+            )],
+        ),
     ]
 }
 
