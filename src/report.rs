@@ -42,7 +42,7 @@ impl Results<'_> {
                     .tests
                     .iter()
                     .zip(shares(group))
-                    .map(move |(t, w)| (group, t, w))
+                    .map(move |(test, worth)| (group, test, worth))
             })
             .zip(&self.tests)
             .map(|((group, test, worth), result)| (group, test, result, worth))
@@ -215,7 +215,7 @@ impl Results<'_> {
 
 /// Points in hundredths: every score printed or written is rounded once, here, to two
 /// decimals, and adds up exactly, so a perfect run is the maximum and never 599.99….
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Points(u64);
 
 impl Points {
