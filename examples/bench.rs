@@ -12,11 +12,17 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use grader::grade::{self, Verdict};
-use grader::runner::Runner;
+use grader::runner::Launcher;
+use grader::sandbox::{self, Sandbox};
 use grader::{compile, spec};
 use grader_api::protocol::{self, Request};
 
 fn main() {
+    // The sandbox runs its stages by re-executing the binary that grades: this one.
+    let mut arguments = std::env::args();
+    if arguments.nth(1).as_deref() == Some(sandbox::CONTAIN_COMMAND) {
+        sandbox::run_stage(&arguments.next().unwrap_or_default());
+    }
     let rounds: usize = std::env::args()
         .nth(1)
         .and_then(|n| n.parse().ok())
@@ -30,8 +36,16 @@ fn main() {
         .expect("the built-in spec has an every_hand group");
 
     let submission = compile::locate(&repo.join("reference")).expect("the reference is a crate");
-    let executable = compile::build(&submission, false).expect("the reference builds");
-    let mut runner = Runner::start(&executable, &submission.root, 600).expect("the runner starts");
+    let sandbox = Sandbox::probe().expect("the sandbox probe runs");
+    let build = compile::Build {
+        color: false,
+        timeout: compile::DEFAULT_BUILD_TIMEOUT,
+        allowed: &[],
+    };
+    let built = compile::build(&submission, &sandbox, &build).expect("the reference builds");
+    let launcher = Launcher::new(sandbox, &built.executable, &built.source_root)
+        .expect("the runner is set up");
+    let mut runner = launcher.start().expect("the runner starts");
 
     let mut in_process = Vec::new();
     let mut through_runner = Vec::new();

@@ -14,7 +14,8 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use crate::compile::{self, BuildError};
 use crate::grade::{self, Verdict};
 use crate::report::{self, Results, TestResult};
-use crate::runner::{Runner, StartError};
+use crate::runner::{Launcher, Runner, StartError};
+use crate::sandbox::{Mode, Sandbox};
 use crate::spec::{self, Suite};
 
 /// The exit codes `grader check` documents.
@@ -84,6 +85,17 @@ pub struct CheckArgs {
     /// with --format gradescope or json, every assignment of the specs].
     #[arg(long = "assignment", value_name = "NAME")]
     pub assignments: Vec<Assignment>,
+    /// `strict` refuses to grade unless every sandbox layer is present (`grader doctor` lists them).
+    #[arg(long, value_enum, default_value_t = Mode::Auto)]
+    pub sandbox: Mode,
+    /// Stop a build (cargo, build scripts, proc macros) that takes longer than this
+    /// [default: the specs' `defaults: { build_timeout_s }`, else 300].
+    #[arg(long, value_name = "SECS")]
+    pub build_timeout: Option<u64>,
+    /// Let the submission depend on this crate too (repeatable); it must be in the local
+    /// cargo cache, since builds are offline.
+    #[arg(long = "allow-dependency", value_name = "NAME")]
+    pub allowed_dependencies: Vec<String>,
 }
 
 /// Everything the tests share while they run on libtest-mimic's threads.
@@ -103,8 +115,7 @@ struct Session {
 
 /// Idle runners; a test takes one, or starts one, and gives it back if it survived.
 struct Pool {
-    executable: PathBuf,
-    source_root: PathBuf,
+    launcher: Launcher,
     idle: Mutex<Vec<Runner>>,
 }
 
@@ -118,7 +129,7 @@ impl Pool {
     }
 
     fn start(&self) -> Result<Runner, StartError> {
-        Runner::start(&self.executable, &self.source_root, CPU_SECONDS)
+        self.launcher.start()
     }
 
     fn give_back(&self, runner: Runner) {
@@ -126,10 +137,22 @@ impl Pool {
             idle.push(runner);
         }
     }
-}
 
-/// The CPU time one runner process may use in all, a backstop behind the timeouts.
-const CPU_SECONDS: u64 = 600;
+    /// Takes back a runner that survived its test, unless the test left something running
+    /// or hit a limit of the runner's tree: then the test fails saying so, and the runner
+    /// goes, with everything it started.
+    fn settle(&self, mut runner: Runner, verdict: Verdict) -> Verdict {
+        let Some(note) = runner.after_test() else {
+            self.give_back(runner);
+            return verdict;
+        };
+        drop(runner);
+        match verdict {
+            Verdict::Passed => Verdict::Failed(format!("  {note}")),
+            Verdict::Failed(message) => Verdict::Failed(format!("{message}\n  {note}")),
+        }
+    }
+}
 
 pub fn run(mut args: CheckArgs) -> ExitCode {
     let started = Instant::now();
@@ -190,6 +213,13 @@ pub fn run(mut args: CheckArgs) -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     };
+    let sandbox = match sandbox_for(args.sandbox) {
+        Ok(sandbox) => sandbox,
+        Err(error) => {
+            eprintln!("{} {error}", "error:".red().bold());
+            return ExitCode::from(exit::USAGE);
+        }
+    };
     if !machine_only {
         eprintln!(
             "{:>12} runner for {} (release)",
@@ -198,11 +228,19 @@ pub fn run(mut args: CheckArgs) -> ExitCode {
         );
     }
     let build_started = Instant::now();
-    let executable = compile::build(&submission, color);
+    let build = compile::Build {
+        color,
+        timeout: args
+            .build_timeout
+            .map(Duration::from_secs)
+            .or(suite.build_timeout)
+            .unwrap_or(compile::DEFAULT_BUILD_TIMEOUT),
+        allowed: &args.allowed_dependencies,
+    };
+    let built = compile::build(&submission, &sandbox, &build);
     let build_time = build_started.elapsed();
-    let ready =
-        executable.and_then(|exe| handshake(&exe, &submission.root).map(|runner| (exe, runner)));
-    let executable = match ready {
+    let ready = built.and_then(|built| handshake(sandbox, &built));
+    let (launcher, first_runner) = match ready {
         Ok(ready) => ready,
         Err(error) => return build_failed(&args, &suite, &submission.root, &error, started),
     };
@@ -213,7 +251,6 @@ pub fn run(mut args: CheckArgs) -> ExitCode {
             build_time.as_secs_f64()
         );
     }
-    let (executable, first_runner) = executable;
     let registered = first_runner.hello().assignments.clone();
     let strategies = first_runner.hello().strategies.clone();
     // Staff results keep every assignment, so every submission of a class has the same
@@ -266,8 +303,7 @@ pub fn run(mut args: CheckArgs) -> ExitCode {
         strategies,
         notes: Mutex::new(Vec::new()),
         pool: Pool {
-            executable,
-            source_root: submission.root.clone(),
+            launcher,
             idle: Mutex::new(vec![first_runner]),
         },
         verdicts: Mutex::new(vec![None; test_count]),
@@ -362,9 +398,30 @@ fn expectations(suite: &Suite, reference: &Submission) -> Result<Vec<grade::Expe
     Ok(all)
 }
 
+/// The sandbox of this machine, refused in strict mode when a layer is missing; in auto
+/// mode a missing layer is named in one warning line.
+fn sandbox_for(mode: Mode) -> Result<Sandbox, String> {
+    let sandbox = Sandbox::probe().map_err(|error| format!("cannot probe the sandbox: {error}"))?;
+    let missing = sandbox.layers().missing();
+    match (mode, sandbox.layers().warning()) {
+        (_, None) => {}
+        (Mode::Strict, Some(_)) => {
+            return Err(format!(
+                "--sandbox strict: this machine lacks {}; `grader doctor` lists the layers",
+                missing.join(", ")
+            ));
+        }
+        (Mode::Auto, Some(warning)) => eprintln!("{} {warning}", "warning:".yellow().bold()),
+    }
+    Ok(sandbox)
+}
+
 /// Starts the first runner and checks it speaks our protocol and api version.
-fn handshake(executable: &Path, source_root: &Path) -> Result<Runner, BuildError> {
-    let runner = Runner::start(executable, source_root, CPU_SECONDS)
+fn handshake(sandbox: Sandbox, built: &compile::Built) -> Result<(Launcher, Runner), BuildError> {
+    let launcher = Launcher::new(sandbox, &built.executable, &built.source_root)
+        .map_err(|e| BuildError::RunnerStart(format!("cannot set the runner up: {e}")))?;
+    let runner = launcher
+        .start()
         .map_err(|e| BuildError::RunnerStart(e.to_string()))?;
     let hello = runner.hello();
     if hello.protocol != protocol::PROTOCOL_VERSION || hello.api_version != protocol::API_VERSION {
@@ -380,7 +437,7 @@ fn handshake(executable: &Path, source_root: &Path) -> Result<Runner, BuildError
             protocol::PROTOCOL_VERSION
         )));
     }
-    Ok(runner)
+    Ok((launcher, runner))
 }
 
 fn build_failed(
@@ -391,7 +448,8 @@ fn build_failed(
     started: Instant,
 ) -> ExitCode {
     eprintln!("{} {error}", "error:".red().bold());
-    eprintln!("score: 0 (the submission did not build)");
+    let why = error.summary();
+    eprintln!("score: 0 ({why})");
     let results = Results {
         suite,
         tests: suite
@@ -399,7 +457,7 @@ fn build_failed(
             .iter()
             .flat_map(|g| &g.tests)
             .map(|_| TestResult {
-                verdict: Some(Verdict::Failed("the submission did not build".into())),
+                verdict: Some(Verdict::Failed(why.into())),
             })
             .collect(),
         build_failure: Some(error.to_string()),
@@ -425,7 +483,7 @@ fn write_machine_output(args: &CheckArgs, results: &Results, root: &Path) -> Res
             println!("{text}");
             Ok(())
         }
-        Some(path) => std::fs::write(path, text + "\n").map_err(|error| {
+        Some(path) => write_whole(path, &(text + "\n")).map_err(|error| {
             eprintln!(
                 "{} cannot write {}: {error}",
                 "error:".red().bold(),
@@ -434,6 +492,15 @@ fn write_machine_output(args: &CheckArgs, results: &Results, root: &Path) -> Res
             ExitCode::from(exit::USAGE)
         }),
     }
+}
+
+/// Writes `text` to a file beside `path`, then puts it in `path`'s place: whoever reads
+/// `path` sees no results or all of them.
+fn write_whole(path: &Path, text: &str) -> std::io::Result<()> {
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(format!(".partial-{}", std::process::id()));
+    std::fs::write(&partial, text)?;
+    std::fs::rename(&partial, path)
 }
 
 fn libtest_arguments(args: &CheckArgs, color: bool) -> Arguments {
@@ -552,13 +619,13 @@ fn run_test(session: &Session, index: usize) -> Verdict {
                     trial,
                     &session.strategies,
                 );
-                if let Some(runner) = survivor {
-                    session.pool.give_back(runner);
-                }
                 if let Ok(mut all) = session.notes.lock() {
                     all.extend(notes);
                 }
-                verdict
+                match survivor {
+                    Some(runner) => session.pool.settle(runner, verdict),
+                    None => verdict,
+                }
             }
             Ok(mut runner) => {
                 let grade = |runner: &mut Runner| {
@@ -587,9 +654,10 @@ fn run_test(session: &Session, index: usize) -> Verdict {
                     runner = fresh;
                 }
                 if survived {
-                    session.pool.give_back(runner);
+                    session.pool.settle(runner, verdict)
+                } else {
+                    verdict
                 }
-                verdict
             }
         }
     };

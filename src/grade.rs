@@ -45,6 +45,11 @@ const SHOWN_BREAKDOWN: usize = 12;
 /// A bulk group stops after this many panicking answers: a `todo!()` would otherwise
 /// panic millions of times, and the count says nothing more than the first thousand.
 const PANICS_BEFORE_GIVING_UP: u64 = 1_000;
+/// Kinds of wrong answer a bulk group's breakdown holds at most; answers of further kinds
+/// are counted as wrong but not held, so a runner cannot grow the grader without end.
+const HELD_BREAKDOWN: usize = 10_000;
+/// Answers beyond those a listed test asks for that a runner may send before it is stopped.
+const SURPLUS_ANSWERS: usize = 16;
 /// Inputs answered by the reference per message to the comparing thread.
 const CHUNK_INPUTS: usize = 2048;
 
@@ -78,10 +83,18 @@ pub fn grade_listed(
     expected: &Expected,
 ) -> (Verdict, bool) {
     let mut actual = Vec::new();
+    let asked = expected.first().map_or(0, |(_, answers)| answers.len());
+    let most = asked + SURPLUS_ANSWERS;
     let exchange = runner.ask(&test.request, group.timeout, |answer| {
         actual.push(answer);
-        true
+        actual.len() <= most
     });
+    if actual.len() > most {
+        let message = format!(
+            "  the runner sent more than {most} answers to a test that asks for {asked}; it was stopped"
+        );
+        return (Verdict::Failed(message), false);
+    }
     let survived = exchange.runner_survived();
     // Where the submission chose freely (the dealer's discards), the reference plays its choices.
     let pinned = test.request.pinned(&actual).map(|request| {
@@ -194,6 +207,9 @@ pub fn grade_bulk(
         let stopped = match &exchange.ending {
             Ending::Answered => {
                 "the runner's answers did not add up to the inputs sent".to_string()
+            }
+            Ending::Abandoned if tally.surplus => {
+                "the runner sent more answers than there were inputs; it was stopped".to_string()
             }
             ending => describe_ending(ending),
         };
@@ -418,6 +434,8 @@ struct Tally<'a> {
     panics: u64,
     breakdown: BTreeMap<(String, String, String), u64>,
     samples: Vec<Sample>,
+    /// The runner answered past the last input.
+    surplus: bool,
 }
 
 impl<'a> Tally<'a> {
@@ -434,6 +452,7 @@ impl<'a> Tally<'a> {
             panics: 0,
             breakdown: BTreeMap::new(),
             samples: Vec::new(),
+            surplus: false,
         }
     }
 
@@ -457,12 +476,15 @@ impl<'a> Tally<'a> {
             self.current_wrong = false;
         }
         let Some((input, expected)) = &self.current else {
+            self.surplus = true;
             return false;
         };
         if let Some(want) = expected.get(self.position).filter(|&want| *want != actual) {
             self.current_wrong = true;
             let kind = breakdown_key(self.request.question_kind(self.position), want, &actual);
-            *self.breakdown.entry(kind.clone()).or_default() += 1;
+            if self.breakdown.len() < HELD_BREAKDOWN || self.breakdown.contains_key(&kind) {
+                *self.breakdown.entry(kind.clone()).or_default() += 1;
+            }
             let new_kind = self
                 .samples
                 .iter()

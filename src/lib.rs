@@ -10,4 +10,5 @@ pub mod grade;
 pub mod play;
 pub mod report;
 pub mod runner;
+pub mod sandbox;
 pub mod spec;

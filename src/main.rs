@@ -3,13 +3,15 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use grader::check::{self, CheckArgs};
 use grader::play::{self, PlayArgs};
+use grader::sandbox;
 
 const EXIT_CODES: &str = "\
 Exit codes:
   0  every test passed
   1  some test failed
   2  usage or spec error (a bad flag, a path that is not a crate or does not exist, a malformed spec)
-  3  the submission did not build (compiler errors, no submission(), another api version)
+  3  the submission did not build (compiler errors, no submission(), a dependency refused,
+     the build timed out, or the runner did not start)
   4  no test to run: FILTER, --exact and --skip select none";
 
 /// cardgrade: an autograder for card-game programming assignments.
@@ -27,9 +29,16 @@ enum Command {
     Check(CheckArgs),
     /// Play a reference implementation in the terminal.
     Play(PlayArgs),
+    /// Print the sandbox layers this machine gives builds and runners, one per line;
+    /// exits 1 when one is missing (what `check --sandbox strict` refuses).
+    Doctor,
 }
 
 fn main() -> ExitCode {
+    let mut arguments = std::env::args();
+    if arguments.nth(1).as_deref() == Some(sandbox::CONTAIN_COMMAND) {
+        sandbox::run_stage(&arguments.next().unwrap_or_default());
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {
@@ -44,5 +53,6 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Check(args) => check::run(args),
         Command::Play(args) => play::run(args),
+        Command::Doctor => sandbox::doctor(),
     }
 }

@@ -422,13 +422,12 @@ mod tests {
 
     /// One group of three tests worth 10 points, which do not divide into hundredths.
     fn three_for_ten() -> Suite {
-        let groups = spec::parse(
+        spec::parse(
             "t.yaml",
             "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 10\n    check: has_pair\n    cases:\n      - { name: a, hand: [KH, KD] }\n      - { name: b, hand: [KH, QD] }\n      - { name: c, hand: [2H, 2D] }\n",
             None,
         )
-        .unwrap();
-        Suite { groups }
+        .unwrap()
     }
 
     fn results(suite: &Suite, verdict: Option<Verdict>) -> Results<'_> {

@@ -1,11 +1,12 @@
-//! The grader's side of the runner: start it in its own process group, ask, time out,
-//! kill, and say what happened when it dies.
+//! The grader's side of the runner: start it in the sandbox, ask, time out, kill, and say
+//! what happened when it dies or leaves something running.
 
 use std::io::{self, BufReader, BufWriter, Read, Write};
-use std::os::unix::net::{UnixListener, UnixStream};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::UnixStream;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -14,11 +15,150 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
 use crate::capture::{Capture, Printed};
+use crate::sandbox::cgroup::{Cgroup, Population};
+use crate::sandbox::{self, Jail, Limits, Sandbox};
 
 /// How long a runner may take to start and say hello.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long to wait for the student's output to catch up with an answer.
 const OUTPUT_PATIENCE: Duration = Duration::from_millis(500);
+/// How long a thread or process may take to end after its test has answered.
+const LEFTOVER_PATIENCE: Duration = Duration::from_millis(50);
+
+/// What one runner and everything it starts may use.
+pub const RUNNER_LIMITS: Limits = Limits {
+    cpu_seconds: Some(600),
+    address_space: Some(4 << 30),
+    file_size: Some(64 << 20),
+    open_files: Some(256),
+    processes: Some(256),
+    tree_memory: 1 << 30,
+    tree_tasks: 64,
+};
+
+/// Starts runners of one submission: its executable copied where only the grader writes,
+/// a uid of its own, a private temp folder per runner.
+pub struct Launcher {
+    sandbox: Sandbox,
+    scratch: Scratch,
+    executable: PathBuf,
+    source_root: PathBuf,
+    uid: u32,
+    next: AtomicU64,
+}
+
+impl Launcher {
+    pub fn new(sandbox: Sandbox, built: &Path, source_root: &Path) -> io::Result<Launcher> {
+        let scratch = Scratch::create()?;
+        let executable = scratch.path.join("runner");
+        std::fs::copy(built, &executable)?;
+        std::fs::set_permissions(&executable, std::fs::Permissions::from_mode(0o755))?;
+        Ok(Launcher {
+            uid: scratch.uid(),
+            sandbox,
+            scratch,
+            executable,
+            source_root: source_root.to_path_buf(),
+            next: AtomicU64::new(0),
+        })
+    }
+
+    pub fn sandbox(&self) -> &Sandbox {
+        &self.sandbox
+    }
+
+    /// Starts a runner and reads its hello.
+    pub fn start(&self) -> Result<Runner, StartError> {
+        let spawn_error = |error: io::Error| StartError::Spawn {
+            path: self.executable.clone(),
+            reason: error.to_string(),
+        };
+        let home = RunnerHome::create(
+            &self.scratch.path,
+            self.next.fetch_add(1, Ordering::Relaxed),
+            self.uid,
+        )
+        .map_err(spawn_error)?;
+        let (ours, theirs) = UnixStream::pair().map_err(spawn_error)?;
+        let mut jail = Jail::new(&self.executable, home.tmp(), home.status_file());
+        jail.uid = self.uid;
+        jail.limits = RUNNER_LIMITS;
+        let tmp = home.tmp().display().to_string();
+        // Student code sees no grader environment: no paths, tokens or specs.
+        jail.env = vec![
+            (protocol::CHANNEL_ENV.into(), "stdin".into()),
+            (
+                protocol::SOURCE_ROOT_ENV.into(),
+                self.source_root.display().to_string(),
+            ),
+            ("PATH".into(), "/usr/bin:/bin".into()),
+            ("HOME".into(), tmp.clone()),
+            ("TMPDIR".into(), tmp),
+        ];
+        jail.read = sandbox::SYSTEM_LIBRARIES
+            .iter()
+            .map(PathBuf::from)
+            .chain([self.executable.clone(), "/dev/urandom".into()])
+            .collect();
+        if self.sandbox.layers().pid_namespace && self.sandbox.layers().mount_namespace {
+            // The private /proc of the runner's own namespace: std reads its stack bounds there.
+            jail.read.push("/proc".into());
+        }
+        jail.write = vec![home.tmp(), "/dev/null".into()];
+        let (mut command, cgroup) = self.sandbox.command(jail).map_err(spawn_error)?;
+        let mut child = command
+            .stdin(std::os::fd::OwnedFd::from(theirs))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .map_err(spawn_error)?;
+        let stdout = Capture::start(child.stdout.take().expect("stdout was piped"));
+        let mut stderr = Capture::start(child.stderr.take().expect("stderr was piped"));
+        let requests = BufWriter::new(ours.try_clone().map_err(spawn_error)?);
+        let mut answers = BufReader::with_capacity(
+            1 << 16,
+            DeadlineStream {
+                stream: ours,
+                deadline: Instant::now() + START_TIMEOUT,
+            },
+        );
+        let hello = match Hello::read(&mut answers) {
+            Ok(hello) => hello,
+            Err(error) => {
+                kill_group(&mut child);
+                let status = child.try_wait().ok().flatten();
+                let said = stderr
+                    .take(u64::MAX, Instant::now() + OUTPUT_PATIENCE)
+                    .text();
+                let reason = match status {
+                    Some(status) if !status.success() || status.code() != Some(0) => {
+                        format!("it {} before saying hello", describe_status(status))
+                    }
+                    _ => format!("it said no hello ({error})"),
+                };
+                return Err(StartError::NoHello(format!(
+                    "{reason}{}",
+                    quote_stderr(&said)
+                )));
+            }
+        };
+        let baseline = cgroup.as_ref().map(Cgroup::population).unwrap_or_default();
+        Ok(Runner {
+            child,
+            answers,
+            requests,
+            stdout,
+            stderr,
+            sequence: 0,
+            hello,
+            cgroup,
+            baseline,
+            limits_hit: LimitsHit::default(),
+            home,
+        })
+    }
+}
 
 /// A live runner process.
 pub struct Runner {
@@ -29,7 +169,18 @@ pub struct Runner {
     stderr: Capture,
     sequence: u64,
     hello: Hello,
-    _socket_dir: SocketDir,
+    cgroup: Option<Cgroup>,
+    /// What the runner's group held when it said hello: the sandbox's stages and the runner.
+    baseline: Population,
+    limits_hit: LimitsHit,
+    home: RunnerHome,
+}
+
+/// Which of the tree's limits the kernel has enforced so far.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct LimitsHit {
+    memory: bool,
+    tasks: bool,
 }
 
 /// How a request ended.
@@ -74,75 +225,6 @@ pub enum StartError {
 }
 
 impl Runner {
-    /// Starts the runner at `executable` and reads its hello.
-    pub fn start(
-        executable: &Path,
-        source_root: &Path,
-        cpu_seconds: u64,
-    ) -> Result<Runner, StartError> {
-        let spawn_error = |reason: String| StartError::Spawn {
-            path: executable.to_path_buf(),
-            reason,
-        };
-        let socket_dir = SocketDir::create().map_err(|e| spawn_error(e.to_string()))?;
-        let listener =
-            UnixListener::bind(socket_dir.socket()).map_err(|e| spawn_error(e.to_string()))?;
-        let mut child = Command::new(executable)
-            // Student code sees no grader environment: no paths, tokens or specs.
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env(protocol::SOCKET_ENV, socket_dir.socket())
-            .env(protocol::CPU_LIMIT_ENV, cpu_seconds.to_string())
-            .env(protocol::SOURCE_ROOT_ENV, source_root)
-            .current_dir(&socket_dir.path)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()
-            .map_err(|e| spawn_error(e.to_string()))?;
-        let stdout = Capture::start(child.stdout.take().expect("stdout was piped"));
-        let mut stderr = Capture::start(child.stderr.take().expect("stderr was piped"));
-        let stream = match accept(&listener, &mut child) {
-            Ok(stream) => stream,
-            Err(reason) => {
-                kill_group(&mut child);
-                let said = stderr
-                    .take(u64::MAX, Instant::now() + OUTPUT_PATIENCE)
-                    .text();
-                return Err(StartError::NoHello(format!(
-                    "{reason}{}",
-                    quote_stderr(&said)
-                )));
-            }
-        };
-        let requests = BufWriter::new(stream.try_clone().map_err(|e| spawn_error(e.to_string()))?);
-        let mut answers = BufReader::with_capacity(
-            1 << 16,
-            DeadlineStream {
-                stream,
-                deadline: Instant::now() + START_TIMEOUT,
-            },
-        );
-        let hello = match Hello::read(&mut answers) {
-            Ok(hello) => hello,
-            Err(error) => {
-                kill_group(&mut child);
-                return Err(StartError::NoHello(format!("it said no hello ({error})")));
-            }
-        };
-        Ok(Runner {
-            child,
-            answers,
-            requests,
-            stdout,
-            stderr,
-            sequence: 0,
-            hello,
-            _socket_dir: socket_dir,
-        })
-    }
-
     pub fn hello(&self) -> &Hello {
         &self.hello
     }
@@ -231,11 +313,95 @@ impl Runner {
             }
         };
         kill_group(&mut self.child);
-        Ending::Died(match status {
+        let mut how = match status {
             Some(status) => describe_status(status),
             None => "closed its connection to the grader".to_string(),
+        };
+        if let Some(left) = sandbox::left_running(&self.home.status_file()) {
+            how.push_str(&format!(
+                " and left {} running, which the sandbox killed",
+                processes_left(left)
+            ));
+        }
+        Ending::Died(match self.limits_note() {
+            Some(note) => format!("{how}; {note}"),
+            None => how,
         })
     }
+
+    /// What the kernel's limits on the runner's tree did since the last look, in words.
+    fn limits_note(&mut self) -> Option<String> {
+        let cgroup = self.cgroup.as_ref()?;
+        let now = LimitsHit {
+            memory: cgroup.ran_out_of_memory(),
+            tasks: cgroup.hit_task_limit(),
+        };
+        let mut notes = Vec::new();
+        if now.memory && !self.limits_hit.memory {
+            notes.push(format!(
+                "it ran out of memory: the runner and everything it starts may use {} MiB in all, and the kernel killed a process",
+                RUNNER_LIMITS.tree_memory >> 20
+            ));
+        }
+        if now.tasks && !self.limits_hit.tasks {
+            notes.push(format!(
+                "it reached the limit of {} processes and threads, so a fork or thread was refused",
+                RUNNER_LIMITS.tree_tasks
+            ));
+        }
+        self.limits_hit = now;
+        (!notes.is_empty()).then(|| notes.join("; "))
+    }
+
+    /// After a test answered: what it left running or the limits it hit, in words. A runner
+    /// with something to say is no longer fit for another test; drop it, which kills all.
+    pub fn after_test(&mut self) -> Option<String> {
+        let leftovers = self.leftovers();
+        let limits = self.limits_note();
+        let notes: Vec<String> = leftovers.into_iter().chain(limits).collect();
+        (!notes.is_empty()).then(|| notes.join("; "))
+    }
+
+    fn leftovers(&self) -> Option<String> {
+        let cgroup = self.cgroup.as_ref()?;
+        let extra = |now: Population| {
+            (
+                now.processes.saturating_sub(self.baseline.processes),
+                now.threads.saturating_sub(self.baseline.threads),
+            )
+        };
+        let mut left = extra(cgroup.population());
+        if left == (0, 0) {
+            return None;
+        }
+        // A thread or child on its way out is not a leftover.
+        std::thread::sleep(LEFTOVER_PATIENCE);
+        left = extra(cgroup.population());
+        match left {
+            (0, 0) => None,
+            (0, threads) => Some(format!(
+                "it left {threads} thread{} running after it answered; the runner was killed",
+                plural(threads)
+            )),
+            (processes, _) => Some(format!(
+                "it left {} running after it answered; {} killed",
+                processes_left(processes),
+                if processes == 1 {
+                    "it was"
+                } else {
+                    "they were"
+                }
+            )),
+        }
+    }
+}
+
+fn processes_left(count: usize) -> String {
+    format!("{count} process{}", if count == 1 { "" } else { "es" })
+}
+
+fn plural(count: usize) -> &'static str {
+    if count == 1 { "" } else { "s" }
 }
 
 impl Drop for Runner {
@@ -243,6 +409,9 @@ impl Drop for Runner {
         // Closing our end tells a healthy runner to exit; the kill takes whatever it left behind.
         let _ = self.requests.get_ref().shutdown(std::net::Shutdown::Both);
         kill_group(&mut self.child);
+        if let Some(cgroup) = &self.cgroup {
+            cgroup.kill_all();
+        }
     }
 }
 
@@ -259,33 +428,12 @@ fn kill_group(child: &mut Child) {
     let _ = child.wait();
 }
 
-fn accept(listener: &UnixListener, child: &mut Child) -> Result<UnixStream, String> {
-    listener.set_nonblocking(true).map_err(|e| e.to_string())?;
-    let deadline = Instant::now() + START_TIMEOUT;
-    loop {
-        match listener.accept() {
-            Ok((stream, _)) => {
-                stream.set_nonblocking(false).map_err(|e| e.to_string())?;
-                return Ok(stream);
-            }
-            Err(error) if error.kind() == io::ErrorKind::WouldBlock => {}
-            Err(error) => return Err(error.to_string()),
-        }
-        if let Ok(Some(status)) = child.try_wait() {
-            return Err(format!("it {} before connecting", describe_status(status)));
-        }
-        if Instant::now() > deadline {
-            return Err(format!(
-                "it did not connect within {}s",
-                START_TIMEOUT.as_secs()
-            ));
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    }
-}
-
 fn describe_status(status: std::process::ExitStatus) -> String {
     match (status.code(), status.signal()) {
+        (Some(101), _) => "panicked outside any test (exit status 101)".into(),
+        (Some(sandbox::SETUP_FAILED), _) => {
+            "could not be set up by the sandbox (exit status 125)".into()
+        }
         (Some(code), _) => format!("exited with status {code} (std::process::exit)"),
         (_, Some(6)) => "aborted (SIGABRT)".into(),
         (_, Some(9)) => "was killed (SIGKILL)".into(),
@@ -339,29 +487,71 @@ impl Read for DeadlineStream {
     }
 }
 
-/// A private folder for the socket, removed when the runner goes.
-struct SocketDir {
+/// A folder of the grader's own, for one `grader check`: the runner's copy, and a home per
+/// runner. Only the grader writes here, but for each runner's `tmp`.
+struct Scratch {
     path: PathBuf,
 }
 
-impl SocketDir {
-    fn create() -> io::Result<SocketDir> {
+impl Scratch {
+    fn create() -> io::Result<Scratch> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
+        let nonce = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or_default();
         let path = std::env::temp_dir().join(format!(
-            "cardgrade-{}-{}",
+            "cardgrade-{}-{}-{nonce:08x}",
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         ));
-        std::fs::create_dir_all(&path)?;
-        Ok(SocketDir { path })
+        std::fs::create_dir(&path)?;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
+        Ok(Scratch { path })
     }
 
-    fn socket(&self) -> PathBuf {
-        self.path.join("runner.sock")
+    /// A uid no other grading shares, so runners of two submissions cannot touch each other
+    /// even where landlock is missing.
+    fn uid(&self) -> u32 {
+        use std::hash::BuildHasher;
+        let hash = std::collections::hash_map::RandomState::new().hash_one(&self.path);
+        200_000 + (hash % 1_000_000_000) as u32
     }
 }
 
-impl Drop for SocketDir {
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// One runner's folder: the status its sandbox records, and `tmp`, the only place the
+/// runner may write.
+struct RunnerHome {
+    path: PathBuf,
+}
+
+impl RunnerHome {
+    fn create(scratch: &Path, number: u64, uid: u32) -> io::Result<RunnerHome> {
+        let path = scratch.join(format!("run-{number}"));
+        std::fs::create_dir(&path)?;
+        let home = RunnerHome { path };
+        std::fs::create_dir(home.tmp())?;
+        std::fs::set_permissions(home.tmp(), std::fs::Permissions::from_mode(0o700))?;
+        std::os::unix::fs::chown(home.tmp(), Some(uid), Some(sandbox::NOBODY))?;
+        Ok(home)
+    }
+
+    fn tmp(&self) -> PathBuf {
+        self.path.join("tmp")
+    }
+
+    fn status_file(&self) -> PathBuf {
+        self.path.join("status")
+    }
+}
+
+impl Drop for RunnerHome {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.path);
     }

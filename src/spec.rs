@@ -76,6 +76,8 @@ struct SpecFile {
 #[serde(deny_unknown_fields)]
 struct Defaults {
     timeout_ms: Option<u64>,
+    /// How long building a submission may take, in seconds (`--build-timeout` wins).
+    build_timeout_s: Option<u64>,
 }
 
 /// Rule settings (blackjack's H17, poker's ties and wheel); the reference obeys them.
@@ -331,6 +333,8 @@ impl std::fmt::Display for Written {
 #[derive(Debug)]
 pub struct Suite {
     pub groups: Vec<Group>,
+    /// The longest build time any of its spec files allows, if one sets it.
+    pub build_timeout: Option<Duration>,
 }
 
 impl Suite {
@@ -349,6 +353,7 @@ impl Suite {
                 .into_iter()
                 .filter(|g| keep(g.assignment))
                 .collect(),
+            build_timeout: self.build_timeout,
         }
     }
 }
@@ -381,9 +386,14 @@ pub struct TestCase {
 /// Loads the given spec files, or the built-in specs when none are given.
 pub fn load(paths: &[PathBuf], timeout_override: Option<Duration>) -> Result<Suite, SpecError> {
     let mut groups = Vec::new();
+    let mut build_timeout = None;
+    let mut add = |file: Suite| {
+        groups.extend(file.groups);
+        build_timeout = build_timeout.max(file.build_timeout);
+    };
     if paths.is_empty() {
         for (name, text) in BUILT_IN {
-            groups.extend(parse(name, text, timeout_override)?);
+            add(parse(name, text, timeout_override)?);
         }
     }
     for path in paths {
@@ -392,7 +402,7 @@ pub fn load(paths: &[PathBuf], timeout_override: Option<Duration>) -> Result<Sui
             location: None,
             message: format!("cannot read the spec: {error}"),
         })?;
-        groups.extend(parse(&path.display().to_string(), &text, timeout_override)?);
+        add(parse(&path.display().to_string(), &text, timeout_override)?);
     }
     let mut seen = HashSet::new();
     for group in &groups {
@@ -409,7 +419,10 @@ pub fn load(paths: &[PathBuf], timeout_override: Option<Duration>) -> Result<Sui
             }
         }
     }
-    Ok(Suite { groups })
+    Ok(Suite {
+        groups,
+        build_timeout,
+    })
 }
 
 /// Builds spec errors for one file.
@@ -440,7 +453,7 @@ pub fn parse(
     file: &str,
     text: &str,
     timeout_override: Option<Duration>,
-) -> Result<Vec<Group>, SpecError> {
+) -> Result<Suite, SpecError> {
     let errors = Errors {
         file,
         text,
@@ -588,7 +601,10 @@ pub fn parse(
             tests,
         });
     }
-    Ok(groups)
+    Ok(Suite {
+        groups,
+        build_timeout: spec.defaults.build_timeout_s.map(Duration::from_secs),
+    })
 }
 
 /// What every case of a group shares.

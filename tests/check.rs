@@ -3,60 +3,11 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+use support::{check, failure_of, grader, repo, result_line};
 
 fn fixture(name: &str) -> PathBuf {
     repo().join("tests/fixtures").join(name)
-}
-
-/// Runs the grader with colors off and a runner target dir shared by every test here, so
-/// grader-api is compiled once for all fixtures.
-fn grader(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_grader"))
-        .args(args)
-        .env(
-            "CARDGRADE_TARGET_DIR",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("runners"),
-        )
-        .env_remove("NO_COLOR")
-        .output()
-        .expect("the grader binary runs")
-}
-
-fn check(path: &Path, extra: &[&str]) -> (i32, String, String) {
-    let mut args = vec!["check", path.to_str().unwrap(), "--color", "never"];
-    args.extend_from_slice(extra);
-    let output = grader(&args);
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
-
-/// The failure block libtest prints for `test`, up to the next block.
-fn failure_of<'a>(stdout: &'a str, test: &str) -> &'a str {
-    let header = format!("---- {test} ----");
-    let start = stdout
-        .find(&header)
-        .unwrap_or_else(|| panic!("no failure block for {test} in:\n{stdout}"));
-    let rest = &stdout[start + header.len()..];
-    let end = rest
-        .find("\n---- ")
-        .or_else(|| rest.find("\nfailures:"))
-        .unwrap_or(rest.len());
-    &rest[..end]
-}
-
-fn result_line<'a>(stdout: &'a str, test: &str) -> &'a str {
-    stdout
-        .lines()
-        .find(|line| line.starts_with(&format!("test {test} ")))
-        .unwrap_or_else(|| panic!("no result line for {test} in:\n{stdout}"))
 }
 
 /// A score of the results JSON in hundredths, the unit scores are rounded to.
@@ -960,13 +911,30 @@ fn a_crate_without_submission_is_told_what_to_add() {
 }
 
 #[test]
-fn a_crate_built_against_another_api_is_told_to_repoint_it() {
+fn a_crate_pointing_at_another_grader_api_is_built_against_the_graders_own() {
+    // Its grader-api path leads to a stand-in of another version, which would say no hello.
     let (code, _, stderr) = check(&fixture("broken-old-api"), &[]);
     assert_eq!(code, 3, "{stderr}");
     assert!(
-        stderr.contains("built against grader-api of another version"),
+        stderr.contains("your submission() registers no assignment"),
         "{stderr}"
     );
+}
+
+#[test]
+fn a_crate_copied_from_another_machine_builds_whatever_its_api_path_says() {
+    let copy = Path::new(env!("CARGO_TARGET_TMPDIR")).join("moved-example-student");
+    let _ = std::fs::remove_dir_all(&copy);
+    std::fs::create_dir_all(copy.join("src")).unwrap();
+    let original = fixture("example-student");
+    let manifest = std::fs::read_to_string(original.join("Cargo.toml"))
+        .unwrap()
+        .replace("../../../api", "/home/someone-else/cardgrade/api");
+    std::fs::write(copy.join("Cargo.toml"), manifest).unwrap();
+    std::fs::copy(original.join("src/lib.rs"), copy.join("src/lib.rs")).unwrap();
+    let (code, stdout, stderr) = check(&copy, &["--skip", "every_hand"]);
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    assert!(stdout.contains("55 passed; 7 failed"), "{stdout}");
 }
 
 #[test]

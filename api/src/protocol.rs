@@ -22,20 +22,18 @@ use crate::tableau::{self, Script, ScriptSource, State};
 use crate::wire::{Wire, put_varint, take_tag};
 
 /// Bumped whenever the byte format changes; the grader refuses a runner that differs.
-pub const PROTOCOL_VERSION: u64 = 6;
+pub const PROTOCOL_VERSION: u64 = 7;
 
 /// The version of this crate, reported by the runner so the grader can name a mismatch.
 pub const API_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// The environment variable through which the grader tells the runner its socket path.
-pub const SOCKET_ENV: &str = "CARDGRADE_SOCKET";
+/// Set by the grader for the runner it starts: the runner's stdin is its end of a socket
+/// pair, inherited rather than found by a path any process could connect to.
+pub const CHANNEL_ENV: &str = "CARDGRADE_CHANNEL";
 
 /// The environment variable that names the submission's folder, so panic locations can
 /// be shown relative to it (`src/lib.rs:12:9`).
 pub const SOURCE_ROOT_ENV: &str = "CARDGRADE_SOURCE_ROOT";
-
-/// The environment variable that carries the runner's CPU-time limit in seconds.
-pub const CPU_LIMIT_ENV: &str = "CARDGRADE_CPU_SECONDS";
 
 /// Written by the runner to its stdout and stderr after each request, so the grader can
 /// tell which request the student's printing belongs to.

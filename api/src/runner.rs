@@ -3,9 +3,8 @@
 
 use std::cell::RefCell;
 use std::io::{self, BufReader, BufWriter, Write};
+use std::os::fd::AsFd;
 use std::os::unix::net::UnixStream;
-
-use nix::sys::resource::{Resource, setrlimit};
 
 use crate::protocol::{self, Hello, Item, Request, Strategies};
 use crate::submission::Submission;
@@ -21,14 +20,13 @@ pub(crate) fn take_panic_location() -> Option<String> {
 
 /// Serves requests from the grader until it hangs up, then exits.
 pub fn serve(submission: Submission) -> ! {
-    let Ok(socket_path) = std::env::var(protocol::SOCKET_ENV) else {
+    if std::env::var_os(protocol::CHANNEL_ENV).is_none() {
         eprintln!(
             "This program is a cardgrade runner: `grader check` starts it and talks to it. \
              Run `grader check` in your crate instead."
         );
         std::process::exit(2);
-    };
-    apply_limits();
+    }
     // Panics are reported as answers; printing each one would flood the captured output.
     let source_root = std::env::var(protocol::SOURCE_ROOT_ENV).unwrap_or_default();
     std::panic::set_hook(Box::new(move |info| {
@@ -42,7 +40,7 @@ pub fn serve(submission: Submission) -> ! {
         });
         PANIC_LOCATION.with(|slot| *slot.borrow_mut() = location);
     }));
-    let code = match talk(&submission, &socket_path) {
+    let code = match take_channel().and_then(|channel| talk(&submission, channel)) {
         Ok(()) => 0,
         Err(error) => {
             eprintln!("cardgrade runner: lost the grader: {error}");
@@ -52,8 +50,16 @@ pub fn serve(submission: Submission) -> ! {
     std::process::exit(code)
 }
 
-fn talk(submission: &Submission, socket_path: &str) -> io::Result<()> {
-    let stream = UnixStream::connect(socket_path)?;
+/// Takes the grader's socket off stdin and leaves stdin empty, so student code that reads
+/// it sees the end of input instead of the grader's requests.
+fn take_channel() -> io::Result<UnixStream> {
+    let channel = io::stdin().as_fd().try_clone_to_owned()?;
+    let empty = std::fs::File::open("/dev/null")?;
+    nix::unistd::dup2_stdin(&empty).map_err(io::Error::from)?;
+    Ok(UnixStream::from(channel))
+}
+
+fn talk(submission: &Submission, stream: UnixStream) -> io::Result<()> {
     let mut requests = BufReader::new(stream.try_clone()?);
     let mut answers = BufWriter::with_capacity(1 << 16, stream);
     Hello {
@@ -101,24 +107,4 @@ fn mark_end_of_output(sequence: u64) {
         .and_then(|()| out.flush());
     let mut err = io::stderr().lock();
     let _ = err.write_all(&marker).and_then(|()| err.flush());
-}
-
-/// Limits set before any student code runs. A limit the kernel refuses is reported, not
-/// fatal: the grader's timeout and output cap still hold.
-fn apply_limits() {
-    let cpu_seconds = std::env::var(protocol::CPU_LIMIT_ENV)
-        .ok()
-        .and_then(|text| text.parse().ok())
-        .unwrap_or(300);
-    let limits = [
-        (Resource::RLIMIT_CORE, 0),
-        (Resource::RLIMIT_CPU, cpu_seconds),
-        (Resource::RLIMIT_FSIZE, 64 << 20),
-        (Resource::RLIMIT_AS, 4 << 30),
-    ];
-    for (resource, limit) in limits {
-        if let Err(error) = setrlimit(resource, limit, limit) {
-            eprintln!("cardgrade runner: warning: could not limit {resource:?}: {error}");
-        }
-    }
 }

@@ -20,7 +20,7 @@ pub fn invalid(what: &str) -> io::Error {
 /// Texts longer than this are refused, so a hostile length cannot make us allocate.
 const MAX_TEXT: u64 = 1 << 20;
 /// Lists longer than this are refused for the same reason.
-const MAX_LIST: u64 = 1 << 24;
+const MAX_LIST: u64 = 1 << 18;
 
 pub fn put_varint(out: &mut (impl Write + ?Sized), mut value: u64) -> io::Result<()> {
     let mut buf = [0u8; 10];

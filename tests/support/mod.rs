@@ -1,7 +1,81 @@
 //! Buggy and hostile submissions made from the reference by small edits, one mistake
-//! each, so they stay in step with the reference instead of being copies of it.
+//! each, so they stay in step with the reference instead of being copies of it; and the
+//! grader as the tests run it.
 
+// Each test binary uses its own part of this module.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Mutex, OnceLock};
+
+pub fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Where tests write what they make: mutants, specs, results.
+pub fn scratch() -> &'static Path {
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+}
+
+/// Sets up `command`, the grader or what starts it, as every test runs the grader: colors
+/// off and a runner target dir shared by every test, so grader-api is compiled once for
+/// all fixtures.
+pub fn grader_env(command: &mut Command) -> &mut Command {
+    command
+        .env("CARDGRADE_TARGET_DIR", scratch().join("runners"))
+        .env_remove("NO_COLOR")
+}
+
+/// Runs the grader with `args`.
+pub fn grader(args: &[&str]) -> Output {
+    grader_env(Command::new(env!("CARGO_BIN_EXE_grader")).args(args))
+        .output()
+        .expect("the grader binary runs")
+}
+
+/// `grader check PATH --color never EXTRA...`: the exit code, stdout and stderr.
+pub fn check(path: &Path, extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec!["check", path.to_str().unwrap(), "--color", "never"];
+    args.extend_from_slice(extra);
+    let output = grader(&args);
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// The failure block libtest prints for `test`, up to the next block.
+pub fn failure_of<'a>(stdout: &'a str, test: &str) -> &'a str {
+    find_failure(stdout, test)
+        .unwrap_or_else(|| panic!("no failure block for {test} in:\n{stdout}"))
+}
+
+/// The failure block of `test`, if it failed.
+pub fn find_failure<'a>(stdout: &'a str, test: &str) -> Option<&'a str> {
+    let header = format!("---- {test} ----");
+    let rest = &stdout[stdout.find(&header)? + header.len()..];
+    let end = rest
+        .find("\n---- ")
+        .or_else(|| rest.find("\nfailures:"))
+        .unwrap_or(rest.len());
+    Some(&rest[..end])
+}
+
+pub fn result_line<'a>(stdout: &'a str, test: &str) -> &'a str {
+    find_result_line(stdout, test)
+        .unwrap_or_else(|| panic!("no result line for {test} in:\n{stdout}"))
+}
+
+/// The line libtest prints for `test`, `test NAME ... ok` or `... FAILED`, if it ran.
+pub fn find_result_line<'a>(stdout: &'a str, test: &str) -> Option<&'a str> {
+    stdout
+        .lines()
+        .find(|line| line.starts_with(&format!("test {test} ")))
+}
 
 /// Which reference module a mutant is made from.
 #[derive(Clone, Copy)]
@@ -38,8 +112,7 @@ impl Module {
 
     /// The module's reference text without its tests or anything else after them.
     fn reference_text(self) -> String {
-        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let text = std::fs::read_to_string(repo.join(self.file())).unwrap();
+        let text = std::fs::read_to_string(repo().join(self.file())).unwrap();
         text[..submission_part_end(&text)].to_string()
     }
 
@@ -78,6 +151,13 @@ pub struct Mutant {
     pub edits: Vec<(&'static str, String)>,
     /// Leave out `pub fn submission()`.
     pub without_submission: bool,
+    /// Code run first in `submission()`, before the runner serves: where a copy of the
+    /// runner the mutant starts does its part.
+    pub on_start: String,
+    /// Text of the manifest and what replaces it; each must occur exactly once.
+    pub manifest_edits: Vec<(String, String)>,
+    /// More files, by path from the crate's folder (`..` reaches beside it).
+    pub files: Vec<(&'static str, String)>,
 }
 
 impl Mutant {
@@ -101,27 +181,51 @@ impl Mutant {
                 .map(|(from, to)| (*from, to.to_string()))
                 .collect(),
             without_submission: false,
+            on_start: String::new(),
+            manifest_edits: Vec::new(),
+            files: Vec::new(),
         }
+    }
+
+    /// This mutant with `code` run first in `submission()`.
+    pub fn on_start(mut self, code: &str) -> Mutant {
+        self.on_start = code.to_string();
+        self
+    }
+
+    /// This mutant with `from` in its source replaced by `to` as well.
+    pub fn with_edit(mut self, from: &'static str, to: &str) -> Mutant {
+        self.edits.push((from, to.to_string()));
+        self
+    }
+
+    /// This mutant with `from` in its manifest replaced by `to`.
+    pub fn with_manifest(mut self, from: &str, to: &str) -> Mutant {
+        self.manifest_edits.push((from.to_string(), to.to_string()));
+        self
+    }
+
+    /// This mutant with one more file.
+    pub fn with_file(mut self, path: &'static str, text: &str) -> Mutant {
+        self.files.push((path, text.to_string()));
+        self
+    }
+
+    /// This mutant written to its own folder but named `package` in its manifest.
+    pub fn with_package(self, package: &str) -> Mutant {
+        let name = format!("name = {:?}", self.name);
+        self.with_manifest(&name, &format!("name = {package:?}"))
     }
 
     /// Writes the crate under the test target dir and returns its folder.
     pub fn write(&self) -> PathBuf {
-        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut source = self.module.source();
-        for (from, to) in &self.edits {
-            assert_eq!(
-                source.matches(from).count(),
-                1,
-                "{}: `{from}` must occur once",
-                self.name
-            );
-            source = source.replace(from, to);
-        }
+        let source = edited(self.name, self.module.source(), &self.edits);
         let registry = if self.without_submission {
             ""
         } else {
             &format!(
-                "\npub fn submission() -> grader_api::Submission {{\n    grader_api::Submission::new().{}\n}}\n",
+                "\npub fn submission() -> grader_api::Submission {{\n{}    grader_api::Submission::new().{}\n}}\n",
+                self.on_start,
                 self.module.registration()
             )
         };
@@ -129,16 +233,39 @@ impl Mutant {
         let manifest = format!(
             "[package]\nname = \"{}\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\ngrader-api = {{ path = {:?} }}\n\n[workspace]\n",
             self.name,
-            repo.join("api")
+            repo().join("api")
         );
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join("mutants")
-            .join(self.name);
+        let manifest = edited(self.name, manifest, &self.manifest_edits);
+        let dir = self.dir();
         std::fs::create_dir_all(dir.join("src")).unwrap();
         write_if_changed(&dir.join("Cargo.toml"), &manifest);
         write_if_changed(&dir.join("src/lib.rs"), &lib);
+        for (path, text) in &self.files {
+            let path = dir.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            write_if_changed(&path, text);
+        }
         dir
     }
+
+    /// The folder [`Mutant::write`] writes the crate to.
+    pub fn dir(&self) -> PathBuf {
+        scratch().join("mutants").join(self.name)
+    }
+}
+
+/// `text` with each edit made; each edit's text must occur exactly once.
+fn edited<F: AsRef<str>, T: AsRef<str>>(name: &str, mut text: String, edits: &[(F, T)]) -> String {
+    for (from, to) in edits {
+        let (from, to) = (from.as_ref(), to.as_ref());
+        assert_eq!(
+            text.matches(from).count(),
+            1,
+            "{name}: `{from}` must occur once"
+        );
+        text = text.replace(from, to);
+    }
+    text
 }
 
 /// Where a reference module's own code ends: at its tests, or at a `terminal` module (the
@@ -991,4 +1118,378 @@ pub fn named(name: &str) -> PathBuf {
         .find(|m| m.name == name)
         .unwrap_or_else(|| panic!("no mutant {name}"))
         .write()
+}
+
+/// Where the manifest of a mutant ends its `[package]`, starts its dependencies, and ends.
+const PACKAGE_END: &str = "publish = false\n";
+const DEPENDENCIES: &str = "[dependencies]\n";
+const MANIFEST_END: &str = "[workspace]\n";
+const BEFORE_HAND: &str = "pub struct Hand {";
+
+/// A loopback listener of this test process for attack `name`, bound at first use: its
+/// port is written into the attack's source, and the test checks that nothing connected.
+pub fn loopback(name: &str) -> &'static TcpListener {
+    static LISTENERS: OnceLock<Mutex<HashMap<String, &'static TcpListener>>> = OnceLock::new();
+    let mut listeners = LISTENERS.get_or_init(Default::default).lock().unwrap();
+    listeners.entry(name.to_string()).or_insert_with(|| {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+        listener.set_nonblocking(true).unwrap();
+        Box::leak(Box::new(listener))
+    })
+}
+
+/// The files attack `name` tries to write outside its crate: none may appear.
+pub fn written_by(name: &str) -> Vec<PathBuf> {
+    vec![
+        PathBuf::from(format!("/tmp/cardgrade-{name}")),
+        scratch().join(format!("{name}.written")),
+    ]
+}
+
+/// Where the test of attack `name` has the grader write its results.
+pub fn results_of(name: &str) -> PathBuf {
+    scratch().join("results").join(format!("{name}.json"))
+}
+
+/// The value of the environment variable hostile tests give the grader, which no
+/// submission may see.
+pub const SECRET: (&str, &str) = ("CARDGRADE_TEST_SECRET", "hunter2");
+
+/// Files of the grader's side that no submission may read, as Rust literals.
+fn secrets() -> [String; 3] {
+    [
+        format!("{:?}", repo().join("specs/plaisante_hand.yaml")),
+        format!("{:?}", repo().join("reference/src/lib.rs")),
+        format!("{:?}", env!("CARGO_BIN_EXE_grader")),
+    ]
+}
+
+/// An attack in the runner: `body` runs in `has_pair` when the first card is `value` of
+/// clubs (tests/specs/attacks.yaml gives each attack its own), which then answers right
+/// unless `body` returns first.
+fn in_runner(name: &'static str, bug: &'static str, value: u8, body: &str) -> Mutant {
+    Mutant::new(
+        name,
+        bug,
+        &[(
+            HAS_PAIR,
+            &format!(
+                "fn has_pair(&self) -> bool {{\n        if {} {{\n{body}        }}\n        self.has_value_count(2)",
+                first_is(value, "Clubs")
+            ),
+        )],
+    )
+}
+
+/// Starts this runner again, as `role`; run first in `submission()`, a role never serves.
+const RUNNER_AS: &str = r#"fn runner_as(role: &str) -> std::process::Command {
+    let exe = std::env::current_exe()
+        .unwrap_or_else(|_| std::env::args_os().next().unwrap_or_default().into());
+    let mut command = std::process::Command::new(exe);
+    command.env("CARDGRADE_ATTACK_ROLE", role);
+    command
+}
+
+"#;
+
+/// What a copy of the runner started by [`RUNNER_AS`] does.
+fn roles() -> String {
+    let forged = r#"{"schema":"cardgrade.results.v1","outcome":"passed","score":1000000.0,"max_score":1000000.0,"tests":[]}"#;
+    format!(
+        r#"    if let Ok(role) = std::env::var("CARDGRADE_ATTACK_ROLE") {{
+        let seconds = std::time::Duration::from_secs;
+        match role.as_str() {{
+            "touch 3 GiB" => {{
+                let mut block = vec![0u8; 3 << 30];
+                for page in block.chunks_mut(4096) {{
+                    page[0] = 1;
+                }}
+                std::hint::black_box(&block);
+            }}
+            "rewrite the results" => {{
+                std::thread::sleep(seconds(2));
+                let path = std::env::var("CARDGRADE_ATTACK_PATH").unwrap_or_default();
+                for _ in 0..20 {{
+                    let _ = std::fs::write(&path, {forged:?});
+                    std::thread::sleep(std::time::Duration::from_millis(500));
+                }}
+            }}
+            "sleep a minute" => std::thread::sleep(seconds(60)),
+            _ => loop {{
+                std::thread::sleep(seconds(3600));
+            }},
+        }}
+        std::process::exit(0);
+    }}
+"#
+    )
+}
+
+/// An attack in the runner that starts copies of the runner.
+fn spawning(name: &'static str, bug: &'static str, value: u8, body: &str) -> Mutant {
+    in_runner(name, bug, value, body)
+        .with_edit(BEFORE_HAND, &format!("{RUNNER_AS}{BEFORE_HAND}"))
+        .on_start(&roles())
+}
+
+/// The reference with a build script.
+fn with_build_script(name: &'static str, bug: &'static str, main: &str) -> Mutant {
+    Mutant::new(name, bug, &[]).with_file("build.rs", &format!("fn main() {{\n{main}}}\n"))
+}
+
+/// The reference with `dependency` added to its manifest's `[dependencies]`.
+fn depending(name: &'static str, bug: &'static str, dependency: &str) -> Mutant {
+    Mutant::new(name, bug, &[])
+        .with_manifest(DEPENDENCIES, &format!("{DEPENDENCIES}{dependency}\n"))
+}
+
+/// The reference with `section` added at the end of its manifest.
+fn with_section(name: &'static str, bug: &'static str, section: &str) -> Mutant {
+    Mutant::new(name, bug, &[]).with_manifest(MANIFEST_END, &format!("{MANIFEST_END}\n{section}\n"))
+}
+
+/// Code that panics, failing the build, if connecting to `name`'s loopback listener works.
+fn connects(name: &str) -> String {
+    let port = loopback(name).local_addr().unwrap().port();
+    format!(
+        "    let listener = std::net::SocketAddr::from(([127, 0, 0, 1], {port}));\n    if std::net::TcpStream::connect_timeout(&listener, std::time::Duration::from_secs(1)).is_ok() {{\n        panic!(\"ATTACK SUCCEEDED: connected to {{listener}}\");\n    }}\n"
+    )
+}
+
+/// Code that writes each of `name`'s [`written_by`] files.
+fn writes(name: &str) -> String {
+    written_by(name)
+        .iter()
+        .map(|path| format!("    let _ = std::fs::write({path:?}, \"written by an attack\\n\");\n"))
+        .collect()
+}
+
+/// Hostile submissions: each tries one thing the sandbox must stop, at build time or in the
+/// runner; tests/hostile.rs says what the grader must report of each. An attack that works
+/// gives itself away: the build fails saying ATTACK SUCCEEDED, or the trigger of
+/// tests/specs/attacks.yaml answers wrong, or the test finds what it left.
+pub fn attacks() -> Vec<Mutant> {
+    let [specs, lib, grader] = secrets();
+    let plaisante = format!("{:?}", repo().join("reference/src/plaisante.rs"));
+    let none_read = |what: &str| {
+        format!(
+            "    for path in [{specs}, {lib}] {{\n        if std::fs::read(path).is_ok() {{\n            panic!(\"ATTACK SUCCEEDED: {what} read {{path}}\");\n        }}\n    }}\n"
+        )
+    };
+    let outside = "../attack-dep-outside-libc";
+    vec![
+        Mutant::new("attack-control", "no attack: the reference as it is.", &[]),
+        Mutant::new(
+            "attack-panic-at-start",
+            "submission() panics before the runner says hello.",
+            &[],
+        )
+        .on_start("    panic!(\"the set-up went wrong\");\n"),
+        // The runner.
+        spawning(
+            "attack-fork-bomb",
+            "has_pair starts 2,000 copies of the runner that sleep forever, then answers.",
+            2,
+            "            for _ in 0..2000 {\n                if runner_as(\"sleep forever\").spawn().is_err() {\n                    break;\n                }\n            }\n",
+        ),
+        spawning(
+            "attack-memory",
+            "has_pair starts three copies of the runner that each write to every page of 3 GiB, waits for them, then answers.",
+            3,
+            "            let children: Vec<_> = (0..3).filter_map(|_| runner_as(\"touch 3 GiB\").spawn().ok()).collect();\n            for mut child in children {\n                let _ = child.wait();\n            }\n",
+        ),
+        in_runner(
+            "attack-threads",
+            "has_pair starts 4 threads that spin forever, then answers.",
+            4,
+            "            for _ in 0..4 {\n                std::thread::spawn(|| loop {\n                    std::hint::spin_loop();\n                });\n            }\n",
+        ),
+        spawning(
+            "attack-daemon",
+            "has_pair starts a copy of the runner in a process group of its own that sleeps a minute, then answers.",
+            5,
+            "            use std::os::unix::process::CommandExt;\n            let _ = runner_as(\"sleep a minute\").process_group(0).spawn();\n",
+        ),
+        spawning(
+            "attack-orphan",
+            "has_pair starts a copy of the runner that sleeps a minute, then exits the runner.",
+            6,
+            "            let _ = runner_as(\"sleep a minute\").spawn();\n            std::process::exit(0);\n",
+        ),
+        in_runner(
+            "attack-reads",
+            "has_pair reads the specs, the reference, the grader binary, its parent's environment and command line and init's environment, and answers wrong if any read works.",
+            7,
+            &format!(
+                "            let parent = std::os::unix::process::parent_id();\n            let paths = [{specs}.to_string(), {lib}.to_string(), {grader}.to_string(), format!(\"/proc/{{parent}}/environ\"), format!(\"/proc/{{parent}}/cmdline\"), \"/proc/1/environ\".to_string()];\n            let read: Vec<&String> = paths.iter().filter(|path| std::fs::read(path).is_ok_and(|bytes| !bytes.is_empty())).collect();\n            if !read.is_empty() {{\n                println!(\"ATTACK SUCCEEDED: read {{read:?}}\");\n                return !self.has_value_count(2);\n            }}\n"
+            ),
+        ),
+        in_runner(
+            "attack-writes",
+            "has_pair writes a file in /tmp and one beside its crate, then answers.",
+            8,
+            &writes("attack-writes"),
+        ),
+        in_runner(
+            "attack-tcp",
+            "has_pair connects to a loopback port of the test, and answers wrong if it can.",
+            9,
+            &connects("attack-tcp").replace(
+                "panic!(\"ATTACK SUCCEEDED: connected to {listener}\");",
+                "println!(\"ATTACK SUCCEEDED: connected to {listener}\");\n        return !self.has_value_count(2);",
+            ),
+        ),
+        in_runner(
+            "attack-kill-parent",
+            "has_pair sends SIGTERM and SIGKILL to its parent, its parent's parent and every process whose command line names this fixture (the grader grading it; never 0, -1 or 1), then answers.",
+            10,
+            "            let parent = unsafe { libc::getppid() };\n            let grandparent = std::fs::read_to_string(format!(\"/proc/{parent}/stat\")).ok().and_then(|stat| stat.rsplit(')').next()?.split_whitespace().nth(1)?.parse::<i32>().ok());\n            let graders = std::fs::read_dir(\"/proc\").into_iter().flatten().flatten().filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok()).filter(|pid| std::fs::read(format!(\"/proc/{pid}/cmdline\")).is_ok_and(|line| String::from_utf8_lossy(&line).contains(\"attack-kill-parent\") && String::from_utf8_lossy(&line).contains(\"check\")));\n            for pid in [Some(parent), grandparent].into_iter().flatten().chain(graders).filter(|&pid| pid > 1) {\n                unsafe {\n                    libc::kill(pid, libc::SIGTERM);\n                    libc::kill(pid, libc::SIGKILL);\n                }\n            }\n",
+        )
+        .with_manifest(DEPENDENCIES, &format!("{DEPENDENCIES}libc = \"0.2\"\n")),
+        spawning(
+            "attack-rewrite-results",
+            "has_pair finds the grader's --output in its parent's command line (else takes the test's path) and starts a copy of the runner in a process group of its own that overwrites it with a perfect score from 2 s on, then answers.",
+            11,
+            &format!(
+                "            use std::os::unix::process::CommandExt;\n            let parent = std::os::unix::process::parent_id();\n            let cmdline = std::fs::read(format!(\"/proc/{{parent}}/cmdline\")).unwrap_or_default();\n            let args: Vec<String> = cmdline.split(|&b| b == 0).map(|arg| String::from_utf8_lossy(arg).into_owned()).collect();\n            let output = args.iter().position(|arg| arg == \"--output\").and_then(|at| args.get(at + 1)).cloned().unwrap_or_else(|| {:?}.to_string());\n            let _ = runner_as(\"rewrite the results\").env(\"CARDGRADE_ATTACK_PATH\", output).process_group(0).spawn();\n",
+                results_of("attack-rewrite-results")
+            ),
+        ),
+        in_runner(
+            "attack-socket",
+            "has_pair looks for a grader's socket in /tmp/cardgrade-*, and answers wrong if it finds one.",
+            12,
+            "            use std::os::unix::fs::FileTypeExt;\n            let sockets: Vec<std::path::PathBuf> = std::fs::read_dir(\"/tmp\").into_iter().flatten().flatten()\n                .filter(|entry| entry.file_name().to_string_lossy().starts_with(\"cardgrade-\"))\n                .flat_map(|entry| std::fs::read_dir(entry.path()).into_iter().flatten().flatten())\n                .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_socket()))\n                .map(|entry| entry.path())\n                .collect();\n            if !sockets.is_empty() {\n                println!(\"ATTACK SUCCEEDED: found {sockets:?}\");\n                return !self.has_value_count(2);\n            }\n",
+        ),
+        // The build.
+        with_build_script(
+            "attack-build-loop",
+            "a build script that spins forever.",
+            "    loop {\n        std::hint::spin_loop();\n    }\n",
+        ),
+        with_build_script(
+            "attack-build-reads",
+            "a build script that reads the specs and the reference.",
+            &none_read("the build script"),
+        ),
+        with_build_script(
+            "attack-build-env",
+            "a build script that looks for the grader's secret in its environment.",
+            &format!(
+                "    if let Some((name, _)) = std::env::vars_os().find(|(name, value)| name == {:?} || value == {:?}) {{\n        panic!(\"ATTACK SUCCEEDED: found {{name:?}} in the environment\");\n    }}\n",
+                SECRET.0, SECRET.1
+            ),
+        ),
+        with_build_script(
+            "attack-build-tcp",
+            "a build script that connects to a loopback port of the test.",
+            &connects("attack-build-tcp"),
+        ),
+        with_build_script(
+            "attack-build-writes",
+            "a build script that writes a file in /tmp and one beside its crate.",
+            &writes("attack-build-writes"),
+        ),
+        with_build_script(
+            "attack-build-daemon",
+            "a build script that starts itself again, detached, to sleep a minute.",
+            "    use std::os::unix::process::CommandExt;\n    use std::process::Stdio;\n    if std::env::var_os(\"CARDGRADE_ATTACK_ROLE\").is_some() {\n        std::thread::sleep(std::time::Duration::from_secs(60));\n        return;\n    }\n    if let Ok(exe) = std::env::current_exe() {\n        let _ = std::process::Command::new(exe)\n            .env(\"CARDGRADE_ATTACK_ROLE\", \"daemon\")\n            .process_group(0)\n            .stdin(Stdio::null())\n            .stdout(Stdio::null())\n            .stderr(Stdio::null())\n            .spawn();\n    }\n",
+        ),
+        depending(
+            "attack-proc-macro",
+            "a proc macro of a member crate that reads the specs and the reference as it expands.",
+            "attack-proc-macro-peek = { path = \"peek\" }",
+        )
+        .with_file(
+            "peek/Cargo.toml",
+            "[package]\nname = \"attack-proc-macro-peek\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n[lib]\nproc-macro = true\n",
+        )
+        .with_file(
+            "peek/src/lib.rs",
+            &format!(
+                "//! `peek!()` reads what it must not while the compiler expands it.\n\n#[proc_macro]\npub fn peek(_: proc_macro::TokenStream) -> proc_macro::TokenStream {{\n{}    proc_macro::TokenStream::new()\n}}\n",
+                none_read("the proc macro")
+            ),
+        )
+        .with_edit(BEFORE_HAND, &format!("attack_proc_macro_peek::peek!();\n\n{BEFORE_HAND}")),
+        Mutant::new(
+            "attack-include-str",
+            "include_str! of the reference's source.",
+            &[(
+                BEFORE_HAND,
+                &format!("pub const STOLEN: &str = include_str!({plaisante});\n\n{BEFORE_HAND}"),
+            )],
+        ),
+        Mutant::new(
+            "attack-path-mod",
+            "the reference's source as a module, by #[path].",
+            &[(
+                BEFORE_HAND,
+                &format!("#[path = {plaisante}]\npub mod stolen;\n\n{BEFORE_HAND}"),
+            )],
+        ),
+        // The manifest.
+        depending(
+            "attack-dep-reference",
+            "a path dependency on the reference.",
+            &format!("cardgrade-reference = {{ path = {:?} }}", repo().join("reference")),
+        ),
+        depending(
+            "attack-dep-registry",
+            "a dependency on a crates.io crate no spec allows.",
+            "libc = \"0.2\"",
+        ),
+        with_section(
+            "attack-build-dependency",
+            "a build dependency on a crates.io crate no spec allows.",
+            "[build-dependencies]\nlibc = \"0.2\"",
+        ),
+        with_section(
+            "attack-target-dependency",
+            "a target-specific dependency on a crates.io crate no spec allows.",
+            "[target.'cfg(unix)'.dependencies]\nlibc = \"0.2\"",
+        ),
+        depending(
+            "attack-dep-outside",
+            "an allowed dependency's name given to a crate beside the submission, by path.",
+            &format!("libc = {{ path = {outside:?} }}"),
+        )
+        .with_file(
+            "../attack-dep-outside-libc/Cargo.toml",
+            "[package]\nname = \"libc\"\nversion = \"0.2.999\"\nedition = \"2024\"\npublish = false\n\n[workspace]\n",
+        )
+        .with_file(
+            "../attack-dep-outside-libc/src/lib.rs",
+            "//! Not libc: a crate beside the submission, outside it.\n",
+        ),
+        with_section(
+            "attack-patch",
+            "a [patch] of a crate the grader builds with.",
+            &format!("[patch.crates-io]\nrand_core = {{ path = {:?} }}", repo().join("reference")),
+        ),
+        with_section(
+            "attack-replace",
+            "a [replace] of a crate the grader builds with.",
+            &format!("[replace]\n\"rand_core:0.10.0\" = {{ path = {:?} }}", repo().join("reference")),
+        ),
+        with_build_script(
+            "attack-link-key",
+            "a `links` key, which would let it pass values to the build scripts of what depends on it.",
+            "",
+        )
+        .with_manifest(PACKAGE_END, &format!("{PACKAGE_END}links = \"cardgrade\"\n")),
+    ]
+}
+
+/// Two submissions with one package name in two folders: the reference and a buggy one.
+pub fn twins() -> Vec<Mutant> {
+    let mut buggy = buggy()
+        .into_iter()
+        .find(|mutant| mutant.name == "bug-pair-at-least-two")
+        .unwrap();
+    buggy.name = "twin-pair-at-least-two";
+    vec![
+        Mutant::new("twin-reference", "none: the reference.", &[]).with_package("twin-submission"),
+        buggy.with_package("twin-submission"),
+    ]
 }

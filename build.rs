@@ -1,0 +1,75 @@
+//! Embeds grader-api in the grader: the grader writes it out for every submission it
+//! builds, so what a submission's Cargo.toml points at never matters.
+
+#[path = "src/compile/inherit.rs"]
+mod inherit;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+fn main() {
+    println!("cargo:rerun-if-changed=api/src");
+    println!("cargo:rerun-if-changed=api/Cargo.toml");
+    println!("cargo:rerun-if-changed=Cargo.toml");
+    println!("cargo:rerun-if-changed=src/compile/inherit.rs");
+    let mut files = Vec::new();
+    collect(Path::new("api/src"), &mut files);
+    files.sort();
+    let root = std::env::current_dir().expect("the build runs in the package folder");
+    let mut out = String::from(
+        "/// grader-api's source files, by path within its crate.\npub const API_FILES: &[(&str, &str)] = &[\n",
+    );
+    for file in &files {
+        let relative = file.strip_prefix("api").expect("collected under api");
+        let _ = writeln!(
+            out,
+            "    ({:?}, include_str!({:?})),",
+            relative.display().to_string(),
+            root.join(file).display().to_string()
+        );
+    }
+    out.push_str("];\n");
+    let _ = writeln!(
+        out,
+        "/// grader-api's manifest, standing alone (no workspace to inherit from).\npub const API_MANIFEST: &str = {:?};",
+        standalone_api_manifest()
+    );
+    let target = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    std::fs::write(target.join("embedded_api.rs"), out).expect("OUT_DIR is writable");
+}
+
+fn collect(dir: &Path, files: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir)
+        .expect("api/src is readable")
+        .flatten()
+    {
+        let path = entry.path();
+        if path.is_dir() {
+            collect(&path, files);
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            files.push(path);
+        }
+    }
+}
+
+/// api/Cargo.toml with each `key.workspace = true` replaced by the workspace's value.
+fn standalone_api_manifest() -> String {
+    let read = |path: &str| -> toml::Table {
+        std::fs::read_to_string(path)
+            .expect("manifest is readable")
+            .parse()
+            .expect("manifest is valid TOML")
+    };
+    let workspace = read("Cargo.toml");
+    let inherited = workspace
+        .get("workspace")
+        .and_then(|w| w.get("package"))
+        .and_then(|p| p.as_table())
+        .cloned()
+        .unwrap_or_default();
+    let mut api = read("api/Cargo.toml");
+    inherit::inherit_package(&mut api, &inherited);
+    // A workspace of its own, so cargo does not look for one in the folders above it.
+    api.insert("workspace".into(), toml::Value::Table(toml::Table::new()));
+    toml::to_string(&api).expect("a table serializes")
+}

@@ -1,0 +1,123 @@
+//! Copies of folders that keep modification times, so cargo sees a copied file as
+//! unchanged, and that never follow a symbolic link out of the folder copied.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// What a copy may hold at most, so a submission cannot fill the disk through the grader.
+pub struct Caps {
+    pub files: usize,
+    pub bytes: u64,
+}
+
+/// Why a folder was not copied.
+#[derive(Debug, thiserror::Error)]
+pub enum CopyError {
+    #[error("{0}")]
+    Io(#[from] io::Error),
+    #[error("{path} is a symbolic link to {target}, outside the folder")]
+    LinkOut { path: PathBuf, target: PathBuf },
+    #[error("it holds more than {files} files or {megabytes} MB")]
+    TooLarge { files: usize, megabytes: u64 },
+}
+
+/// How to copy a folder.
+pub struct Tree<'a> {
+    /// Entries to leave out, by path relative to the folder copied.
+    pub skip: &'a dyn Fn(&Path) -> bool,
+    pub caps: Caps,
+    /// Who owns what is created, when given.
+    pub owner: Option<u32>,
+    /// Files become hard links to the originals, which keep their owner: only for
+    /// originals the new owner cannot write.
+    pub link_files: bool,
+}
+
+/// Copies `from` into `to`, which must not exist.
+pub fn copy_tree(from: &Path, to: &Path, tree: &Tree) -> Result<(), CopyError> {
+    let mut copied = (0usize, 0u64);
+    copy_dir(from, to, Path::new(""), tree, &mut copied)
+}
+
+fn copy_dir(
+    root: &Path,
+    to_root: &Path,
+    relative: &Path,
+    tree: &Tree,
+    copied: &mut (usize, u64),
+) -> Result<(), CopyError> {
+    let from = root.join(relative);
+    let to = to_root.join(relative);
+    std::fs::create_dir(&to)?;
+    chown(&to, tree.owner)?;
+    for entry in std::fs::read_dir(&from)? {
+        let entry = entry?;
+        let name = relative.join(entry.file_name());
+        if (tree.skip)(&name) {
+            continue;
+        }
+        let kind = entry.file_type()?;
+        let source = root.join(&name);
+        let target = to_root.join(&name);
+        if kind.is_dir() {
+            copy_dir(root, to_root, &name, tree, copied)?;
+        } else if kind.is_symlink() {
+            let link = std::fs::read_link(&source)?;
+            let resolved = source.parent().unwrap_or(root).join(&link);
+            if link.is_absolute() || !stays_inside(&resolved, root) {
+                return Err(CopyError::LinkOut {
+                    path: name,
+                    target: link,
+                });
+            }
+            std::os::unix::fs::symlink(&link, &target)?;
+        } else if kind.is_file() {
+            let metadata = entry.metadata()?;
+            copied.0 += 1;
+            copied.1 += metadata.len();
+            if copied.0 > tree.caps.files || copied.1 > tree.caps.bytes {
+                return Err(CopyError::TooLarge {
+                    files: tree.caps.files,
+                    megabytes: tree.caps.bytes / 1_000_000,
+                });
+            }
+            if tree.link_files {
+                std::fs::hard_link(&source, &target)?;
+                continue;
+            }
+            std::fs::copy(&source, &target)?;
+            let file = std::fs::File::options().write(true).open(&target)?;
+            file.set_modified(metadata.modified()?)?;
+            chown(&target, tree.owner)?;
+        }
+    }
+    let modified = std::fs::metadata(&from)?.modified()?;
+    std::fs::File::open(&to)?.set_modified(modified)?;
+    Ok(())
+}
+
+fn chown(path: &Path, owner: Option<u32>) -> io::Result<()> {
+    match owner {
+        Some(uid) => std::os::unix::fs::lchown(path, Some(uid), Some(crate::sandbox::NOBODY)),
+        None => Ok(()),
+    }
+}
+
+/// Whether `path`, with `..` resolved as written, is beneath `root`.
+fn stays_inside(path: &Path, root: &Path) -> bool {
+    let mut depth = 0i64;
+    let Ok(below) = path.strip_prefix(root) else {
+        return false;
+    };
+    for component in below.components() {
+        match component {
+            std::path::Component::ParentDir => depth -= 1,
+            std::path::Component::Normal(_) => depth += 1,
+            _ => {}
+        }
+        if depth < 0 {
+            return false;
+        }
+    }
+    true
+}

@@ -1,0 +1,269 @@
+//! What a submission may depend on: grader-api (always the grader's own copy), crates
+//! inside the submission, and crates the course allows by name. Everything else is refused
+//! before anything is built.
+
+use std::path::{Component, Path, PathBuf};
+
+use toml::{Table, Value};
+
+use super::{BuildError, inherit};
+
+/// The tables of a manifest that list dependencies, besides those under `[target.*]`.
+const DEPENDENCY_TABLES: &[&str] = &["dependencies", "dev-dependencies", "build-dependencies"];
+
+/// Checks the manifest of a crate inside the submission and rewrites it to build against
+/// the grader's grader-api. Returns the new text and the folders of the path dependencies
+/// it names (inside the submission, relative to its root), which must be checked too.
+pub fn vet(
+    text: &str,
+    crate_dir: &Path,
+    submission_root: &Path,
+    api: &Path,
+    allowed: &[String],
+) -> Result<(String, Vec<PathBuf>), BuildError> {
+    let shown = crate_dir.join("Cargo.toml");
+    let refuse = |reason: String| BuildError::Refused {
+        manifest: shown.clone(),
+        reason,
+    };
+    let mut manifest: Table =
+        text.parse()
+            .map_err(|error: toml::de::Error| BuildError::BadManifest {
+                path: shown.clone(),
+                reason: error.to_string(),
+            })?;
+    if let Some(workspace_package) = enclosing_workspace_package(crate_dir) {
+        inherit::inherit_package(&mut manifest, &workspace_package);
+    }
+    for section in ["patch", "replace"] {
+        if manifest.contains_key(section) {
+            return Err(refuse(format!(
+                "it has a [{section}] section, which would swap what the grader builds against: remove it"
+            )));
+        }
+    }
+    if let Some(links) = manifest
+        .get("package")
+        .and_then(|p| p.get("links"))
+        .and_then(Value::as_str)
+    {
+        return Err(refuse(format!(
+            "it declares `links = \"{links}\"`, which links native code: remove it"
+        )));
+    }
+    let mut inner = Vec::new();
+    let mut tables: Vec<&mut Table> = Vec::new();
+    let (top, targets): (Vec<_>, Vec<_>) = manifest
+        .iter_mut()
+        .partition(|(key, _)| key.as_str() != "target");
+    for (key, value) in top {
+        if DEPENDENCY_TABLES.contains(&key.as_str())
+            && let Some(table) = value.as_table_mut()
+        {
+            tables.push(table);
+        }
+    }
+    for (_, value) in targets {
+        for (_, platform) in value.as_table_mut().into_iter().flatten() {
+            for (key, value) in platform.as_table_mut().into_iter().flatten() {
+                if DEPENDENCY_TABLES.contains(&key.as_str())
+                    && let Some(table) = value.as_table_mut()
+                {
+                    tables.push(table);
+                }
+            }
+        }
+    }
+    for table in tables {
+        for (name, spec) in table.iter_mut() {
+            let package = spec
+                .get("package")
+                .and_then(Value::as_str)
+                .unwrap_or(name)
+                .to_string();
+            if spec.get("workspace").and_then(Value::as_bool) == Some(true) {
+                return Err(refuse(format!(
+                    "`{name}` is inherited from a workspace (`workspace = true`): write its path or version here instead"
+                )));
+            }
+            if package == "grader-api" {
+                let mut ours = Table::new();
+                ours.insert("path".into(), Value::String(api.display().to_string()));
+                if package != *name {
+                    ours.insert("package".into(), Value::String(package));
+                }
+                *spec = Value::Table(ours);
+                continue;
+            }
+            if let Some(path) = spec.get("path").and_then(Value::as_str) {
+                let inside = inside(&crate_dir.join(path), submission_root).ok_or_else(|| {
+                    refuse(format!(
+                        "`{name}` is a path dependency at {path}, outside your crate: a submission may depend only on grader-api and crates inside its own folder"
+                    ))
+                })?;
+                if let Some(table) = spec.as_table_mut() {
+                    table.insert(
+                        "path".into(),
+                        Value::String(relative(crate_dir, submission_root, &inside)),
+                    );
+                }
+                inner.push(inside);
+                continue;
+            }
+            let from_git = spec.get("git").is_some();
+            if from_git || !allowed.contains(&package) {
+                let allow = if allowed.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (the course allows: {})", allowed.join(", "))
+                };
+                return Err(refuse(format!(
+                    "it depends on `{package}`: a submission may depend only on grader-api and crates inside its own folder{allow}; remove `{name}`"
+                )));
+            }
+        }
+    }
+    if crate_dir == submission_root {
+        // A workspace of its own: cargo looks no further up, where the grader's files are.
+        manifest
+            .entry("workspace")
+            .or_insert_with(|| Value::Table(Table::new()));
+    }
+    let text = toml::to_string(&manifest).map_err(|error| BuildError::BadManifest {
+        path: shown.clone(),
+        reason: error.to_string(),
+    })?;
+    Ok((text, inner))
+}
+
+/// The `[workspace.package]` of the workspace `crate_dir` belongs to, if any: a crate
+/// built alone keeps the edition and version it inherits.
+fn enclosing_workspace_package(crate_dir: &Path) -> Option<Table> {
+    crate_dir.ancestors().find_map(|dir| {
+        let manifest: Table = std::fs::read_to_string(dir.join("Cargo.toml"))
+            .ok()?
+            .parse()
+            .ok()?;
+        let workspace = manifest.get("workspace")?.as_table()?;
+        Some(
+            workspace
+                .get("package")
+                .and_then(Value::as_table)
+                .cloned()
+                .unwrap_or_default(),
+        )
+    })
+}
+
+/// `path` relative to the submission's root, if it lies inside it; `..` is resolved on
+/// the path as written, and symbolic links are not followed, so no link can lead out.
+fn inside(path: &Path, submission_root: &Path) -> Option<PathBuf> {
+    let mut resolved = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::ParentDir => {
+                resolved.pop();
+            }
+            Component::CurDir => {}
+            other => resolved.push(other),
+        }
+    }
+    resolved
+        .strip_prefix(submission_root)
+        .ok()
+        .map(Path::to_path_buf)
+}
+
+/// The path from `crate_dir` to `target` (both inside the submission) as a manifest writes it.
+fn relative(crate_dir: &Path, submission_root: &Path, target: &Path) -> String {
+    let depth = crate_dir
+        .strip_prefix(submission_root)
+        .map(|p| p.components().count())
+        .unwrap_or(0);
+    let mut path = PathBuf::new();
+    for _ in 0..depth {
+        path.push("..");
+    }
+    path.push(target);
+    if path.as_os_str().is_empty() {
+        ".".into()
+    } else {
+        path.display().to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vet_text(text: &str, allowed: &[&str]) -> Result<(String, Vec<PathBuf>), String> {
+        let allowed: Vec<String> = allowed.iter().map(|s| s.to_string()).collect();
+        vet(
+            text,
+            Path::new("/sub"),
+            Path::new("/sub"),
+            Path::new("/grader/api"),
+            &allowed,
+        )
+        .map_err(|e| e.to_string())
+    }
+
+    const PACKAGE: &str = "[package]\nname = \"s\"\nversion = \"0.1.0\"\n";
+
+    #[test]
+    fn grader_api_is_pointed_at_the_graders_own_copy() {
+        let (text, inner) = vet_text(
+            &format!("{PACKAGE}[dependencies]\ngrader-api = {{ path = \"../elsewhere\", features = [\"spec\"] }}\n"),
+            &[],
+        )
+        .unwrap();
+        assert!(text.contains("path = \"/grader/api\""), "{text}");
+        assert!(!text.contains("spec"), "{text}");
+        assert!(inner.is_empty());
+    }
+
+    #[test]
+    fn a_path_dependency_inside_is_kept_and_outside_is_refused() {
+        let (_, inner) = vet_text(
+            &format!("{PACKAGE}[dependencies]\nmacros = {{ path = \"macros\" }}\n"),
+            &[],
+        )
+        .unwrap();
+        assert_eq!(inner, vec![PathBuf::from("macros")]);
+        let error = vet_text(
+            &format!("{PACKAGE}[dependencies]\nreference = {{ path = \"../reference\" }}\n"),
+            &[],
+        )
+        .unwrap_err();
+        assert!(error.contains("outside your crate"), "{error}");
+    }
+
+    #[test]
+    fn registry_git_patch_and_links_are_refused_unless_allowed() {
+        for (text, says) in [
+            ("[dependencies]\nrand = \"0.8\"\n", "depends on `rand`"),
+            (
+                "[dependencies]\nr = { package = \"cardgrade-reference\", git = \"https://x\" }\n",
+                "depends on `cardgrade-reference`",
+            ),
+            (
+                "[target.'cfg(unix)'.dependencies]\nlibc = \"0.2\"\n",
+                "depends on `libc`",
+            ),
+            ("[patch.crates-io]\nx = { path = \"x\" }\n", "[patch]"),
+            ("[replace]\n\"x:1.0.0\" = { path = \"x\" }\n", "[replace]"),
+        ] {
+            let error = vet_text(&format!("{PACKAGE}{text}"), &[]).unwrap_err();
+            assert!(error.contains(says), "{text}: {error}");
+        }
+        let links = vet_text("[package]\nname = \"s\"\nlinks = \"z\"\n", &[]).unwrap_err();
+        assert!(links.contains("links"), "{links}");
+        assert!(
+            vet_text(
+                &format!("{PACKAGE}[dependencies]\nrand = \"0.8\"\n"),
+                &["rand"]
+            )
+            .is_ok()
+        );
+    }
+}

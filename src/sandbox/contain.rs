@@ -1,0 +1,358 @@
+//! The three stages of `grader __contain`, and the probe. Every stage reads its [`Jail`]
+//! from the environment; a stage that cannot do what the jail asks says so on stderr and
+//! exits with [`SETUP_FAILED`], so nothing runs with less than the grader was told.
+
+use std::io;
+use std::os::fd::AsFd;
+use std::os::unix::process::CommandExt;
+use std::process::Command;
+use std::time::Duration;
+
+use nix::mount::{MsFlags, mount};
+use nix::sched::{CloneFlags, unshare};
+use nix::sys::resource::{Resource, setrlimit};
+use nix::sys::signal::{Signal, kill};
+use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+use nix::unistd::{Gid, Pid, Uid, getppid, setgroups, setresgid, setresuid, setsid};
+
+use super::{JAIL_ENV, Jail, Layers, SETUP_FAILED, SETUP_FAILED_PREFIX, fence};
+
+pub const PROBE: &str = "probe";
+pub const OUTSIDE: &str = "1";
+const INIT: &str = "2";
+const PROGRAM: &str = "3";
+
+/// Runs the stage named by the argument after [`super::CONTAIN_COMMAND`]; never returns.
+pub fn run_stage(stage: &str) -> ! {
+    if stage == PROBE {
+        probe();
+    }
+    let jail = match std::env::var(JAIL_ENV)
+        .map_err(|e| e.to_string())
+        .and_then(|text| serde_json::from_str::<Jail>(&text).map_err(|e| e.to_string()))
+    {
+        Ok(jail) => jail,
+        Err(error) => fail(&format!("no jail to run in ({error})")),
+    };
+    match stage {
+        OUTSIDE => outside(&jail),
+        INIT => init(&jail),
+        PROGRAM => program(&jail),
+        other => fail(&format!("no stage `{other}`")),
+    }
+}
+
+fn fail(message: &str) -> ! {
+    eprintln!("{SETUP_FAILED_PREFIX} {message}");
+    std::process::exit(SETUP_FAILED)
+}
+
+fn or_fail<T, E: std::fmt::Display>(what: &str, result: Result<T, E>) -> T {
+    result.unwrap_or_else(|error| fail(&format!("{what}: {error}")))
+}
+
+/// The next stage, with stdio inherited and the jail passed on.
+fn next_stage(stage: &str) -> Command {
+    let exe = or_fail("cannot find the grader binary", std::env::current_exe());
+    let mut command = Command::new(exe);
+    command
+        .arg(super::CONTAIN_COMMAND)
+        .arg(stage)
+        .env_clear()
+        .env(JAIL_ENV, std::env::var_os(JAIL_ENV).unwrap_or_default());
+    command
+}
+
+/// Gives the next stage this process's stdin and keeps none of it here, so the channel's
+/// only holders are the grader and the program.
+fn hand_over_stdin(command: &mut Command) {
+    let stdin = or_fail("stdin", io::stdin().as_fd().try_clone_to_owned());
+    command.stdin(stdin);
+    let empty = or_fail("/dev/null", std::fs::File::open("/dev/null"));
+    or_fail("stdin", nix::unistd::dup2_stdin(&empty));
+}
+
+/// Stage 1, in the grader's namespaces.
+fn outside(jail: &Jail) -> ! {
+    let _ = setrlimit(Resource::RLIMIT_CORE, 0, 0);
+    // Only stage 2 of this run may say how the program ended.
+    let _ = std::fs::remove_file(&jail.status_file);
+    let flags = jail.layers.namespaces();
+    or_fail("cannot create the namespaces", unshare(flags));
+    if flags.contains(CloneFlags::CLONE_NEWUSER) {
+        map_own_user();
+    }
+    let mut command = next_stage(INIT);
+    hand_over_stdin(&mut command);
+    // Waited for by its pid below, with the grader watched between looks.
+    let stage_two = Pid::from_raw(or_fail("cannot start the sandbox", command.spawn()).id() as i32);
+    let grader = getppid();
+    // The grader may be killed outright; nothing of the submission may outlive it. After
+    // the unshare this process can start no thread, so it watches while it waits.
+    let status = loop {
+        match waitpid(stage_two, Some(WaitPidFlag::WNOHANG)) {
+            Ok(WaitStatus::StillAlive) if getppid() == grader => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Ok(WaitStatus::StillAlive) => {
+                let _ = kill(stage_two, Signal::SIGKILL);
+                std::process::exit(SETUP_FAILED);
+            }
+            other => break other,
+        }
+    };
+    let recorded = std::fs::read_to_string(&jail.status_file).ok();
+    match (recorded.as_deref().and_then(parse_status), status) {
+        (Some(ended), _) => end_like(ended),
+        (None, Ok(WaitStatus::Exited(_, code))) => std::process::exit(code),
+        (None, Ok(WaitStatus::Signaled(_, signal, _))) => end_like(Ended::Signal(signal as i32)),
+        (None, other) => fail(&format!("lost the sandbox: {other:?}")),
+    }
+}
+
+fn map_own_user() {
+    let uid = Uid::current();
+    let gid = Gid::current();
+    let _ = std::fs::write("/proc/self/setgroups", "deny");
+    or_fail(
+        "cannot map the user namespace",
+        std::fs::write("/proc/self/uid_map", format!("0 {uid} 1")),
+    );
+    or_fail(
+        "cannot map the user namespace",
+        std::fs::write("/proc/self/gid_map", format!("0 {gid} 1")),
+    );
+}
+
+/// How the contained program ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ended {
+    Code(i32),
+    Signal(i32),
+}
+
+fn parse_status(text: &str) -> Option<Ended> {
+    let mut words = text.split_whitespace();
+    let (kind, number) = (words.next()?, words.next()?.parse().ok()?);
+    match kind {
+        "exit" => Some(Ended::Code(number)),
+        "signal" => Some(Ended::Signal(number)),
+        _ => None,
+    }
+}
+
+/// Ends this process as the program ended, so the grader reads the program's own status.
+fn end_like(ended: Ended) -> ! {
+    match ended {
+        Ended::Code(code) => std::process::exit(code),
+        Ended::Signal(number) => {
+            if let Ok(signal) = Signal::try_from(number) {
+                let _ = kill(Pid::this(), signal);
+            }
+            // A signal this process ignores (SIGPIPE) ends it the shell's way instead.
+            std::process::exit(128 + number)
+        }
+    }
+}
+
+/// Stage 2: the first process of the new PID namespace, when there is one.
+fn init(jail: &Jail) -> ! {
+    or_fail(
+        "cannot tie the sandbox to the grader",
+        nix::sys::prctl::set_pdeathsig(Signal::SIGKILL),
+    );
+    // Orphans of the program come to this process, which reaps them, when there is no
+    // PID namespace to do it.
+    let _ = nix::sys::prctl::set_child_subreaper(true);
+    for file in &jail.cgroup_join {
+        or_fail(
+            &format!("cannot join {}", file.display()),
+            std::fs::write(file, std::process::id().to_string()),
+        );
+    }
+    if jail.layers.mount_namespace {
+        mount_private(jail);
+    }
+    let mut command = next_stage(PROGRAM);
+    hand_over_stdin(&mut command);
+    // Waited for by its pid below, among the orphans this process reaps.
+    let program =
+        Pid::from_raw(or_fail("cannot start the program's stage", command.spawn()).id() as i32);
+    let ended = loop {
+        match waitpid(Pid::from_raw(-1), None) {
+            Ok(WaitStatus::Exited(pid, code)) if pid == program => break Ended::Code(code),
+            Ok(WaitStatus::Signaled(pid, signal, _)) if pid == program => {
+                break Ended::Signal(signal as i32);
+            }
+            Ok(_) => {}
+            Err(error) => fail(&format!("lost the program: {error}")),
+        }
+    };
+    let left = left_behind(jail);
+    let text = match ended {
+        Ended::Code(code) => format!("exit {code} left {left}"),
+        Ended::Signal(signal) => format!("signal {signal} left {left}"),
+    };
+    or_fail(
+        "cannot record how the program ended",
+        std::fs::write(&jail.status_file, text),
+    );
+    // As the namespace's first process, leaving ends everything the program left behind.
+    std::process::exit(0)
+}
+
+/// The processes still running besides this one, which go when it does.
+fn left_behind(jail: &Jail) -> usize {
+    let listed = match jail.cgroup_join.last() {
+        Some(procs) => std::fs::read_to_string(procs)
+            .map(|text| text.lines().count())
+            .unwrap_or(0),
+        None => std::fs::read_dir("/proc")
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
+                    .count()
+            })
+            .unwrap_or(0),
+    };
+    listed.saturating_sub(1)
+}
+
+/// How many processes the program left running when it ended, as stage 2 recorded.
+pub fn left_running(status_file: &std::path::Path) -> Option<usize> {
+    let text = std::fs::read_to_string(status_file).ok()?;
+    let mut words = text.split_whitespace().skip_while(|w| *w != "left").skip(1);
+    words.next()?.parse().ok().filter(|&left| left > 0)
+}
+
+fn mount_private(jail: &Jail) {
+    let none: Option<&str> = None;
+    or_fail(
+        "cannot make mounts private",
+        mount(none, "/", none, MsFlags::MS_REC | MsFlags::MS_PRIVATE, none),
+    );
+    for (source, target) in &jail.binds {
+        let what = format!("cannot mount {} read-only", source.display());
+        or_fail(
+            &what,
+            mount(
+                Some(source),
+                target,
+                none,
+                MsFlags::MS_BIND | MsFlags::MS_REC,
+                none,
+            ),
+        );
+        or_fail(
+            &what,
+            mount(
+                none,
+                target,
+                none,
+                MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY,
+                none,
+            ),
+        );
+    }
+    if jail.layers.pid_namespace {
+        // Processes of other users, the sandbox's own stages among them, are not even listed.
+        let flags = MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC;
+        let mounted = ["hidepid=invisible", "hidepid=2"]
+            .iter()
+            .any(|option| mount(Some("proc"), "/proc", Some("proc"), flags, Some(*option)).is_ok());
+        if !mounted {
+            fail("cannot mount a private /proc");
+        }
+    }
+}
+
+/// Stage 3: the program's own process, restricted, then replaced by the program.
+fn program(jail: &Jail) -> ! {
+    let _ = setsid();
+    set_limits(jail);
+    if jail.layers.root {
+        let gid = Gid::from_raw(super::NOBODY);
+        let uid = Uid::from_raw(jail.uid);
+        or_fail("cannot drop groups", setgroups(&[gid]));
+        or_fail("cannot switch group", setresgid(gid, gid, gid));
+        or_fail("cannot switch user", setresuid(uid, uid, uid));
+    }
+    // After the switch of user, which clears it.
+    or_fail(
+        "cannot tie the program to the sandbox",
+        nix::sys::prctl::set_pdeathsig(Signal::SIGKILL),
+    );
+    or_fail("no_new_privs", nix::sys::prctl::set_no_new_privs());
+    let fenced = or_fail("landlock", fence::restrict(&jail.read, &jail.write));
+    if fenced.abi.is_none() && jail.layers.landlock.is_some() {
+        fail("landlock was found but is not enforced");
+    }
+    let error = Command::new(&jail.program)
+        .args(&jail.args)
+        .env_clear()
+        .envs(jail.env.iter().map(|(k, v)| (k, v)))
+        .current_dir(&jail.workdir)
+        .exec();
+    fail(&format!("cannot run {}: {error}", jail.program.display()))
+}
+
+fn set_limits(jail: &Jail) {
+    let limits = &jail.limits;
+    let all = [
+        (Resource::RLIMIT_CORE, Some(0)),
+        (Resource::RLIMIT_CPU, limits.cpu_seconds),
+        (Resource::RLIMIT_AS, limits.address_space),
+        (Resource::RLIMIT_FSIZE, limits.file_size),
+        (Resource::RLIMIT_NOFILE, limits.open_files),
+        (Resource::RLIMIT_NPROC, limits.processes),
+    ];
+    for (resource, limit) in all {
+        if let Some(limit) = limit {
+            or_fail(
+                &format!("cannot limit {resource:?}"),
+                setrlimit(resource, limit, limit),
+            );
+        }
+    }
+}
+
+/// Tries each layer in this throwaway process and prints what worked, as JSON.
+fn probe() -> ! {
+    let root = Uid::effective().is_root();
+    let mut layers = Layers {
+        root,
+        ..Layers::default()
+    };
+    if !root {
+        layers.user_namespace = unshare(CloneFlags::CLONE_NEWUSER).is_ok();
+    }
+    layers.pid_namespace = unshare(CloneFlags::CLONE_NEWPID).is_ok();
+    layers.net_namespace = unshare(CloneFlags::CLONE_NEWNET).is_ok();
+    layers.mount_namespace = unshare(CloneFlags::CLONE_NEWNS).is_ok();
+    layers.ipc_namespace = unshare(CloneFlags::CLONE_NEWIPC).is_ok();
+    layers.landlock = fence::restrict(&[], &[]).ok().and_then(|fenced| fenced.abi);
+    println!(
+        "{}",
+        serde_json::to_string(&layers).unwrap_or_else(|_| "{}".into())
+    );
+    std::process::exit(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_recorded_status_reads_back_with_what_was_left() {
+        assert_eq!(parse_status("exit 3 left 0"), Some(Ended::Code(3)));
+        assert_eq!(parse_status("signal 9 left 2"), Some(Ended::Signal(9)));
+        assert_eq!(parse_status("garbage"), None);
+        let file = std::env::temp_dir().join(format!("cardgrade-status-{}", std::process::id()));
+        std::fs::write(&file, "exit 0 left 2").unwrap();
+        assert_eq!(left_running(&file), Some(2));
+        std::fs::write(&file, "exit 0 left 0").unwrap();
+        assert_eq!(left_running(&file), None);
+        let _ = std::fs::remove_file(&file);
+    }
+}

@@ -1,0 +1,402 @@
+//! The sandbox every process of a submission runs in: the build (cargo, rustc, build
+//! scripts, proc macros) and the runner.
+//!
+//! The grader re-executes itself (`grader __contain`) in three stages, so that each step
+//! runs in a process with one thread, where the kernel allows it:
+//! 1. outside: joins nothing, unshares the namespaces, starts stage 2, watches the grader,
+//!    and ends the way the contained program ended;
+//! 2. the first process of the new PID namespace: joins the cgroup, mounts a private
+//!    `/proc` and the toolchain, starts stage 3, reaps, records how it ended; when it goes,
+//!    the kernel kills everything left in the namespace;
+//! 3. the program's own process: drops to an unprivileged uid, limits, no_new_privs,
+//!    landlock, then executes the program.
+//!
+//! Each layer is detected once ([`Sandbox::probe`]), used where present, and named in a
+//! warning where absent.
+
+pub mod cgroup;
+mod contain;
+mod fence;
+
+use std::io;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use serde::{Deserialize, Serialize};
+
+use cgroup::{Cgroup, CgroupKind};
+pub use contain::{left_running, run_stage};
+
+/// The hidden first argument with which the grader runs one of its own stages.
+pub const CONTAIN_COMMAND: &str = "__contain";
+/// Carries the [`Jail`] from one stage to the next.
+const JAIL_ENV: &str = "CARDGRADE_JAIL";
+/// The exit status of a stage that could not set up a layer it was asked for.
+pub const SETUP_FAILED: i32 = 125;
+/// The first words of a stage's message on stderr when it fails.
+pub const SETUP_FAILED_PREFIX: &str = "cardgrade sandbox:";
+
+/// How strictly `grader check` holds to the sandbox.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Mode {
+    /// Use every layer the kernel gives; warn in one line about those it refuses.
+    Auto,
+    /// Refuse to grade unless every layer is present (for CI).
+    Strict,
+}
+
+/// The layers this machine gives.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Layers {
+    /// The grader is root: contained processes switch to an unprivileged uid. Otherwise
+    /// they keep the grader's user, inside a user namespace when there is one.
+    pub root: bool,
+    pub user_namespace: bool,
+    pub pid_namespace: bool,
+    pub net_namespace: bool,
+    pub mount_namespace: bool,
+    pub ipc_namespace: bool,
+    /// The landlock ABI in force, if any.
+    pub landlock: Option<u8>,
+    pub cgroup: Option<CgroupKind>,
+}
+
+/// The landlock ABI from which files, TCP, signals and abstract sockets are all fenced.
+const FULL_LANDLOCK: u8 = 6;
+
+impl Layers {
+    /// Each layer with whether it is present and what it holds, for `grader doctor`.
+    pub fn lines(&self) -> Vec<(bool, String)> {
+        let user = if self.root {
+            "unprivileged uid for builds and runners (the grader is root)".to_string()
+        } else if self.user_namespace {
+            "user namespace (the grader is not root: its own uid, mapped to root of nothing)"
+                .to_string()
+        } else {
+            "user namespace (the grader is not root)".to_string()
+        };
+        vec![
+            (self.root || self.user_namespace, user),
+            (
+                self.pid_namespace,
+                "PID namespace: the grader is out of sight, and everything left ends with the runner"
+                    .into(),
+            ),
+            (
+                self.net_namespace,
+                "network namespace: no network at all".into(),
+            ),
+            (
+                self.mount_namespace,
+                "mount namespace: a private /proc, the toolchain mounted read-only".into(),
+            ),
+            (
+                self.landlock.is_some_and(|abi| abi >= FULL_LANDLOCK),
+                self.landlock.map_or_else(
+                    || "landlock: reads and writes fenced to the build or temp folder".to_string(),
+                    |abi| format!("{}: reads and writes fenced", fence::describe(abi)),
+                ),
+            ),
+            (
+                self.cgroup.is_some(),
+                self.cgroup.map_or_else(
+                    || "cgroup: memory and process limits for the whole tree".to_string(),
+                    |kind| format!("{kind}: memory and process limits for the whole tree"),
+                ),
+            ),
+            (
+                true,
+                "no_new_privs, rlimits (CPU, memory, file size, open files), a cleared environment"
+                    .into(),
+            ),
+        ]
+    }
+
+    /// The layers missing, named briefly.
+    pub fn missing(&self) -> Vec<&'static str> {
+        let mut missing = Vec::new();
+        if !self.root && !self.user_namespace {
+            missing.push("user namespace");
+        }
+        if !self.pid_namespace {
+            missing.push("PID namespace");
+        }
+        if !self.net_namespace {
+            missing.push("network namespace");
+        }
+        if !self.mount_namespace {
+            missing.push("mount namespace");
+        }
+        match self.landlock {
+            None => missing.push("landlock"),
+            Some(abi) if abi < FULL_LANDLOCK => missing.push("landlock signal scoping"),
+            Some(_) => {}
+        }
+        if self.cgroup.is_none() {
+            missing.push("cgroup");
+        }
+        missing
+    }
+
+    /// One line naming what is missing and what still holds, or `None` when nothing is.
+    pub fn warning(&self) -> Option<String> {
+        let missing = self.missing();
+        if missing.is_empty() {
+            return None;
+        }
+        let held: Vec<String> = self
+            .lines()
+            .into_iter()
+            .filter(|(present, _)| *present)
+            .map(|(_, text)| {
+                text.split(':')
+                    .next()
+                    .unwrap_or_default()
+                    .split(" (")
+                    .next()
+                    .unwrap_or_default()
+                    .to_string()
+            })
+            .collect();
+        Some(format!(
+            "sandbox without {} (this kernel or container refuses it); still held: {}. `grader doctor` says more",
+            missing.join(", "),
+            held.join(", ")
+        ))
+    }
+
+    fn namespaces(&self) -> nix::sched::CloneFlags {
+        use nix::sched::CloneFlags;
+        let mut flags = CloneFlags::empty();
+        for (present, flag) in [
+            (self.user_namespace && !self.root, CloneFlags::CLONE_NEWUSER),
+            (self.pid_namespace, CloneFlags::CLONE_NEWPID),
+            (self.net_namespace, CloneFlags::CLONE_NEWNET),
+            (self.mount_namespace, CloneFlags::CLONE_NEWNS),
+            (self.ipc_namespace, CloneFlags::CLONE_NEWIPC),
+        ] {
+            if present {
+                flags |= flag;
+            }
+        }
+        flags
+    }
+}
+
+/// Resource limits set on the contained program before it starts.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Limits {
+    pub cpu_seconds: Option<u64>,
+    pub address_space: Option<u64>,
+    pub file_size: Option<u64>,
+    pub open_files: Option<u64>,
+    /// Processes of the contained uid; binds only when that uid is not root.
+    pub processes: Option<u64>,
+    /// Memory of the whole tree, held by the cgroup.
+    pub tree_memory: u64,
+    /// Threads of the whole tree, held by the cgroup.
+    pub tree_tasks: u64,
+}
+
+/// Everything a stage needs to contain one program.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Jail {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    /// The program's whole environment.
+    pub env: Vec<(String, String)>,
+    pub workdir: PathBuf,
+    /// The uid and gid to switch to when the grader is root.
+    pub uid: u32,
+    /// Read and execute only beneath these.
+    pub read: Vec<PathBuf>,
+    /// Read and write beneath these.
+    pub write: Vec<PathBuf>,
+    /// Read-only bind mounts, source then mount point, for a toolchain the uid cannot reach.
+    pub binds: Vec<(PathBuf, PathBuf)>,
+    pub limits: Limits,
+    /// Where stage 2 records how the program ended; out of the program's reach.
+    pub status_file: PathBuf,
+    layers: Layers,
+    cgroup_join: Vec<PathBuf>,
+}
+
+impl Jail {
+    pub fn new(
+        program: impl Into<PathBuf>,
+        workdir: impl Into<PathBuf>,
+        status_file: impl Into<PathBuf>,
+    ) -> Jail {
+        Jail {
+            program: program.into(),
+            args: Vec::new(),
+            env: Vec::new(),
+            status_file: status_file.into(),
+            workdir: workdir.into(),
+            uid: NOBODY,
+            read: Vec::new(),
+            write: Vec::new(),
+            binds: Vec::new(),
+            limits: Limits::default(),
+            layers: Layers::default(),
+            cgroup_join: Vec::new(),
+        }
+    }
+}
+
+/// The uid of builds, and the gid of everything contained.
+pub const NOBODY: u32 = 65534;
+
+/// The system folders a dynamically linked program reads to start.
+pub const SYSTEM_LIBRARIES: &[&str] = &[
+    "/lib",
+    "/lib64",
+    "/usr/lib",
+    "/usr/lib64",
+    "/etc/ld.so.cache",
+];
+
+/// `grader doctor`: each layer, present or not; exit 1 when one is missing.
+pub fn doctor() -> std::process::ExitCode {
+    let sandbox = match Sandbox::probe() {
+        Ok(sandbox) => sandbox,
+        Err(error) => {
+            eprintln!("error: cannot probe the sandbox: {error}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    for (present, text) in sandbox.layers().lines() {
+        println!("{} {text}", if present { "yes" } else { "no " });
+    }
+    match sandbox.layers().warning() {
+        None => {
+            eprintln!("every layer is present: `grader check --sandbox strict` will grade here");
+            std::process::ExitCode::SUCCESS
+        }
+        Some(warning) => {
+            eprintln!("{warning}");
+            std::process::ExitCode::from(1)
+        }
+    }
+}
+
+/// The layers of this machine, found once per `grader` process.
+#[derive(Debug, Clone)]
+pub struct Sandbox {
+    layers: Layers,
+    grader: PathBuf,
+}
+
+impl Sandbox {
+    /// Tries each layer in a throwaway process of the grader's own binary.
+    pub fn probe() -> io::Result<Sandbox> {
+        let grader = std::env::current_exe()?;
+        let output = Command::new(&grader)
+            .arg(CONTAIN_COMMAND)
+            .arg(contain::PROBE)
+            .env_clear()
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output()?;
+        let mut layers: Layers = serde_json::from_slice(&output.stdout).map_err(|error| {
+            io::Error::other(format!("the sandbox probe said no layers: {error}"))
+        })?;
+        layers.cgroup = Cgroup::detect();
+        Ok(Sandbox { layers, grader })
+    }
+
+    pub fn layers(&self) -> &Layers {
+        &self.layers
+    }
+
+    /// A command that runs `jail`'s program contained, and the cgroup holding its tree.
+    /// The caller sets its stdio and spawns it.
+    pub fn command(&self, mut jail: Jail) -> io::Result<(Command, Option<Cgroup>)> {
+        let cgroup = match self.layers.cgroup {
+            Some(kind) => Some(Cgroup::create(
+                kind,
+                jail.limits.tree_memory,
+                jail.limits.tree_tasks,
+            )?),
+            None => None,
+        };
+        jail.layers = self.layers.clone();
+        jail.cgroup_join = cgroup.as_ref().map(Cgroup::join_files).unwrap_or_default();
+        let config = serde_json::to_string(&jail).map_err(io::Error::other)?;
+        let mut command = Command::new(&self.grader);
+        command
+            .arg(CONTAIN_COMMAND)
+            .arg(contain::OUTSIDE)
+            .env_clear()
+            .env(JAIL_ENV, config);
+        Ok((command, cgroup))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn every_layer() -> Layers {
+        Layers {
+            root: true,
+            user_namespace: false,
+            pid_namespace: true,
+            net_namespace: true,
+            mount_namespace: true,
+            ipc_namespace: true,
+            landlock: Some(7),
+            cgroup: Some(CgroupKind::V1),
+        }
+    }
+
+    #[test]
+    fn every_layer_present_means_no_warning() {
+        assert_eq!(every_layer().missing(), Vec::<&str>::new());
+        assert_eq!(every_layer().warning(), None);
+    }
+
+    #[test]
+    fn a_missing_layer_is_named_with_what_still_holds() {
+        let layers = Layers {
+            landlock: None,
+            cgroup: None,
+            ..every_layer()
+        };
+        let warning = layers.warning().expect("two layers are missing");
+        assert!(
+            warning.starts_with("sandbox without landlock, cgroup"),
+            "{warning}"
+        );
+        assert!(warning.contains("still held: "), "{warning}");
+        assert!(warning.contains("PID namespace"), "{warning}");
+        assert!(!warning.contains("still held: landlock"), "{warning}");
+        assert_eq!(warning.lines().count(), 1, "{warning}");
+    }
+
+    #[test]
+    fn landlock_without_signal_scoping_is_not_every_layer() {
+        let layers = Layers {
+            landlock: Some(5),
+            ..every_layer()
+        };
+        assert_eq!(layers.missing(), vec!["landlock signal scoping"]);
+    }
+
+    #[test]
+    fn a_grader_that_is_not_root_needs_a_user_namespace() {
+        let layers = Layers {
+            root: false,
+            ..every_layer()
+        };
+        assert_eq!(layers.missing(), vec!["user namespace"]);
+        let mapped = Layers {
+            user_namespace: true,
+            ..layers
+        };
+        assert!(mapped.missing().is_empty());
+        let user = nix::sched::CloneFlags::CLONE_NEWUSER;
+        assert!(mapped.namespaces().contains(user));
+        assert!(!every_layer().namespaces().contains(user));
+    }
+}
