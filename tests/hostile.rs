@@ -136,6 +136,18 @@ battery! {
         attack("attack-rewrite-results", Fails("rewrite_results", &[LEFT_PROCESSES]))
             .also(ResultsKept);
     the_runner_finds_no_socket_in_tmp: attack("attack-socket", Passes("socket"));
+    a_flood_of_answers_is_stopped_at_the_cap: attack(
+        "attack-channel-flood",
+        Fails("channel_flood", &["the runner sent more than 17 answers to a test that asks for 1"]),
+    );
+    garbage_on_the_channel_fails_its_test: attack(
+        "attack-channel-garble",
+        Fails("channel_garble", &["reply was not understood"]),
+    );
+    a_closed_channel_fails_its_test: attack(
+        "attack-channel-close",
+        Fails("channel_close", &["no answer: the runner process exited with status 1"]),
+    );
     // The build.
     a_build_script_that_never_ends_is_stopped:
         attack("attack-build-loop", NotBuilt(&["did not finish within 5 s"]))

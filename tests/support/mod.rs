@@ -1168,6 +1168,16 @@ fn secrets() -> [String; 3] {
 /// clubs (tests/specs/attacks.yaml gives each attack its own), which then answers right
 /// unless `body` returns first.
 fn in_runner(name: &'static str, bug: &'static str, value: u8, body: &str) -> Mutant {
+    in_runner_on(name, bug, (value, "Clubs"), body)
+}
+
+/// As [`in_runner`], triggered by a first card of another suit.
+fn in_runner_on(
+    name: &'static str,
+    bug: &'static str,
+    (value, suit): (u8, &str),
+    body: &str,
+) -> Mutant {
     Mutant::new(
         name,
         bug,
@@ -1175,9 +1185,17 @@ fn in_runner(name: &'static str, bug: &'static str, value: u8, body: &str) -> Mu
             HAS_PAIR,
             &format!(
                 "fn has_pair(&self) -> bool {{\n        if {} {{\n{body}        }}\n        self.has_value_count(2)",
-                first_is(value, "Clubs")
+                first_is(value, suit)
             ),
         )],
+    )
+}
+
+/// Student code that finds the runner's answer channel among its open files and does
+/// `use_it` with it (a `std::os::unix::net::UnixStream` named `channel`).
+fn on_the_channel(use_it: &str) -> String {
+    format!(
+        "            use std::os::fd::FromRawFd;\n            for fd in 3..64 {{\n                let socket = std::fs::read_link(format!(\"/proc/self/fd/{{fd}}\")).is_ok_and(|link| link.to_string_lossy().starts_with(\"socket:\"));\n                if socket {{\n                    #[allow(unused_mut)]\n                    let mut channel = unsafe {{ std::os::unix::net::UnixStream::from_raw_fd(fd) }};\n{use_it}                }}\n            }}\n"
     )
 }
 
@@ -1279,6 +1297,28 @@ pub fn attacks() -> Vec<Mutant> {
     let outside = "../attack-dep-outside-libc";
     vec![
         Mutant::new("attack-control", "no attack: the reference as it is.", &[]),
+        in_runner_on(
+            "attack-channel-flood",
+            "has_pair writes a million answers straight into the answer channel.",
+            (13, "Clubs"),
+            &on_the_channel(
+                "                    for _ in 0..1_000_000 {\n                        if grader_api::protocol::Item::Answer(grader_api::protocol::Answer::Bool(true)).write(&mut channel).is_err() {\n                            break;\n                        }\n                    }\n                    std::mem::forget(channel);\n",
+            ),
+        ),
+        in_runner_on(
+            "attack-channel-garble",
+            "has_pair writes bytes that are no answer into the answer channel.",
+            (14, "Clubs"),
+            &on_the_channel(
+                "                    use std::io::Write;\n                    let _ = channel.write_all(&[0xff; 64]);\n                    std::mem::forget(channel);\n",
+            ),
+        ),
+        in_runner_on(
+            "attack-channel-close",
+            "has_pair closes the answer channel, then answers.",
+            (2, "Diamonds"),
+            &on_the_channel("                    drop(channel);\n"),
+        ),
         Mutant::new(
             "attack-panic-at-start",
             "submission() panics before the runner says hello.",
