@@ -11,8 +11,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use grader_api::protocol::{self, Answer, Hello, Item, Request};
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
 
 use crate::capture::{Capture, Printed};
 use crate::sandbox::cgroup::{Cgroup, Population};
@@ -76,12 +74,11 @@ impl Launcher {
         let home = RunnerHome::create(
             &self.scratch.path,
             self.next.fetch_add(1, Ordering::Relaxed),
-            self.uid,
+            self.sandbox.layers().root.then_some(self.uid),
         )
         .map_err(spawn_error)?;
         let (ours, theirs) = UnixStream::pair().map_err(spawn_error)?;
-        let mut jail = Jail::new(&self.executable, home.tmp(), home.status_file());
-        jail.uid = self.uid;
+        let mut jail = Jail::new(&self.executable, self.uid, home.tmp(), home.status_file());
         jail.limits = RUNNER_LIMITS;
         let tmp = home.tmp().display().to_string();
         // Student code sees no grader environment: no paths, tokens or specs.
@@ -98,13 +95,10 @@ impl Launcher {
         jail.read = sandbox::SYSTEM_LIBRARIES
             .iter()
             .map(PathBuf::from)
-            .chain([self.executable.clone(), "/dev/urandom".into()])
+            .chain([self.executable.clone()])
             .collect();
-        if self.sandbox.layers().pid_namespace && self.sandbox.layers().mount_namespace {
-            // The private /proc of the runner's own namespace: std reads its stack bounds there.
-            jail.read.push("/proc".into());
-        }
-        jail.write = vec![home.tmp(), "/dev/null".into()];
+        jail.write = vec![home.tmp()];
+        jail.grant_devices(self.sandbox.layers());
         let (mut command, cgroup) = self.sandbox.command(jail).map_err(spawn_error)?;
         let mut child = command
             .stdin(std::os::fd::OwnedFd::from(theirs))
@@ -126,13 +120,14 @@ impl Launcher {
         let hello = match Hello::read(&mut answers) {
             Ok(hello) => hello,
             Err(error) => {
-                kill_group(&mut child);
-                let status = child.try_wait().ok().flatten();
+                // How it ended, if it did, before the kill makes every runner look killed.
+                let status = wait_briefly(&mut child);
+                sandbox::kill_tree(&mut child);
                 let said = stderr
                     .take(u64::MAX, Instant::now() + OUTPUT_PATIENCE)
                     .text();
                 let reason = match status {
-                    Some(status) if !status.success() || status.code() != Some(0) => {
+                    Some(status) if !status.success() => {
                         format!("it {} before saying hello", describe_status(status))
                     }
                     _ => format!("it said no hello ({error})"),
@@ -244,7 +239,7 @@ impl Runner {
     ) -> Exchange {
         let sequence = self.sequence;
         self.sequence += 1;
-        self.answers.get_mut().deadline = Instant::now() + timeout;
+        self.answers.get_mut().deadline = deadline_after(timeout);
         let mut answered = 0u64;
         let sent = request
             .write(&mut self.requests)
@@ -256,17 +251,17 @@ impl Runner {
                     Ok(Item::Answer(answer)) => {
                         answered += 1;
                         if !on_answer(answer) {
-                            kill_group(&mut self.child);
+                            sandbox::kill_tree(&mut self.child);
                             break Ending::Abandoned;
                         }
                     }
                     Ok(Item::End(ended)) if ended == sequence => break Ending::Answered,
                     Ok(Item::End(_)) => {
-                        kill_group(&mut self.child);
+                        sandbox::kill_tree(&mut self.child);
                         break Ending::Garbled("an end mark out of step with the requests".into());
                     }
                     Err(error) if is_timeout(&error) => {
-                        kill_group(&mut self.child);
+                        sandbox::kill_tree(&mut self.child);
                         break Ending::TimedOut(timeout);
                     }
                     Err(error) => break self.ending_after(error),
@@ -298,29 +293,22 @@ impl Runner {
                 | io::ErrorKind::ConnectionReset
         );
         if !eof {
-            kill_group(&mut self.child);
+            sandbox::kill_tree(&mut self.child);
             return Ending::Garbled(error.to_string());
         }
         // The process may still be on its way out; give it a moment before killing.
-        let deadline = Instant::now() + Duration::from_secs(2);
-        let status = loop {
-            match self.child.try_wait() {
-                Ok(Some(status)) => break Some(status),
-                Ok(None) if Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(5))
-                }
-                _ => break None,
-            }
-        };
-        kill_group(&mut self.child);
+        let status = wait_briefly(&mut self.child);
+        sandbox::kill_tree(&mut self.child);
         let mut how = match status {
             Some(status) => describe_status(status),
             None => "closed its connection to the grader".to_string(),
         };
-        if let Some(left) = sandbox::left_running(&self.home.status_file()) {
+        if let Some(recorded) = sandbox::Recorded::read(&self.home.status_file())
+            && recorded.left > 0
+        {
             how.push_str(&format!(
                 " and left {} running, which the sandbox killed",
-                processes_left(left)
+                processes_left(recorded.left)
             ));
         }
         Ending::Died(match self.limits_note() {
@@ -408,24 +396,30 @@ impl Drop for Runner {
     fn drop(&mut self) {
         // Closing our end tells a healthy runner to exit; the kill takes whatever it left behind.
         let _ = self.requests.get_ref().shutdown(std::net::Shutdown::Both);
-        kill_group(&mut self.child);
+        sandbox::kill_tree(&mut self.child);
         if let Some(cgroup) = &self.cgroup {
             cgroup.kill_all();
         }
     }
 }
 
-/// Kills the runner's process group and reaps the runner. A runner already reaped is left
-/// alone: its process-group number may since belong to another process.
-fn kill_group(child: &mut Child) {
-    if !matches!(child.try_wait(), Ok(None)) {
-        return;
+/// Now plus `wait`, or a year from now when a spec asks for longer than an Instant holds.
+pub fn deadline_after(wait: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(wait)
+        .unwrap_or_else(|| now + Duration::from_secs(365 * 24 * 3600))
+}
+
+/// How the runner ended, if it ends within a moment.
+fn wait_briefly(child: &mut Child) -> Option<std::process::ExitStatus> {
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+            _ => return None,
+        }
     }
-    if let Ok(pid) = i32::try_from(child.id()) {
-        let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
-    }
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 fn describe_status(status: std::process::ExitStatus) -> String {
@@ -532,13 +526,16 @@ struct RunnerHome {
 }
 
 impl RunnerHome {
-    fn create(scratch: &Path, number: u64, uid: u32) -> io::Result<RunnerHome> {
+    /// A home whose `tmp` belongs to `owner`, when the grader may give it away.
+    fn create(scratch: &Path, number: u64, owner: Option<u32>) -> io::Result<RunnerHome> {
         let path = scratch.join(format!("run-{number}"));
         std::fs::create_dir(&path)?;
         let home = RunnerHome { path };
         std::fs::create_dir(home.tmp())?;
         std::fs::set_permissions(home.tmp(), std::fs::Permissions::from_mode(0o700))?;
-        std::os::unix::fs::chown(home.tmp(), Some(uid), Some(sandbox::NOBODY))?;
+        if let Some(uid) = owner {
+            std::os::unix::fs::chown(home.tmp(), Some(uid), Some(sandbox::NOBODY))?;
+        }
         Ok(home)
     }
 

@@ -107,6 +107,10 @@ const ALLOW_LIBC: &[&str] = &["--allow-dependency", "libc"];
 
 battery! {
     the_control_passes_and_leaves_nothing: attack("attack-control", Built);
+    a_symbolic_link_is_refused_before_building:
+        attack("attack-symlink", NotBuilt(&["src/answers.rs is a symbolic link"]));
+    a_lib_path_outside_is_refused:
+        attack("attack-lib-path", NotBuilt(&["outside your crate"]));
     a_panic_before_any_test_is_a_runner_that_did_not_start: attack(
         "attack-panic-at-start",
         NotBuilt(&[

@@ -8,20 +8,37 @@ use toml::{Table, Value};
 
 use super::{BuildError, inherit};
 
-/// The tables of a manifest that list dependencies, besides those under `[target.*]`.
-const DEPENDENCY_TABLES: &[&str] = &["dependencies", "dev-dependencies", "build-dependencies"];
+/// The tables of a manifest that list dependencies, besides those under `[target.*]`,
+/// in both the spellings cargo reads.
+const DEPENDENCY_TABLES: &[&str] = &[
+    "dependencies",
+    "dev-dependencies",
+    "dev_dependencies",
+    "build-dependencies",
+    "build_dependencies",
+];
+
+/// The tables of a manifest that name source files of the crate's targets.
+const TARGET_TABLES: &[&str] = &["lib", "bin", "test", "bench", "example"];
+
+/// A crate of the submission's copy, which holds no symbolic link.
+pub struct CrateDir<'a> {
+    /// Its folder, relative to the submission's root.
+    pub relative: &'a Path,
+    /// Its manifest where the student has it, for messages.
+    pub shown: &'a Path,
+}
 
 /// Checks the manifest of a crate inside the submission and rewrites it to build against
 /// the grader's grader-api. Returns the new text and the folders of the path dependencies
-/// it names (inside the submission, relative to its root), which must be checked too.
+/// it names (relative to the submission's root), which must be checked too.
 pub fn vet(
     text: &str,
-    crate_dir: &Path,
-    submission_root: &Path,
+    crate_dir: &CrateDir,
     api: &Path,
     allowed: &[String],
 ) -> Result<(String, Vec<PathBuf>), BuildError> {
-    let shown = crate_dir.join("Cargo.toml");
+    let shown = crate_dir.shown.to_path_buf();
     let refuse = |reason: String| BuildError::Refused {
         manifest: shown.clone(),
         reason,
@@ -32,8 +49,19 @@ pub fn vet(
                 path: shown.clone(),
                 reason: error.to_string(),
             })?;
-    if let Some(workspace_package) = enclosing_workspace_package(crate_dir) {
+    if let Some(workspace_package) = crate_dir
+        .shown
+        .parent()
+        .and_then(enclosing_workspace_package)
+    {
         inherit::inherit_package(&mut manifest, &workspace_package);
+    }
+    for path in source_paths(&manifest) {
+        if inside(&crate_dir.relative.join(&path)).is_none() || Path::new(&path).is_absolute() {
+            return Err(refuse(format!(
+                "it names {path}, outside your crate: every file of a submission lies in its folder"
+            )));
+        }
     }
     for section in ["patch", "replace"] {
         if manifest.contains_key(section) {
@@ -96,18 +124,14 @@ pub fn vet(
                 continue;
             }
             if let Some(path) = spec.get("path").and_then(Value::as_str) {
-                let inside = inside(&crate_dir.join(path), submission_root).ok_or_else(|| {
-                    refuse(format!(
-                        "`{name}` is a path dependency at {path}, outside your crate: a submission may depend only on grader-api and crates inside its own folder"
-                    ))
-                })?;
-                if let Some(table) = spec.as_table_mut() {
-                    table.insert(
-                        "path".into(),
-                        Value::String(relative(crate_dir, submission_root, &inside)),
-                    );
-                }
-                inner.push(inside);
+                let within = inside(&crate_dir.relative.join(path))
+                    .filter(|_| !Path::new(path).is_absolute())
+                    .ok_or_else(|| {
+                        refuse(format!(
+                            "`{name}` is a path dependency at {path}, outside your crate: a submission may depend only on grader-api and crates inside its own folder"
+                        ))
+                    })?;
+                inner.push(within);
                 continue;
             }
             let from_git = spec.get("git").is_some();
@@ -123,7 +147,7 @@ pub fn vet(
             }
         }
     }
-    if crate_dir == submission_root {
+    if crate_dir.relative.as_os_str().is_empty() {
         // A workspace of its own: cargo looks no further up, where the grader's files are.
         manifest
             .entry("workspace")
@@ -155,41 +179,49 @@ fn enclosing_workspace_package(crate_dir: &Path) -> Option<Table> {
     })
 }
 
-/// `path` relative to the submission's root, if it lies inside it; `..` is resolved on
-/// the path as written, and symbolic links are not followed, so no link can lead out.
-fn inside(path: &Path, submission_root: &Path) -> Option<PathBuf> {
+/// The paths a manifest names besides dependencies: its targets' sources, its build
+/// script, its workspace.
+fn source_paths(manifest: &Table) -> Vec<String> {
+    let mut paths = Vec::new();
+    for key in TARGET_TABLES {
+        let targets = match manifest.get(*key) {
+            Some(Value::Table(one)) => vec![one],
+            Some(Value::Array(many)) => many.iter().filter_map(Value::as_table).collect(),
+            _ => Vec::new(),
+        };
+        for target in targets {
+            if let Some(path) = target.get("path").and_then(Value::as_str) {
+                paths.push(path.to_string());
+            }
+        }
+    }
+    if let Some(package) = manifest.get("package").and_then(Value::as_table) {
+        for key in ["build", "workspace", "readme"] {
+            if let Some(path) = package.get(key).and_then(Value::as_str) {
+                paths.push(path.to_string());
+            }
+        }
+    }
+    paths
+}
+
+/// `path` (relative to the submission's root) with `..` resolved as written, if it stays
+/// inside: the copy holds no link, so as written is where it leads.
+fn inside(path: &Path) -> Option<PathBuf> {
     let mut resolved = PathBuf::new();
     for component in path.components() {
         match component {
             Component::ParentDir => {
-                resolved.pop();
+                if !resolved.pop() {
+                    return None;
+                }
             }
             Component::CurDir => {}
-            other => resolved.push(other),
+            Component::Normal(part) => resolved.push(part),
+            Component::RootDir | Component::Prefix(_) => return None,
         }
     }
-    resolved
-        .strip_prefix(submission_root)
-        .ok()
-        .map(Path::to_path_buf)
-}
-
-/// The path from `crate_dir` to `target` (both inside the submission) as a manifest writes it.
-fn relative(crate_dir: &Path, submission_root: &Path, target: &Path) -> String {
-    let depth = crate_dir
-        .strip_prefix(submission_root)
-        .map(|p| p.components().count())
-        .unwrap_or(0);
-    let mut path = PathBuf::new();
-    for _ in 0..depth {
-        path.push("..");
-    }
-    path.push(target);
-    if path.as_os_str().is_empty() {
-        ".".into()
-    } else {
-        path.display().to_string()
-    }
+    Some(resolved)
 }
 
 #[cfg(test)]
@@ -198,14 +230,11 @@ mod tests {
 
     fn vet_text(text: &str, allowed: &[&str]) -> Result<(String, Vec<PathBuf>), String> {
         let allowed: Vec<String> = allowed.iter().map(|s| s.to_string()).collect();
-        vet(
-            text,
-            Path::new("/sub"),
-            Path::new("/sub"),
-            Path::new("/grader/api"),
-            &allowed,
-        )
-        .map_err(|e| e.to_string())
+        let crate_dir = CrateDir {
+            relative: Path::new(""),
+            shown: Path::new("/nowhere/sub/Cargo.toml"),
+        };
+        vet(text, &crate_dir, Path::new("/grader/api"), &allowed).map_err(|e| e.to_string())
     }
 
     const PACKAGE: &str = "[package]\nname = \"s\"\nversion = \"0.1.0\"\n";
@@ -256,6 +285,26 @@ mod tests {
             let error = vet_text(&format!("{PACKAGE}{text}"), &[]).unwrap_err();
             assert!(error.contains(says), "{text}: {error}");
         }
+        for (text, says) in [
+            (
+                "[build_dependencies]\nr = { path = \"/work/reference\" }\n",
+                "outside your crate",
+            ),
+            ("[dev_dependencies]\nrand = \"0.8\"\n", "depends on `rand`"),
+            (
+                "[lib]\npath = \"/work/reference/src/lib.rs\"\n",
+                "outside your crate",
+            ),
+            (
+                "[[bin]]\nname = \"b\"\npath = \"../x.rs\"\n",
+                "outside your crate",
+            ),
+        ] {
+            let error = vet_text(&format!("{PACKAGE}{text}"), &[]).unwrap_err();
+            assert!(error.contains(says), "{text}: {error}");
+        }
+        let build = vet_text("[package]\nname = \"s\"\nbuild = \"../../b.rs\"\n", &[]).unwrap_err();
+        assert!(build.contains("outside your crate"), "{build}");
         let links = vet_text("[package]\nname = \"s\"\nlinks = \"z\"\n", &[]).unwrap_err();
         assert!(links.contains("links"), "{links}");
         assert!(

@@ -86,22 +86,22 @@ impl Cgroup {
         match kind {
             CgroupKind::V1 => {
                 if memory_bytes != u64::MAX {
-                    write(
-                        &dirs[0].join("memory.limit_in_bytes"),
-                        &memory_bytes.to_string(),
+                    std::fs::write(
+                        dirs[0].join("memory.limit_in_bytes"),
+                        memory_bytes.to_string(),
                     )?;
                     // Without swap accounting the file is absent; the limit above still holds.
-                    let _ = write(
-                        &dirs[0].join("memory.memsw.limit_in_bytes"),
-                        &memory_bytes.to_string(),
+                    let _ = std::fs::write(
+                        dirs[0].join("memory.memsw.limit_in_bytes"),
+                        memory_bytes.to_string(),
                     );
                 }
-                write(&dirs[1].join("pids.max"), &limit(max_tasks))?;
+                std::fs::write(dirs[1].join("pids.max"), limit(max_tasks))?;
             }
             CgroupKind::V2 => {
-                write(&dirs[0].join("memory.max"), &limit(memory_bytes))?;
-                let _ = write(&dirs[0].join("memory.swap.max"), "0");
-                write(&dirs[0].join("pids.max"), &limit(max_tasks))?;
+                std::fs::write(dirs[0].join("memory.max"), limit(memory_bytes))?;
+                let _ = std::fs::write(dirs[0].join("memory.swap.max"), "0");
+                std::fs::write(dirs[0].join("pids.max"), limit(max_tasks))?;
             }
         }
         Ok(group)
@@ -151,7 +151,7 @@ impl Cgroup {
     /// Kills every process in the group and waits, briefly, until none is left.
     pub fn kill_all(&self) -> bool {
         if self.kind == CgroupKind::V2 {
-            let _ = write(&self.dirs[0].join("cgroup.kill"), "1");
+            let _ = std::fs::write(self.dirs[0].join("cgroup.kill"), "1");
         }
         let deadline = Instant::now() + Duration::from_secs(2);
         loop {
@@ -206,10 +206,6 @@ fn v2_parent() -> io::Result<PathBuf> {
             "memory and pids are not enabled below the grader's cgroup",
         ))
     }
-}
-
-fn write(path: &Path, text: &str) -> io::Result<()> {
-    std::fs::write(path, text)
 }
 
 fn read_number(path: &Path) -> Option<u64> {

@@ -72,8 +72,21 @@ fn hand_over_stdin(command: &mut Command) {
     or_fail("stdin", nix::unistd::dup2_stdin(&empty));
 }
 
+/// Closes every file descriptor but stdin, stdout and stderr, so nothing the grader's own
+/// caller left open reaches the program.
+#[allow(unsafe_code)]
+fn close_inherited_files() {
+    // SAFETY: close_range takes no pointers; this process is single-threaded here and owns
+    // no descriptor above 2 that any code still holds.
+    let result = unsafe { nix::libc::syscall(nix::libc::SYS_close_range, 3u32, u32::MAX, 0u32) };
+    if result != 0 {
+        fail("cannot close the files the grader was given");
+    }
+}
+
 /// Stage 1, in the grader's namespaces.
 fn outside(jail: &Jail) -> ! {
+    close_inherited_files();
     let _ = setrlimit(Resource::RLIMIT_CORE, 0, 0);
     // Only stage 2 of this run may say how the program ended.
     let _ = std::fs::remove_file(&jail.status_file);
@@ -86,7 +99,7 @@ fn outside(jail: &Jail) -> ! {
     hand_over_stdin(&mut command);
     // Waited for by its pid below, with the grader watched between looks.
     let stage_two = Pid::from_raw(or_fail("cannot start the sandbox", command.spawn()).id() as i32);
-    let grader = getppid();
+    let grader = Pid::from_raw(jail.grader as i32);
     // The grader may be killed outright; nothing of the submission may outlive it. After
     // the unshare this process can start no thread, so it watches while it waits.
     let status = loop {
@@ -96,17 +109,31 @@ fn outside(jail: &Jail) -> ! {
             }
             Ok(WaitStatus::StillAlive) => {
                 let _ = kill(stage_two, Signal::SIGKILL);
+                kill_cgroups(jail);
                 std::process::exit(SETUP_FAILED);
             }
             other => break other,
         }
     };
-    let recorded = std::fs::read_to_string(&jail.status_file).ok();
-    match (recorded.as_deref().and_then(parse_status), status) {
-        (Some(ended), _) => end_like(ended),
+    match (Recorded::read(&jail.status_file), status) {
+        (Some(recorded), _) => end_like(recorded.ended),
         (None, Ok(WaitStatus::Exited(_, code))) => std::process::exit(code),
         (None, Ok(WaitStatus::Signaled(_, signal, _))) => end_like(Ended::Signal(signal as i32)),
         (None, other) => fail(&format!("lost the sandbox: {other:?}")),
+    }
+}
+
+/// Kills whatever is in the program's cgroups: without a PID namespace, what it started
+/// does not end with stage 2.
+fn kill_cgroups(jail: &Jail) {
+    for procs in &jail.cgroup_join {
+        let pids = std::fs::read_to_string(procs).unwrap_or_default();
+        for pid in pids
+            .lines()
+            .filter_map(|line| line.trim().parse::<i32>().ok())
+        {
+            let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+        }
     }
 }
 
@@ -131,13 +158,42 @@ enum Ended {
     Signal(i32),
 }
 
-fn parse_status(text: &str) -> Option<Ended> {
-    let mut words = text.split_whitespace();
-    let (kind, number) = (words.next()?, words.next()?.parse().ok()?);
-    match kind {
-        "exit" => Some(Ended::Code(number)),
-        "signal" => Some(Ended::Signal(number)),
-        _ => None,
+/// What stage 2 records in the status file: how the program ended, and how many of the
+/// processes it started were still running then.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Recorded {
+    ended: Ended,
+    pub left: usize,
+}
+
+impl Recorded {
+    pub fn read(status_file: &std::path::Path) -> Option<Recorded> {
+        Recorded::parse(&std::fs::read_to_string(status_file).ok()?)
+    }
+
+    fn parse(text: &str) -> Option<Recorded> {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let [kind, number, "left", left] = words[..] else {
+            return None;
+        };
+        let number = number.parse().ok()?;
+        let ended = match kind {
+            "exit" => Ended::Code(number),
+            "signal" => Ended::Signal(number),
+            _ => return None,
+        };
+        Some(Recorded {
+            ended,
+            left: left.parse().ok()?,
+        })
+    }
+
+    fn text(&self) -> String {
+        let (kind, number) = match self.ended {
+            Ended::Code(code) => ("exit", code),
+            Ended::Signal(signal) => ("signal", signal),
+        };
+        format!("{kind} {number} left {}", self.left)
     }
 }
 
@@ -157,6 +213,7 @@ fn end_like(ended: Ended) -> ! {
 
 /// Stage 2: the first process of the new PID namespace, when there is one.
 fn init(jail: &Jail) -> ! {
+    let mut jail = jail.clone();
     or_fail(
         "cannot tie the sandbox to the grader",
         nix::sys::prctl::set_pdeathsig(Signal::SIGKILL),
@@ -170,10 +227,16 @@ fn init(jail: &Jail) -> ! {
             std::fs::write(file, std::process::id().to_string()),
         );
     }
-    if jail.layers.mount_namespace {
-        mount_private(jail);
+    if jail.layers.mount_namespace && !mount_private(&jail) {
+        // Without a /proc of its own, the program gets none: the grader's would show.
+        jail.read
+            .retain(|path| path.as_os_str() != super::PRIVATE_PROC);
     }
     let mut command = next_stage(PROGRAM);
+    command.env(
+        JAIL_ENV,
+        or_fail("cannot pass the jail on", serde_json::to_string(&jail)),
+    );
     hand_over_stdin(&mut command);
     // Waited for by its pid below, among the orphans this process reaps.
     let program =
@@ -188,45 +251,47 @@ fn init(jail: &Jail) -> ! {
             Err(error) => fail(&format!("lost the program: {error}")),
         }
     };
-    let left = left_behind(jail);
-    let text = match ended {
-        Ended::Code(code) => format!("exit {code} left {left}"),
-        Ended::Signal(signal) => format!("signal {signal} left {left}"),
+    let recorded = Recorded {
+        ended,
+        left: left_behind(&jail),
     };
     or_fail(
         "cannot record how the program ended",
-        std::fs::write(&jail.status_file, text),
+        std::fs::write(&jail.status_file, recorded.text()),
     );
     // As the namespace's first process, leaving ends everything the program left behind.
     std::process::exit(0)
 }
 
-/// The processes still running besides this one, which go when it does.
+/// The processes still running besides this one, which go when it does; counted in the
+/// cgroup, or else in the namespace's own /proc, or not at all.
 fn left_behind(jail: &Jail) -> usize {
     let listed = match jail.cgroup_join.last() {
         Some(procs) => std::fs::read_to_string(procs)
             .map(|text| text.lines().count())
             .unwrap_or(0),
-        None => std::fs::read_dir("/proc")
-            .map(|entries| {
-                entries
-                    .flatten()
-                    .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
-                    .count()
-            })
-            .unwrap_or(0),
+        None if jail
+            .read
+            .iter()
+            .any(|path| path.as_os_str() == super::PRIVATE_PROC) =>
+        {
+            std::fs::read_dir(super::PRIVATE_PROC)
+                .map(|entries| {
+                    entries
+                        .flatten()
+                        .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
+                        .count()
+                })
+                .unwrap_or(0)
+        }
+        None => 0,
     };
     listed.saturating_sub(1)
 }
 
-/// How many processes the program left running when it ended, as stage 2 recorded.
-pub fn left_running(status_file: &std::path::Path) -> Option<usize> {
-    let text = std::fs::read_to_string(status_file).ok()?;
-    let mut words = text.split_whitespace().skip_while(|w| *w != "left").skip(1);
-    words.next()?.parse().ok().filter(|&left| left > 0)
-}
-
-fn mount_private(jail: &Jail) {
+/// Makes mounts private and binds the toolchain; returns whether a /proc of the PID
+/// namespace's own was mounted.
+fn mount_private(jail: &Jail) -> bool {
     let none: Option<&str> = None;
     or_fail(
         "cannot make mounts private",
@@ -255,16 +320,21 @@ fn mount_private(jail: &Jail) {
             ),
         );
     }
-    if jail.layers.pid_namespace {
-        // Processes of other users, the sandbox's own stages among them, are not even listed.
-        let flags = MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC;
-        let mounted = ["hidepid=invisible", "hidepid=2"]
-            .iter()
-            .any(|option| mount(Some("proc"), "/proc", Some("proc"), flags, Some(*option)).is_ok());
-        if !mounted {
-            fail("cannot mount a private /proc");
-        }
+    if !jail.layers.pid_namespace {
+        return false;
     }
+    // Processes of other users, the sandbox's own stages among them, are not even listed.
+    let flags = MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC;
+    ["hidepid=invisible", "hidepid=2"].iter().any(|option| {
+        mount(
+            Some("proc"),
+            super::PRIVATE_PROC,
+            Some("proc"),
+            flags,
+            Some(*option),
+        )
+        .is_ok()
+    })
 }
 
 /// Stage 3: the program's own process, restricted, then replaced by the program.
@@ -277,6 +347,9 @@ fn program(jail: &Jail) -> ! {
         or_fail("cannot drop groups", setgroups(&[gid]));
         or_fail("cannot switch group", setresgid(gid, gid, gid));
         or_fail("cannot switch user", setresuid(uid, uid, uid));
+        if uid.is_root() {
+            drop_capabilities();
+        }
     }
     // After the switch of user, which clears it.
     or_fail(
@@ -284,8 +357,11 @@ fn program(jail: &Jail) -> ! {
         nix::sys::prctl::set_pdeathsig(Signal::SIGKILL),
     );
     or_fail("no_new_privs", nix::sys::prctl::set_no_new_privs());
+    if !jail.layers.net_namespace {
+        or_fail("no network", super::filter::deny_internet_sockets());
+    }
     let fenced = or_fail("landlock", fence::restrict(&jail.read, &jail.write));
-    if fenced.abi.is_none() && jail.layers.landlock.is_some() {
+    if fenced.is_none() && jail.layers.landlock.is_some() {
         fail("landlock was found but is not enforced");
     }
     let error = Command::new(&jail.program)
@@ -295,6 +371,25 @@ fn program(jail: &Jail) -> ! {
         .current_dir(&jail.workdir)
         .exec();
     fail(&format!("cannot run {}: {error}", jail.program.display()))
+}
+
+/// Root that keeps its uid keeps none of root's powers, now or after an exec.
+fn drop_capabilities() {
+    use caps::CapSet;
+    for cap in caps::all() {
+        or_fail(
+            "cannot drop a capability",
+            caps::drop(None, CapSet::Bounding, cap),
+        );
+    }
+    for set in [
+        CapSet::Ambient,
+        CapSet::Inheritable,
+        CapSet::Effective,
+        CapSet::Permitted,
+    ] {
+        or_fail("cannot drop capabilities", caps::clear(None, set));
+    }
 }
 
 fn set_limits(jail: &Jail) {
@@ -331,7 +426,7 @@ fn probe() -> ! {
     layers.net_namespace = unshare(CloneFlags::CLONE_NEWNET).is_ok();
     layers.mount_namespace = unshare(CloneFlags::CLONE_NEWNS).is_ok();
     layers.ipc_namespace = unshare(CloneFlags::CLONE_NEWIPC).is_ok();
-    layers.landlock = fence::restrict(&[], &[]).ok().and_then(|fenced| fenced.abi);
+    layers.landlock = fence::restrict(&[], &[]).ok().flatten();
     println!(
         "{}",
         serde_json::to_string(&layers).unwrap_or_else(|_| "{}".into())
@@ -344,15 +439,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_recorded_status_reads_back_with_what_was_left() {
-        assert_eq!(parse_status("exit 3 left 0"), Some(Ended::Code(3)));
-        assert_eq!(parse_status("signal 9 left 2"), Some(Ended::Signal(9)));
-        assert_eq!(parse_status("garbage"), None);
-        let file = std::env::temp_dir().join(format!("cardgrade-status-{}", std::process::id()));
-        std::fs::write(&file, "exit 0 left 2").unwrap();
-        assert_eq!(left_running(&file), Some(2));
-        std::fs::write(&file, "exit 0 left 0").unwrap();
-        assert_eq!(left_running(&file), None);
-        let _ = std::fs::remove_file(&file);
+    fn a_recorded_status_reads_back_as_written() {
+        for recorded in [
+            Recorded {
+                ended: Ended::Code(3),
+                left: 0,
+            },
+            Recorded {
+                ended: Ended::Signal(9),
+                left: 2,
+            },
+        ] {
+            assert_eq!(Recorded::parse(&recorded.text()), Some(recorded));
+        }
+        assert_eq!(Recorded::parse("exit 3"), None);
+        assert_eq!(Recorded::parse("garbage"), None);
     }
 }

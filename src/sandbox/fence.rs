@@ -11,16 +11,10 @@ use landlock::{
 /// The newest ABI this code asks for; older kernels give what they have.
 const WANTED: ABI = ABI::V10;
 
-/// What the kernel enforced.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Fenced {
-    /// The landlock ABI in force, or `None` when the kernel has no landlock.
-    pub abi: Option<u8>,
-}
-
 /// Restricts this process, and whatever it executes, to reading and executing `read` and
-/// reading and writing `write`. Paths that do not exist are skipped.
-pub fn restrict(read: &[PathBuf], write: &[PathBuf]) -> Result<Fenced, String> {
+/// reading and writing `write`. Paths that do not exist are skipped. Returns the landlock
+/// ABI in force, or `None` when the kernel has no landlock.
+pub fn restrict(read: &[PathBuf], write: &[PathBuf]) -> Result<Option<u8>, String> {
     let fail = |error: landlock::RulesetError| format!("landlock: {error}");
     let mut ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
@@ -50,12 +44,11 @@ pub fn restrict(read: &[PathBuf], write: &[PathBuf]) -> Result<Fenced, String> {
             .map_err(fail)?;
     }
     let status = ruleset.restrict_self().map_err(fail)?;
-    let abi = match (status.ruleset, status.landlock) {
+    Ok(match (status.ruleset, status.landlock) {
         (RulesetStatus::NotEnforced, _) => None,
         (_, LandlockStatus::Available { effective_abi, .. }) => Some(effective_abi as u8),
         _ => None,
-    };
-    Ok(Fenced { abi })
+    })
 }
 
 /// What each landlock ABI adds that the grader relies on.

@@ -17,6 +17,7 @@
 pub mod cgroup;
 mod contain;
 mod fence;
+mod filter;
 
 use std::io;
 use std::path::PathBuf;
@@ -25,7 +26,7 @@ use std::process::{Command, Stdio};
 use serde::{Deserialize, Serialize};
 
 use cgroup::{Cgroup, CgroupKind};
-pub use contain::{left_running, run_stage};
+pub use contain::{Recorded, run_stage};
 
 /// The hidden first argument with which the grader runs one of its own stages.
 pub const CONTAIN_COMMAND: &str = "__contain";
@@ -65,47 +66,55 @@ pub struct Layers {
 const FULL_LANDLOCK: u8 = 6;
 
 impl Layers {
-    /// Each layer with whether it is present and what it holds, for `grader doctor`.
-    pub fn lines(&self) -> Vec<(bool, String)> {
+    /// Each layer: whether it is present, its short name, and what it holds.
+    pub fn lines(&self) -> Vec<(bool, &'static str, String)> {
         let user = if self.root {
-            "unprivileged uid for builds and runners (the grader is root)".to_string()
-        } else if self.user_namespace {
-            "user namespace (the grader is not root: its own uid, mapped to root of nothing)"
-                .to_string()
+            "runners and builds as uids of their own, not root (builds as root without capabilities where the toolchain cannot be mounted)"
         } else {
-            "user namespace (the grader is not root)".to_string()
+            "the grader's own uid, in a user namespace where one can be made"
         };
         vec![
-            (self.root || self.user_namespace, user),
+            (
+                self.root || self.user_namespace,
+                "unprivileged user",
+                user.to_string(),
+            ),
             (
                 self.pid_namespace,
-                "PID namespace: the grader is out of sight, and everything left ends with the runner"
+                "PID namespace",
+                "the grader out of sight, and everything left ends with the runner or the build"
                     .into(),
             ),
             (
                 self.net_namespace,
-                "network namespace: no network at all".into(),
+                "network namespace",
+                "no network at all (without it, a seccomp filter refuses internet and packet sockets)"
+                    .into(),
             ),
             (
                 self.mount_namespace,
-                "mount namespace: a private /proc, the toolchain mounted read-only".into(),
+                "mount namespace",
+                "a private /proc, the toolchain mounted read-only".into(),
             ),
             (
                 self.landlock.is_some_and(|abi| abi >= FULL_LANDLOCK),
+                "landlock",
                 self.landlock.map_or_else(
-                    || "landlock: reads and writes fenced to the build or temp folder".to_string(),
+                    || "reads and writes fenced to the build or temp folder".to_string(),
                     |abi| format!("{}: reads and writes fenced", fence::describe(abi)),
                 ),
             ),
             (
                 self.cgroup.is_some(),
+                "cgroup",
                 self.cgroup.map_or_else(
-                    || "cgroup: memory and process limits for the whole tree".to_string(),
+                    || "memory and process limits for the whole tree".to_string(),
                     |kind| format!("{kind}: memory and process limits for the whole tree"),
                 ),
             ),
             (
                 true,
+                "rlimits",
                 "no_new_privs, rlimits (CPU, memory, file size, open files), a cleared environment"
                     .into(),
             ),
@@ -114,26 +123,16 @@ impl Layers {
 
     /// The layers missing, named briefly.
     pub fn missing(&self) -> Vec<&'static str> {
-        let mut missing = Vec::new();
-        if !self.root && !self.user_namespace {
-            missing.push("user namespace");
-        }
-        if !self.pid_namespace {
-            missing.push("PID namespace");
-        }
-        if !self.net_namespace {
-            missing.push("network namespace");
-        }
-        if !self.mount_namespace {
-            missing.push("mount namespace");
-        }
-        match self.landlock {
-            None => missing.push("landlock"),
-            Some(abi) if abi < FULL_LANDLOCK => missing.push("landlock signal scoping"),
-            Some(_) => {}
-        }
-        if self.cgroup.is_none() {
-            missing.push("cgroup");
+        let mut missing: Vec<&'static str> = self
+            .lines()
+            .into_iter()
+            .filter(|(present, _, _)| !present)
+            .map(|(_, name, _)| name)
+            .collect();
+        if let Some(at) = missing.iter().position(|name| *name == "landlock")
+            && self.landlock.is_some()
+        {
+            missing[at] = "landlock signal scoping";
         }
         missing
     }
@@ -144,19 +143,11 @@ impl Layers {
         if missing.is_empty() {
             return None;
         }
-        let held: Vec<String> = self
+        let held: Vec<&str> = self
             .lines()
             .into_iter()
-            .filter(|(present, _)| *present)
-            .map(|(_, text)| {
-                text.split(':')
-                    .next()
-                    .unwrap_or_default()
-                    .split(" (")
-                    .next()
-                    .unwrap_or_default()
-                    .to_string()
-            })
+            .filter(|(present, _, _)| *present)
+            .map(|(_, name, _)| name)
             .collect();
         Some(format!(
             "sandbox without {} (this kernel or container refuses it); still held: {}. `grader doctor` says more",
@@ -206,7 +197,7 @@ pub struct Jail {
     /// The program's whole environment.
     pub env: Vec<(String, String)>,
     pub workdir: PathBuf,
-    /// The uid and gid to switch to when the grader is root.
+    /// The uid to switch to when the grader is root; 0 keeps root, without capabilities.
     pub uid: u32,
     /// Read and execute only beneath these.
     pub read: Vec<PathBuf>,
@@ -219,11 +210,14 @@ pub struct Jail {
     pub status_file: PathBuf,
     layers: Layers,
     cgroup_join: Vec<PathBuf>,
+    /// The grader: stage 1 ends everything when it goes.
+    grader: u32,
 }
 
 impl Jail {
     pub fn new(
         program: impl Into<PathBuf>,
+        uid: u32,
         workdir: impl Into<PathBuf>,
         status_file: impl Into<PathBuf>,
     ) -> Jail {
@@ -233,18 +227,49 @@ impl Jail {
             env: Vec::new(),
             status_file: status_file.into(),
             workdir: workdir.into(),
-            uid: NOBODY,
+            uid,
             read: Vec::new(),
             write: Vec::new(),
             binds: Vec::new(),
             limits: Limits::default(),
             layers: Layers::default(),
             cgroup_join: Vec::new(),
+            grader: std::process::id(),
+        }
+    }
+
+    /// Reading `/dev/urandom`, writing `/dev/null`, and reading the private `/proc` of the
+    /// program's own PID namespace where there is one (std reads its stack bounds there).
+    pub fn grant_devices(&mut self, layers: &Layers) {
+        self.read.push("/dev/urandom".into());
+        self.write.push("/dev/null".into());
+        if layers.pid_namespace && layers.mount_namespace {
+            self.read.push(PRIVATE_PROC.into());
         }
     }
 }
 
-/// The uid of builds, and the gid of everything contained.
+/// Where stage 2 mounts the PID namespace's own /proc.
+const PRIVATE_PROC: &str = "/proc";
+
+/// Kills a contained program's stage 1 and its process group, which ends stage 2 and with
+/// it the namespace, and reaps stage 1. One already reaped is left alone: its number may
+/// since belong to another process.
+pub fn kill_tree(child: &mut std::process::Child) {
+    if !matches!(child.try_wait(), Ok(None)) {
+        return;
+    }
+    if let Ok(pid) = i32::try_from(child.id()) {
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// The gid of everything contained.
 pub const NOBODY: u32 = 65534;
 
 /// The system folders a dynamically linked program reads to start.
@@ -265,8 +290,8 @@ pub fn doctor() -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
-    for (present, text) in sandbox.layers().lines() {
-        println!("{} {text}", if present { "yes" } else { "no " });
+    for (present, name, text) in sandbox.layers().lines() {
+        println!("{} {name}: {text}", if present { "yes" } else { "no " });
     }
     match sandbox.layers().warning() {
         None => {
@@ -389,7 +414,7 @@ mod tests {
             root: false,
             ..every_layer()
         };
-        assert_eq!(layers.missing(), vec!["user namespace"]);
+        assert_eq!(layers.missing(), vec!["unprivileged user"]);
         let mapped = Layers {
             user_namespace: true,
             ..layers

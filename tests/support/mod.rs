@@ -158,6 +158,8 @@ pub struct Mutant {
     pub manifest_edits: Vec<(String, String)>,
     /// More files, by path from the crate's folder (`..` reaches beside it).
     pub files: Vec<(&'static str, String)>,
+    /// Symbolic links it holds: where, and what they point at.
+    pub links: Vec<(&'static str, PathBuf)>,
 }
 
 impl Mutant {
@@ -184,6 +186,7 @@ impl Mutant {
             on_start: String::new(),
             manifest_edits: Vec::new(),
             files: Vec::new(),
+            links: Vec::new(),
         }
     }
 
@@ -208,6 +211,12 @@ impl Mutant {
     /// This mutant with one more file.
     pub fn with_file(mut self, path: &'static str, text: &str) -> Mutant {
         self.files.push((path, text.to_string()));
+        self
+    }
+
+    /// This mutant with a symbolic link at `path` to `target`.
+    pub fn with_link(mut self, path: &'static str, target: PathBuf) -> Mutant {
+        self.links.push((path, target));
         self
     }
 
@@ -244,6 +253,11 @@ impl Mutant {
             let path = dir.join(path);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             write_if_changed(&path, text);
+        }
+        for (path, target) in &self.links {
+            let path = dir.join(path);
+            let _ = std::fs::remove_file(&path);
+            std::os::unix::fs::symlink(target, &path).unwrap();
         }
         dir
     }
@@ -1297,6 +1311,24 @@ pub fn attacks() -> Vec<Mutant> {
     let outside = "../attack-dep-outside-libc";
     vec![
         Mutant::new("attack-control", "no attack: the reference as it is.", &[]),
+        Mutant::new(
+            "attack-symlink",
+            "holds src/answers.rs, a link to the reference's plaisante.rs.",
+            &[],
+        )
+        .with_link("src/answers.rs", repo().join("reference/src/plaisante.rs")),
+        Mutant::new(
+            "attack-lib-path",
+            "its [lib] is the reference's plaisante.rs, by absolute path.",
+            &[],
+        )
+        .with_manifest(
+            "[dependencies]",
+            &format!(
+                "[lib]\npath = {:?}\n\n[dependencies]",
+                repo().join("reference/src/plaisante.rs")
+            ),
+        ),
         in_runner_on(
             "attack-channel-flood",
             "has_pair writes a million answers straight into the answer channel.",

@@ -1,0 +1,402 @@
+//! `cargo build` of a build folder's runner crate, in the sandbox, within the time limit,
+//! its output read with caps.
+
+use std::io::{BufRead, BufReader, Read};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::layout::{Builder, Layout};
+use super::{Build, BuildError};
+use crate::runner::deadline_after;
+use crate::sandbox::{self, Jail, Limits, Sandbox};
+
+/// What the build and everything it starts may use.
+const BUILD_LIMITS: Limits = Limits {
+    cpu_seconds: None,
+    address_space: None,
+    file_size: Some(1 << 30),
+    open_files: Some(4096),
+    processes: Some(4096),
+    tree_memory: 8 << 30,
+    tree_tasks: 1024,
+};
+
+/// The most of cargo's stderr, and of its error messages, kept; the rest is read and dropped.
+const OUTPUT_CAP: usize = 256 * 1024;
+/// Longer lines of cargo's JSON output are skipped: no message of cargo's own is this long.
+const LINE_CAP: usize = 4 << 20;
+/// What of CARGO_HOME a build reads: not its credentials.
+const CARGO_HOME_READ: &[&str] = &["bin", "registry", "git", "config.toml", "config"];
+
+/// One home of the toolchain: where it is, and where the build sees it.
+struct Home {
+    real: PathBuf,
+    seen: PathBuf,
+    variable: &'static str,
+}
+
+/// Where the toolchain is, and where the build sees it.
+struct Toolchain {
+    homes: Vec<Home>,
+    cargo: PathBuf,
+}
+
+impl Toolchain {
+    fn find(layout: &Layout, mounted: bool) -> Toolchain {
+        let home = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_default();
+        let env_or = |name: &str, default: PathBuf| {
+            std::env::var_os(name).map(PathBuf::from).unwrap_or(default)
+        };
+        let homes: Vec<Home> = [
+            ("CARGO_HOME", home.join(".cargo"), "cargo"),
+            ("RUSTUP_HOME", home.join(".rustup"), "rustup"),
+        ]
+        .into_iter()
+        .map(|(variable, default, mount_point)| (variable, env_or(variable, default), mount_point))
+        .filter(|(_, real, _)| real.is_dir())
+        .map(|(variable, real, mount_point)| {
+            let real = std::fs::canonicalize(&real).unwrap_or(real);
+            let seen = if mounted {
+                layout.toolchain.join(mount_point)
+            } else {
+                real.clone()
+            };
+            Home {
+                real,
+                seen,
+                variable,
+            }
+        })
+        .collect();
+        let cargo = std::env::var_os("CARGO")
+            .map(PathBuf::from)
+            .or_else(|| find_in_path("cargo"))
+            .unwrap_or_else(|| "cargo".into());
+        // Its folder, not the file: rustup's proxies are links that tell by their name what to run.
+        let cargo = match (cargo.parent().map(std::fs::canonicalize), cargo.file_name()) {
+            (Some(Ok(dir)), Some(name)) => dir.join(name),
+            _ => cargo,
+        };
+        let cargo = homes
+            .iter()
+            .find_map(|home| {
+                cargo
+                    .strip_prefix(&home.real)
+                    .ok()
+                    .map(|rest| home.seen.join(rest))
+            })
+            .unwrap_or(cargo);
+        Toolchain { homes, cargo }
+    }
+
+    /// What a build may read of the toolchain.
+    fn readable(&self) -> Vec<PathBuf> {
+        let mut readable = Vec::new();
+        for home in &self.homes {
+            if home.variable == "CARGO_HOME" {
+                readable.extend(CARGO_HOME_READ.iter().map(|part| home.seen.join(part)));
+            } else {
+                readable.push(home.seen.clone());
+            }
+        }
+        readable
+    }
+}
+
+fn find_in_path(program: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(program))
+        .find(|path| path.is_file())
+}
+
+/// Runs `cargo build` of the layout's runner crate in the sandbox, within the time limit.
+pub fn run(
+    layout: &Layout,
+    sandbox: &Sandbox,
+    build: &Build,
+    builder: Builder,
+) -> Result<PathBuf, BuildError> {
+    let mounted = sandbox.layers().mount_namespace;
+    let toolchain = Toolchain::find(layout, mounted);
+    // From `/`: cargo reads configuration from the folders above where it starts.
+    let mut jail = Jail::new(
+        &toolchain.cargo,
+        builder.uid(),
+        "/",
+        layout.folder.join("status"),
+    );
+    jail.limits = BUILD_LIMITS;
+    let message_format = if build.color {
+        "json-diagnostic-rendered-ansi"
+    } else {
+        "json"
+    };
+    let color = if build.color { "always" } else { "never" };
+    jail.args = [
+        "build",
+        "--release",
+        "--offline",
+        "--message-format",
+        message_format,
+        "--color",
+        color,
+        "--manifest-path",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([
+        layout.runner.join("Cargo.toml").display().to_string(),
+        "--target-dir".into(),
+        layout.target.display().to_string(),
+    ])
+    .collect();
+    let mut path = String::new();
+    for home in &toolchain.homes {
+        jail.env
+            .push((home.variable.to_string(), home.seen.display().to_string()));
+        if home.variable == "CARGO_HOME" {
+            path = format!("{}:", home.seen.join("bin").display());
+        }
+    }
+    let tmp = layout.tmp.display().to_string();
+    jail.env.extend([
+        ("PATH".to_string(), format!("{path}/usr/bin:/bin")),
+        ("HOME".into(), tmp.clone()),
+        ("TMPDIR".into(), tmp),
+        ("CARGO_NET_OFFLINE".into(), "true".into()),
+    ]);
+    if let Ok(toolchain) = std::env::var("RUSTUP_TOOLCHAIN") {
+        jail.env.push(("RUSTUP_TOOLCHAIN".into(), toolchain));
+    }
+    if mounted {
+        jail.binds = toolchain
+            .homes
+            .iter()
+            .map(|home| (home.real.clone(), home.seen.clone()))
+            .collect();
+    }
+    jail.read = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc"]
+        .iter()
+        .map(PathBuf::from)
+        .chain(toolchain.readable())
+        .chain([layout.folder.clone(), layout.api.clone()])
+        .collect();
+    jail.write = vec![
+        layout.runner.clone(),
+        layout.target.clone(),
+        layout.tmp.clone(),
+    ];
+    jail.grant_devices(sandbox.layers());
+    let (mut command, cgroup) = sandbox
+        .command(jail)
+        .map_err(|error| BuildError::Cargo(format!("cannot contain cargo: {error}")))?;
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .map_err(|error| BuildError::Cargo(format!("cannot start cargo: {error}")))?;
+    let (sender, outcome) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take();
+    let bin_name = layout.bin_name.clone();
+    std::thread::spawn(move || {
+        let mut outcome = BuildOutcome::default();
+        if let Some(stdout) = stdout {
+            for_each_line(stdout, |line| outcome.absorb(line, &bin_name));
+        }
+        let _ = sender.send(outcome);
+    });
+    let (stderr_sender, stderr_text) = std::sync::mpsc::channel();
+    let stderr = child.stderr.take();
+    std::thread::spawn(move || {
+        let _ = stderr_sender.send(stderr.map(read_capped).unwrap_or_default());
+    });
+    let deadline = deadline_after(build.timeout);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(10))
+            }
+            _ => break None,
+        }
+    };
+    let Some(status) = status else {
+        sandbox::kill_tree(&mut child);
+        drop(cgroup);
+        return Err(BuildError::TimedOut(build.timeout));
+    };
+    drop(cgroup);
+    let patience = Duration::from_secs(5);
+    let outcome = outcome.recv_timeout(patience).unwrap_or_default();
+    let cargo_stderr = stderr_text.recv_timeout(patience).unwrap_or_default();
+    let shown = |text: String| text.replace(&format!("{}/", layout.submission.display()), "");
+    match (status.success(), outcome.executable) {
+        (true, Some(executable)) => Ok(executable),
+        _ if !outcome.errors.is_empty() => {
+            Err(BuildError::Compile(shown(outcome.errors.join("\n"))))
+        }
+        _ if !outcome.runner_errors.is_empty() => {
+            Err(BuildError::NoSubmissionFn(outcome.runner_errors.join("; ")))
+        }
+        _ if cargo_stderr.trim().is_empty() => Err(BuildError::Cargo(format!(
+            "cargo ended with {status} and said nothing"
+        ))),
+        _ => Err(BuildError::Cargo(shown(cargo_stderr.trim().to_string()))),
+    }
+}
+
+/// All of `stream`, read to its end so the writer never blocks, the first [`OUTPUT_CAP`]
+/// bytes kept.
+fn read_capped(stream: impl Read) -> String {
+    let mut kept = Vec::new();
+    let mut reader = BufReader::new(stream);
+    loop {
+        let chunk = match reader.fill_buf() {
+            Ok([]) | Err(_) => break,
+            Ok(chunk) => chunk,
+        };
+        let room = OUTPUT_CAP.saturating_sub(kept.len()).min(chunk.len());
+        kept.extend_from_slice(&chunk[..room]);
+        let read = chunk.len();
+        reader.consume(read);
+    }
+    String::from_utf8_lossy(&kept).into_owned()
+}
+
+/// Calls `each` with every line of `stream` up to [`LINE_CAP`] bytes; longer ones are
+/// read past, not held.
+fn for_each_line(stream: impl Read, mut each: impl FnMut(&str)) {
+    let mut reader = BufReader::new(stream);
+    let mut line = Vec::new();
+    let mut too_long = false;
+    loop {
+        let chunk = match reader.fill_buf() {
+            Ok([]) | Err(_) => break,
+            Ok(chunk) => chunk,
+        };
+        let (part, ended) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(end) => (&chunk[..end], Some(end + 1)),
+            None => (chunk, None),
+        };
+        if line.len() + part.len() > LINE_CAP {
+            too_long = true;
+            line.clear();
+        } else if !too_long {
+            line.extend_from_slice(part);
+        }
+        let used = ended.unwrap_or(chunk.len());
+        reader.consume(used);
+        if ended.is_some() {
+            if !too_long {
+                each(&String::from_utf8_lossy(&line));
+            }
+            line.clear();
+            too_long = false;
+        }
+    }
+}
+
+#[derive(Default)]
+struct BuildOutcome {
+    executable: Option<PathBuf>,
+    /// Rendered errors of the student's crate (or anything else that is not the runner).
+    errors: Vec<String>,
+    /// Errors in the generated main.rs: the contract is missing, not the student's logic.
+    runner_errors: Vec<String>,
+    /// Bytes of errors kept; beyond [`OUTPUT_CAP`] errors are counted only.
+    kept: usize,
+    dropped: usize,
+}
+
+#[derive(Deserialize)]
+struct CargoMessage {
+    reason: String,
+    target: Option<CargoTarget>,
+    executable: Option<PathBuf>,
+    message: Option<CompilerMessage>,
+}
+
+#[derive(Deserialize)]
+struct CargoTarget {
+    name: String,
+}
+
+#[derive(Deserialize)]
+struct CompilerMessage {
+    level: String,
+    rendered: Option<String>,
+    message: String,
+}
+
+impl BuildOutcome {
+    fn absorb(&mut self, line: &str, runner_bin: &str) {
+        let Ok(message) = serde_json::from_str::<CargoMessage>(line) else {
+            return;
+        };
+        match message.reason.as_str() {
+            "compiler-artifact"
+                if message
+                    .target
+                    .as_ref()
+                    .is_some_and(|t| t.name == runner_bin) =>
+            {
+                self.executable = message.executable.or(self.executable.take());
+            }
+            "compiler-message" => {
+                let (Some(diagnostic), Some(target)) = (message.message, message.target) else {
+                    return;
+                };
+                if diagnostic.level != "error" {
+                    return;
+                }
+                let text = if target.name == runner_bin {
+                    diagnostic.message
+                } else {
+                    diagnostic.rendered.unwrap_or(diagnostic.message)
+                };
+                if self.kept + text.len() > OUTPUT_CAP {
+                    self.dropped += 1;
+                    if self.dropped == 1 {
+                        self.errors.push("(more errors not shown)".into());
+                    }
+                    return;
+                }
+                self.kept += text.len();
+                if target.name == runner_bin {
+                    self.runner_errors.push(text);
+                } else {
+                    self.errors.push(text);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_past_the_cap_are_skipped_and_the_rest_kept() {
+        let long = "x".repeat(LINE_CAP + 1);
+        let text = format!("first\n{long}\nlast\nunfinished");
+        let mut lines = Vec::new();
+        for_each_line(text.as_bytes(), |line| lines.push(line.to_string()));
+        assert_eq!(lines, ["first", "last"]);
+    }
+
+    #[test]
+    fn a_stream_is_read_to_its_end_and_cut_at_the_cap() {
+        let text = "y".repeat(OUTPUT_CAP * 3);
+        assert_eq!(read_capped(text.as_bytes()).len(), OUTPUT_CAP);
+    }
+}

@@ -1,0 +1,152 @@
+//! Where a submission is built: a folder of the grader's own, outside the submission, so
+//! nothing a student ships (a `target/`, a link) decides what the grader reads or writes.
+
+use std::io;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use super::{API_FILES, API_MANIFEST, SubmissionCrate, TARGET_DIR_ENV};
+use crate::sandbox::Sandbox;
+
+/// A build folder: what the grader writes there, and the three places the build writes.
+pub struct Layout {
+    pub folder: PathBuf,
+    /// grader-api as embedded in the grader.
+    pub api: PathBuf,
+    /// The copy of the submission that is built.
+    pub submission: PathBuf,
+    /// The generated crate (the build writes its Cargo.lock).
+    pub runner: PathBuf,
+    pub target: PathBuf,
+    pub tmp: PathBuf,
+    /// Mount points of the toolchain, for a build user who cannot reach it where it is.
+    pub toolchain: PathBuf,
+    pub bin_name: String,
+}
+
+impl Layout {
+    /// A folder whose grader-api and toolchain mount points are in `shared` (the same for
+    /// every build that shares compiled dependencies, since cargo rebuilds what it finds at
+    /// another path), or in the folder itself.
+    pub fn new(folder: PathBuf, shared: Option<&Path>, bin_name: String) -> Layout {
+        let (api, toolchain) = match shared {
+            Some(shared) => (shared_api(shared), shared.join("toolchain")),
+            None => (folder.join("api"), folder.join("toolchain")),
+        };
+        Layout {
+            api,
+            submission: folder.join("submission"),
+            runner: folder.join("runner"),
+            target: folder.join("target"),
+            tmp: folder.join("tmp"),
+            toolchain,
+            folder,
+            bin_name,
+        }
+    }
+
+    /// The build folder of `submission`, under [`TARGET_DIR_ENV`] beside the shared cache
+    /// (returned too), or else in the grader's own folder of builds, which a re-run reuses.
+    pub fn for_submission(submission: &SubmissionCrate) -> io::Result<(Layout, Option<PathBuf>)> {
+        let name: String = submission
+            .package
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+            .take(40)
+            .collect();
+        let tag = format!("{name}-{:016x}", stable_hash(&submission.root));
+        let bin_name = format!("cardgrade-runner-{tag}");
+        let shared = std::env::var_os(TARGET_DIR_ENV)
+            .map(|dir| std::path::absolute(PathBuf::from(&dir)).unwrap_or_else(|_| dir.into()));
+        Ok(match shared {
+            Some(shared) => (
+                Layout::new(shared.join(&tag), Some(&shared), bin_name),
+                Some(shared),
+            ),
+            None => (Layout::new(own_builds()?.join(&tag), None, bin_name), None),
+        })
+    }
+}
+
+/// The grader user's own folder of builds in the temp folder, refused if anyone else made it.
+fn own_builds() -> io::Result<PathBuf> {
+    let user = nix::unistd::Uid::effective();
+    let folder = std::env::temp_dir().join(format!("cardgrade-builds-{user}"));
+    match std::fs::create_dir(&folder) {
+        Ok(()) => std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755))?,
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(error) => return Err(error),
+    }
+    let found = std::fs::symlink_metadata(&folder)?;
+    if !found.is_dir() || found.uid() != user.as_raw() || found.mode() & 0o022 != 0 {
+        return Err(io::Error::other(format!(
+            "{} is not a folder of this user's alone; remove it, or set {TARGET_DIR_ENV}",
+            folder.display()
+        )));
+    }
+    Ok(folder)
+}
+
+pub fn shared_api(shared: &Path) -> PathBuf {
+    let mut content = String::from(API_MANIFEST);
+    for (path, text) in API_FILES {
+        content.push_str(path);
+        content.push_str(text);
+    }
+    shared.join(format!("grader-api-{:016x}", stable_hash(&content)))
+}
+
+pub fn stable_hash(value: &(impl std::hash::Hash + ?Sized)) -> u64 {
+    use std::hash::{DefaultHasher, Hasher};
+    let mut hasher = DefaultHasher::new();
+    value.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Who runs a build.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Builder {
+    /// A uid of the build folder's own, when the grader is root and the toolchain can be
+    /// mounted where that uid reaches it.
+    Unprivileged(u32),
+    /// Root without a capability, where the toolchain cannot be mounted.
+    PowerlessRoot,
+    /// The grader's own user, which is not root.
+    Grader,
+}
+
+impl Builder {
+    pub fn for_layout(sandbox: &Sandbox, layout: &Layout) -> Builder {
+        let layers = sandbox.layers();
+        let reachable = [&layout.folder, &layout.api].iter().all(|path| {
+            path.ancestors()
+                .skip(1)
+                .all(|dir| std::fs::metadata(dir).is_ok_and(|m| m.mode() & 0o001 != 0))
+        });
+        match (layers.root, layers.mount_namespace && reachable) {
+            // Above the runners' uids: a build and a runner never share one.
+            (true, true) => Builder::Unprivileged(
+                1_500_000_000 + (stable_hash(&layout.folder) % 1_000_000_000) as u32,
+            ),
+            (true, false) => Builder::PowerlessRoot,
+            (false, _) => Builder::Grader,
+        }
+    }
+
+    /// The uid the build switches to, when the grader is root.
+    pub fn uid(self) -> u32 {
+        match self {
+            Builder::Unprivileged(uid) => uid,
+            Builder::PowerlessRoot | Builder::Grader => 0,
+        }
+    }
+
+    /// Who owns what the build writes, when the grader must hand it over.
+    pub fn owner(self) -> Option<u32> {
+        match self {
+            Builder::Unprivileged(uid) => Some(uid),
+            Builder::PowerlessRoot => Some(0),
+            Builder::Grader => None,
+        }
+    }
+}
