@@ -107,6 +107,9 @@ impl Launcher {
             .process_group(0)
             .spawn()
             .map_err(spawn_error)?;
+        // The command holds the runner's end of the channel: while it does, a runner that
+        // dies before its hello would look silent, not gone.
+        drop(command);
         let stdout = Capture::start(child.stdout.take().expect("stdout was piped"));
         let mut stderr = Capture::start(child.stderr.take().expect("stderr was piped"));
         let requests = BufWriter::new(ours.try_clone().map_err(spawn_error)?);
