@@ -42,9 +42,11 @@ fn main() {
         timeout: compile::DEFAULT_BUILD_TIMEOUT,
         allowed: &[],
     };
-    let built = compile::build(&submission, &sandbox, &build).expect("the reference builds");
-    let launcher = Launcher::new(sandbox, &built.executable, &built.source_root)
-        .expect("the runner is set up");
+    // The build folder stays locked while `built` lives: the graders started below build there.
+    let launcher = {
+        let built = compile::build(&submission, &sandbox, &build).expect("the reference builds");
+        Launcher::new(sandbox, &built.executable, &built.source_root).expect("the runner is set up")
+    };
     let mut runner = launcher.start().expect("the runner starts");
 
     let mut in_process = Vec::new();
@@ -114,6 +116,8 @@ fn warm_rerun(
                 "json",
                 "--test-threads",
                 "2",
+                "--assignment",
+                "plaisante_hand",
             ])
             .arg(repo.join("reference"))
             .args(skip.map(|filter| ["--skip", filter]).into_iter().flatten())

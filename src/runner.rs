@@ -491,8 +491,12 @@ struct Scratch {
 }
 
 impl Scratch {
+    /// A new folder; those of graders killed outright are removed on the way.
     fn create() -> io::Result<Scratch> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
+        sandbox::sweep_leftovers(&std::env::temp_dir(), |folder| {
+            std::fs::remove_dir_all(folder)
+        });
         let nonce = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.subsec_nanos())

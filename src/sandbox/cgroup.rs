@@ -47,10 +47,19 @@ pub struct Cgroup {
 
 impl Cgroup {
     /// Finds the interface this machine lets the grader write, by making and removing a group.
+    /// Empty groups that graders killed outright left behind are removed on the way.
     pub fn detect() -> Option<CgroupKind> {
-        [CgroupKind::V1, CgroupKind::V2]
+        let kind = [CgroupKind::V1, CgroupKind::V2]
             .into_iter()
-            .find(|&kind| Cgroup::create(kind, u64::MAX, u64::MAX).is_ok())
+            .find(|&kind| Cgroup::create(kind, u64::MAX, u64::MAX).is_ok())?;
+        let parents = match kind {
+            CgroupKind::V1 => vec![Path::new(ROOT).join("memory"), Path::new(ROOT).join("pids")],
+            CgroupKind::V2 => v2_parent().into_iter().collect(),
+        };
+        for parent in parents {
+            super::sweep_leftovers(&parent, |group| std::fs::remove_dir(group));
+        }
+        Some(kind)
     }
 
     /// A new group holding at most `memory_bytes` of memory and `max_tasks` threads.
