@@ -92,8 +92,9 @@ pub struct CheckArgs {
     /// [default: the specs' `defaults: { build_timeout_s }`, else 300].
     #[arg(long, value_name = "SECS")]
     pub build_timeout: Option<u64>,
-    /// Let the submission depend on this crate too (repeatable); it must be in the local
-    /// cargo cache, since builds are offline.
+    /// Let the submission depend on this crate too (repeatable), as a spec's
+    /// `defaults: { allow_dependencies }` does; it must be in the local cargo cache, since
+    /// builds are offline.
     #[arg(long = "allow-dependency", value_name = "NAME")]
     pub allowed_dependencies: Vec<String>,
 }
@@ -228,6 +229,12 @@ pub fn run(mut args: CheckArgs) -> ExitCode {
         );
     }
     let build_started = Instant::now();
+    let allowed: Vec<String> = args
+        .allowed_dependencies
+        .iter()
+        .chain(&suite.allowed_dependencies)
+        .cloned()
+        .collect();
     let build = compile::Build {
         color,
         timeout: args
@@ -235,7 +242,7 @@ pub fn run(mut args: CheckArgs) -> ExitCode {
             .map(Duration::from_secs)
             .or(suite.build_timeout)
             .unwrap_or(compile::DEFAULT_BUILD_TIMEOUT),
-        allowed: &args.allowed_dependencies,
+        allowed: &allowed,
     };
     let built = compile::build(&submission, &sandbox, &build);
     let build_time = build_started.elapsed();

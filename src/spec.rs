@@ -78,6 +78,9 @@ struct Defaults {
     timeout_ms: Option<u64>,
     /// How long building a submission may take, in seconds (`--build-timeout` wins).
     build_timeout_s: Option<u64>,
+    /// Crates a submission may depend on besides grader-api, by name.
+    #[serde(default)]
+    allow_dependencies: Vec<String>,
 }
 
 /// Rule settings (blackjack's H17, poker's ties and wheel); the reference obeys them.
@@ -335,6 +338,8 @@ pub struct Suite {
     pub groups: Vec<Group>,
     /// The longest build time any of its spec files allows, if one sets it.
     pub build_timeout: Option<Duration>,
+    /// The crates any of its spec files lets a submission depend on.
+    pub allowed_dependencies: Vec<String>,
 }
 
 impl Suite {
@@ -354,6 +359,7 @@ impl Suite {
                 .filter(|g| keep(g.assignment))
                 .collect(),
             build_timeout: self.build_timeout,
+            allowed_dependencies: self.allowed_dependencies,
         }
     }
 }
@@ -387,9 +393,15 @@ pub struct TestCase {
 pub fn load(paths: &[PathBuf], timeout_override: Option<Duration>) -> Result<Suite, SpecError> {
     let mut groups = Vec::new();
     let mut build_timeout = None;
+    let mut allowed_dependencies: Vec<String> = Vec::new();
     let mut add = |file: Suite| {
         groups.extend(file.groups);
         build_timeout = build_timeout.max(file.build_timeout);
+        for name in file.allowed_dependencies {
+            if !allowed_dependencies.contains(&name) {
+                allowed_dependencies.push(name);
+            }
+        }
     };
     if paths.is_empty() {
         for (name, text) in BUILT_IN {
@@ -422,6 +434,7 @@ pub fn load(paths: &[PathBuf], timeout_override: Option<Duration>) -> Result<Sui
     Ok(Suite {
         groups,
         build_timeout,
+        allowed_dependencies,
     })
 }
 
@@ -604,6 +617,7 @@ pub fn parse(
     Ok(Suite {
         groups,
         build_timeout: spec.defaults.build_timeout_s.map(Duration::from_secs),
+        allowed_dependencies: spec.defaults.allow_dependencies,
     })
 }
 
@@ -1232,6 +1246,26 @@ mod tests {
 
     fn parse_err(text: &str) -> String {
         parse("t.yaml", text, None).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn defaults_set_the_build_timeout_and_the_allowed_dependencies() {
+        let suite = parse(
+            "t.yaml",
+            "assignment: plaisante_hand\ndefaults: { build_timeout_s: 42, allow_dependencies: [libc, itoa] }\ngroups:\n  - name: g\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH, KD] }\n",
+            None,
+        )
+        .unwrap();
+        assert_eq!(suite.build_timeout, Some(Duration::from_secs(42)));
+        assert_eq!(suite.allowed_dependencies, ["libc", "itoa"]);
+        let plain = parse(
+            "t.yaml",
+            "assignment: plaisante_hand\ngroups:\n  - name: g\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH, KD] }\n",
+            None,
+        )
+        .unwrap();
+        assert_eq!(plain.build_timeout, None);
+        assert!(plain.allowed_dependencies.is_empty());
     }
 
     #[test]

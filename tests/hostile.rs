@@ -145,7 +145,9 @@ battery! {
         attack("attack-writes", Passes("writes")).also(NothingWritten);
     the_runner_has_no_network: attack("attack-tcp", Passes("tcp")).also(NoConnection);
     the_runner_cannot_signal_the_grader:
-        attack("attack-kill-parent", Passes("kill_parent")).args(ALLOW_LIBC);
+        // libc allowed by a spec, as a course would, rather than on the command line.
+        attack("attack-kill-parent", Passes("kill_parent"))
+            .args(&["--spec", "tests/specs/allow-libc.yaml"]);
     a_daemon_cannot_rewrite_the_results:
         attack("attack-rewrite-results", Fails("rewrite_results", &[LEFT_PROCESSES]))
             .also(ResultsKept);
