@@ -94,10 +94,10 @@ impl Module {
         match self {
             Module::Plaisante => "reference/src/plaisante.rs",
             Module::Tableau => "reference/src/tableau.rs",
-            Module::Blackjack => "reference/src/blackjack.rs",
+            Module::Blackjack => "reference/src/blackjack/mod.rs",
             Module::Poker => "reference/src/poker.rs",
-            Module::Draw => "reference/src/draw.rs",
-            Module::Crazy8 => "reference/src/crazy8.rs",
+            Module::Draw => "reference/src/draw/mod.rs",
+            Module::Crazy8 => "reference/src/crazy8/mod.rs",
         }
     }
 
@@ -282,15 +282,11 @@ fn edited<F: AsRef<str>, T: AsRef<str>>(name: &str, mut text: String, edits: &[(
     text
 }
 
-/// Where a reference module's own code ends: at its tests, or at a `terminal` module (the
-/// `grader play` front end, not part of what a student writes) if that comes first, along
-/// with the doc comments and attributes just above it.
+/// Where a reference module's own code ends: at its tests, along with the doc comments and
+/// attributes just above them. The `grader play` front end, not part of what a student
+/// writes, is a file of its own declared after the tests.
 pub fn submission_part_end(text: &str) -> usize {
-    let Some(marker) = ["#[cfg(test)]", "mod terminal"]
-        .iter()
-        .filter_map(|marker| text.find(marker))
-        .min()
-    else {
+    let Some(marker) = text.find("#[cfg(test)]") else {
         return text.len();
     };
     let mut end = text[..marker].rfind('\n').map_or(0, |n| n + 1);
