@@ -12,21 +12,12 @@ use grader_api::{Assignment, Submission};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 use crate::compile::{self, BuildError};
+use crate::exit::{self, Stop};
 use crate::grade::{self, Verdict};
 use crate::report::{self, Results, TestResult};
 use crate::runner::{Launcher, Runner, StartError};
 use crate::sandbox::{Mode, Sandbox};
 use crate::spec::{self, Suite};
-
-/// The exit codes `grader check` documents.
-pub mod exit {
-    pub const PASSED: u8 = 0;
-    pub const FAILED: u8 = 1;
-    pub const USAGE: u8 = 2;
-    pub const BUILD: u8 = 3;
-    /// The filters select no test, as cargo-nextest's code for "no tests run".
-    pub const NO_TESTS: u8 = 4;
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -155,7 +146,11 @@ impl Pool {
     }
 }
 
-pub fn run(mut args: CheckArgs) -> ExitCode {
+pub fn run(args: CheckArgs) -> ExitCode {
+    grade(args).unwrap_or_else(|stop| stop.report())
+}
+
+fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
     let started = Instant::now();
     let color = match args.color {
         ColorChoice::Always => true,
@@ -170,11 +165,9 @@ pub fn run(mut args: CheckArgs) -> ExitCode {
         let path = args.path.display().to_string();
         // `grader check has_pair` filters, as `cargo test has_pair` does; `./my-crate` is a path.
         if args.filter.is_some() || path.contains('/') || path.starts_with('.') {
-            eprintln!(
-                "{} {path} does not exist: pass the folder of your crate",
-                "error:".red().bold()
-            );
-            return ExitCode::from(exit::USAGE);
+            return Err(Stop::Usage(format!(
+                "{path} does not exist: pass the folder of your crate"
+            )));
         }
         args.filter = Some(path);
         args.path = PathBuf::from(".");
@@ -182,45 +175,24 @@ pub fn run(mut args: CheckArgs) -> ExitCode {
     let machine_only =
         matches!(args.format, Format::Gradescope | Format::Json) && args.output.is_none();
 
-    let suite = match spec::load(&args.specs, args.timeout_ms.map(Duration::from_millis)) {
-        Ok(suite) if args.assignments.is_empty() => suite,
-        Ok(suite) => suite.only(|assignment| args.assignments.contains(&assignment)),
-        Err(error) => {
-            eprintln!("{} {error}", "spec error:".red().bold());
-            return ExitCode::from(exit::USAGE);
-        }
+    let suite = spec::load(&args.specs, args.timeout_ms.map(Duration::from_millis))
+        .map_err(|error| Stop::Spec(error.to_string()))?;
+    let suite = if args.assignments.is_empty() {
+        suite
+    } else {
+        suite.only(|assignment| args.assignments.contains(&assignment))
     };
     let reference = reference::submission();
-    let expected = match expectations(&suite, &reference) {
-        Ok(expected) => expected,
-        Err(error) => {
-            eprintln!("{} {error}", "spec error:".red().bold());
-            return ExitCode::from(exit::USAGE);
-        }
-    };
+    let expected = expectations(&suite, &reference).map_err(Stop::Spec)?;
     let test_args = libtest_arguments(&args, color);
-    if let Some(code) = none_selected(&args, &test_args, &suite, &[]) {
-        return code;
-    }
+    refuse_if_none_selected(&args, &test_args, &suite, &[])?;
     if args.list {
         list(&test_args, &suite);
-        return ExitCode::from(exit::PASSED);
+        return Ok(ExitCode::from(exit::PASSED));
     }
 
-    let submission = match compile::locate(&args.path) {
-        Ok(submission) => submission,
-        Err(error) => {
-            eprintln!("{} {error}", "error:".red().bold());
-            return ExitCode::from(exit::USAGE);
-        }
-    };
-    let sandbox = match sandbox_for(args.sandbox) {
-        Ok(sandbox) => sandbox,
-        Err(error) => {
-            eprintln!("{} {error}", "error:".red().bold());
-            return ExitCode::from(exit::USAGE);
-        }
-    };
+    let submission = compile::locate(&args.path).map_err(|error| Stop::Usage(error.to_string()))?;
+    let sandbox = sandbox_for(args.sandbox).map_err(Stop::Usage)?;
     if !machine_only {
         eprintln!(
             "{:>12} runner for {} (release)",
@@ -291,16 +263,12 @@ pub fn run(mut args: CheckArgs) -> ExitCode {
     };
     if suite.groups.is_empty() {
         let names: Vec<&str> = Assignment::ALL.iter().map(|a| a.registration()).collect();
-        eprintln!(
-            "{} your submission() registers no assignment to grade: add one of {}",
-            "error:".red().bold(),
+        return Err(Stop::NothingRegistered(format!(
+            "your submission() registers no assignment to grade: add one of {}",
             names.join(", ")
-        );
-        return ExitCode::from(exit::BUILD);
+        )));
     }
-    if let Some(code) = none_selected(&args, &test_args, &suite, &not_graded) {
-        return code;
-    }
+    refuse_if_none_selected(&args, &test_args, &suite, &not_graded)?;
     let test_count = suite.groups.iter().map(|g| g.tests.len()).sum();
     let session = Arc::new(Session {
         suite,
@@ -355,18 +323,16 @@ pub fn run(mut args: CheckArgs) -> ExitCode {
             println!("  {}", line.dimmed());
         }
     }
-    if let Err(code) = write_machine_output(&args, &results, &submission.root) {
-        return code;
-    }
+    write_machine_output(&args, &results, &submission.root)?;
     let all_passed = results
         .tests
         .iter()
         .all(|r| !matches!(r.verdict, Some(Verdict::Failed(_))));
-    ExitCode::from(if all_passed {
+    Ok(ExitCode::from(if all_passed {
         exit::PASSED
     } else {
         exit::FAILED
-    })
+    }))
 }
 
 /// Answers the reference gives to every listed test, checked against what specs wrote.
@@ -453,7 +419,7 @@ fn build_failed(
     root: &Path,
     error: &BuildError,
     started: Instant,
-) -> ExitCode {
+) -> Result<ExitCode, Stop> {
     eprintln!("{} {error}", "error:".red().bold());
     let why = error.summary();
     eprintln!("score: 0 ({why})");
@@ -472,13 +438,11 @@ fn build_failed(
         build_time: started.elapsed(),
         notes: Vec::new(),
     };
-    if let Err(code) = write_machine_output(args, &results, root) {
-        return code;
-    }
-    ExitCode::from(exit::BUILD)
+    write_machine_output(args, &results, root)?;
+    Ok(ExitCode::from(exit::BUILD))
 }
 
-fn write_machine_output(args: &CheckArgs, results: &Results, root: &Path) -> Result<(), ExitCode> {
+fn write_machine_output(args: &CheckArgs, results: &Results, root: &Path) -> Result<(), Stop> {
     let json = match args.format {
         Format::Gradescope => results.gradescope_json(),
         Format::Json => results.cardgrade_json(&root.display().to_string()),
@@ -490,14 +454,8 @@ fn write_machine_output(args: &CheckArgs, results: &Results, root: &Path) -> Res
             println!("{text}");
             Ok(())
         }
-        Some(path) => write_whole(path, &(text + "\n")).map_err(|error| {
-            eprintln!(
-                "{} cannot write {}: {error}",
-                "error:".red().bold(),
-                path.display()
-            );
-            ExitCode::from(exit::USAGE)
-        }),
+        Some(path) => write_whole(path, &(text + "\n"))
+            .map_err(|error| Stop::Usage(format!("cannot write {}: {error}", path.display()))),
     }
 }
 
@@ -537,17 +495,18 @@ fn is_selected(test_args: &Arguments, id: &str) -> bool {
 
 /// When the filters select no test of `suite`: says so, naming them and any assignments
 /// left out, and gives the exit code for it.
-fn none_selected(
+/// Refuses a run whose filters select no test of `suite`.
+fn refuse_if_none_selected(
     args: &CheckArgs,
     test_args: &Arguments,
     suite: &Suite,
     not_graded: &[Assignment],
-) -> Option<ExitCode> {
+) -> Result<(), Stop> {
     if suite
         .tests()
         .any(|(_, test)| is_selected(test_args, &test.id))
     {
-        return None;
+        return Ok(());
     }
     let mut what = match &args.filter {
         Some(filter) if args.exact => format!("no test is named `{filter}`"),
@@ -562,14 +521,11 @@ fn none_selected(
     if !not_graded.is_empty() {
         what.push_str(" in the assignments your submission() registers");
     }
-    eprintln!(
-        "{} {what}: `grader check --list` lists them",
-        "error:".red().bold()
-    );
+    what.push_str(": `grader check --list` lists them");
     if let Some(line) = report::not_graded(not_graded) {
-        eprintln!("  {line}");
+        what.push_str(&format!("\n  {line}"));
     }
-    Some(ExitCode::from(exit::NO_TESTS))
+    Err(Stop::NoTests(what))
 }
 
 /// Prints the tests the filters select, as `cargo test -- --list` does; a closed pipe

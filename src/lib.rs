@@ -7,6 +7,7 @@
 pub mod capture;
 pub mod check;
 pub mod compile;
+pub mod exit;
 pub mod grade;
 pub mod play;
 pub mod report;

@@ -2,6 +2,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use grader::check::{self, CheckArgs};
+use grader::exit;
 use grader::play::{self, PlayArgs};
 use grader::sandbox;
 
@@ -44,9 +45,9 @@ fn main() -> ExitCode {
         Err(error) => {
             let _ = error.print();
             return ExitCode::from(if error.use_stderr() {
-                check::exit::USAGE
+                exit::USAGE
             } else {
-                check::exit::PASSED
+                exit::PASSED
             });
         }
     };

@@ -49,14 +49,14 @@ pub fn run(args: PlayArgs) -> ExitCode {
             "error: --h17 is a blackjack rule; `grader play {}` has no dealer soft 17",
             args.game.name()
         );
-        return ExitCode::from(crate::check::exit::USAGE);
+        return ExitCode::from(crate::exit::USAGE);
     }
     if args.watch && args.game != Game::Crazy8 {
         eprintln!(
             "error: --watch is a crazy8 option; `grader play {}` has no harness players to watch",
             args.game.name()
         );
-        return ExitCode::from(crate::check::exit::USAGE);
+        return ExitCode::from(crate::exit::USAGE);
     }
     let seed = args.seed.unwrap_or_else(clock_seed);
     let stdin = io::stdin();

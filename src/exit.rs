@@ -1,0 +1,50 @@
+//! The exit codes the grader documents (`grader --help`, README), and the reasons a
+//! command stops before it has anything to grade.
+
+use std::process::ExitCode;
+
+use colored::Colorize;
+
+pub const PASSED: u8 = 0;
+pub const FAILED: u8 = 1;
+pub const USAGE: u8 = 2;
+pub const BUILD: u8 = 3;
+/// The filters select no test, as cargo-nextest's code for "no tests run".
+pub const NO_TESTS: u8 = 4;
+
+/// Why a command stopped before grading; each says its own message and exit code.
+#[derive(Debug, thiserror::Error)]
+pub enum Stop {
+    /// A bad flag or path, a sandbox refused in strict mode, results that cannot be written.
+    #[error("{0}")]
+    Usage(String),
+    /// A spec that does not load, or whose written expectation the reference contradicts.
+    #[error("{0}")]
+    Spec(String),
+    /// The filters select no test.
+    #[error("{0}")]
+    NoTests(String),
+    /// The submission built but registers nothing to grade.
+    #[error("{0}")]
+    NothingRegistered(String),
+}
+
+impl Stop {
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Stop::Usage(_) | Stop::Spec(_) => USAGE,
+            Stop::NoTests(_) => NO_TESTS,
+            Stop::NothingRegistered(_) => BUILD,
+        }
+    }
+
+    /// Prints the message on stderr and gives the exit code.
+    pub fn report(&self) -> ExitCode {
+        let label = match self {
+            Stop::Spec(_) => "spec error:",
+            _ => "error:",
+        };
+        eprintln!("{} {self}", label.red().bold());
+        ExitCode::from(self.exit_code())
+    }
+}
