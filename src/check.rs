@@ -286,11 +286,12 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
 
     let trials = trials(&session);
     if machine_only {
-        for (index, trial) in (0..).zip(&trials) {
-            if !test_args.is_filtered_out(trial) {
-                run_test(&session, index);
-            }
-        }
+        let selected: Vec<usize> = (0..)
+            .zip(&trials)
+            .filter(|(_, trial)| !test_args.is_filtered_out(trial))
+            .map(|(index, _)| index)
+            .collect();
+        run_quietly(&session, &selected, args.test_threads);
     } else {
         // The verdicts recorded by each trial, not the conclusion, decide score and exit code.
         let _conclusion = libtest_mimic::run(&test_args, trials);
@@ -333,6 +334,27 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
     } else {
         exit::FAILED
     }))
+}
+
+/// Runs the tests at `selected` on `threads` threads (default: the cores), as libtest
+/// would, printing nothing: the machine results are all that stdout carries.
+fn run_quietly(session: &Session, selected: &[usize], threads: Option<usize>) {
+    let threads = threads
+        .or_else(|| std::thread::available_parallelism().ok().map(usize::from))
+        .unwrap_or(1)
+        .clamp(1, selected.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                while let Some(&index) =
+                    selected.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                {
+                    run_test(session, index);
+                }
+            });
+        }
+    });
 }
 
 /// Answers the reference gives to every listed test, checked against what specs wrote.

@@ -1123,6 +1123,41 @@ fn a_students_report_grades_what_is_registered_and_names_the_rest() {
 }
 
 #[test]
+fn machine_results_on_several_threads_are_those_of_one() {
+    let results = |threads: &str| -> serde_json::Value {
+        let (code, stdout, stderr) = check(
+            &fixture("example-student"),
+            &[
+                "--format",
+                "json",
+                "--test-threads",
+                threads,
+                "--skip",
+                "every_hand",
+            ],
+        );
+        assert_eq!(code, 1, "{stderr}");
+        serde_json::from_str(&stdout).expect("stdout is only JSON")
+    };
+    let (one, two) = (results("1"), results("2"));
+    assert_eq!(one["score"], two["score"]);
+    let statuses = |results: &serde_json::Value| -> Vec<String> {
+        results["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|test| format!("{} {}", test["name"], test["status"]))
+            .collect()
+    };
+    assert_eq!(statuses(&one), statuses(&two));
+    assert!(
+        !statuses(&two)
+            .iter()
+            .any(|s| s.ends_with("\"not_run\"") && !s.contains("every_hand"))
+    );
+}
+
+#[test]
 fn json_results_go_to_stdout_alone_without_output() {
     let spec = repo().join("tests/specs/hostile.yaml");
     let (code, stdout, _) = check(
