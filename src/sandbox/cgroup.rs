@@ -77,14 +77,19 @@ impl Cgroup {
             ],
             CgroupKind::V2 => vec![v2_parent()?.join(&name)],
         };
-        let mut group = Cgroup {
-            kind,
-            dirs: Vec::new(),
-        };
-        for dir in &dirs {
-            std::fs::create_dir(dir)?;
-            group.dirs.push(dir.clone());
+        for (made, dir) in dirs.iter().enumerate() {
+            if let Err(error) = std::fs::create_dir(dir) {
+                // A group is whole or not at all: the folders made so far go.
+                for dir in dirs[..made].iter().rev() {
+                    let _ = std::fs::remove_dir(dir);
+                }
+                return Err(error);
+            }
         }
+        let group = Cgroup {
+            kind,
+            dirs: dirs.clone(),
+        };
         let limit = |value: u64| {
             if value == u64::MAX {
                 "max".to_string()

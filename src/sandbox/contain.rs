@@ -91,9 +91,11 @@ fn outside(jail: &Jail) -> ! {
     // Only stage 2 of this run may say how the program ended.
     let _ = std::fs::remove_file(&jail.status_file);
     let flags = jail.layers.namespaces();
+    // Read before the unshare: inside a user namespace not yet mapped, every id is nobody's.
+    let (uid, gid) = (Uid::current(), Gid::current());
     or_fail("cannot create the namespaces", unshare(flags));
     if flags.contains(CloneFlags::CLONE_NEWUSER) {
-        map_own_user();
+        map_own_user(uid, gid);
     }
     let mut command = next_stage(INIT);
     hand_over_stdin(&mut command);
@@ -137,9 +139,8 @@ fn kill_cgroups(jail: &Jail) {
     }
 }
 
-fn map_own_user() {
-    let uid = Uid::current();
-    let gid = Gid::current();
+/// Makes this process root of the new user namespace, as `uid` and `gid` outside it.
+fn map_own_user(uid: Uid, gid: Gid) {
     let _ = std::fs::write("/proc/self/setgroups", "deny");
     or_fail(
         "cannot map the user namespace",
