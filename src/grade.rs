@@ -169,7 +169,7 @@ pub fn grade_bulk(
     let request = &test.request;
     let total = request.input_count();
     let (sender, receiver) = sync_channel::<Expected>(8);
-    let mut tally = Tally::new(request, receiver);
+    let mut comparison = BulkComparison::new(request, receiver);
     let exchange = std::thread::scope(|scope| {
         scope.spawn(move || {
             let mut chunk = Vec::with_capacity(CHUNK_INPUTS);
@@ -183,23 +183,23 @@ pub fn grade_bulk(
             });
             let _ = sender.send(chunk);
         });
-        let exchange = runner.ask(request, group.timeout, |answer| tally.record(answer));
+        let exchange = runner.ask(request, group.timeout, |answer| comparison.record(answer));
         // Stops the reference thread if the runner ended early.
-        tally.close();
+        comparison.close();
         exchange
     });
     let survived = exchange.runner_survived();
-    let complete = exchange.ending == Ending::Answered && tally.inputs_compared == total;
-    if complete && tally.wrong_inputs == 0 {
+    let complete = exchange.ending == Ending::Answered && comparison.inputs_compared == total;
+    if complete && comparison.wrong_inputs == 0 {
         return (Verdict::Passed, survived);
     }
     let mut message = String::new();
     field(&mut message, "inputs", &request.describe_inputs());
-    if tally.inputs_compared > 0 {
+    if comparison.inputs_compared > 0 {
         let verdict_line = format!(
             "{} of {} answered wrongly",
-            group_digits(tally.wrong_inputs),
-            group_digits(tally.inputs_compared)
+            group_digits(comparison.wrong_inputs),
+            group_digits(comparison.inputs_compared)
         );
         field(&mut message, "wrong", &verdict_line.red().to_string());
     }
@@ -208,20 +208,20 @@ pub fn grade_bulk(
             Ending::Answered => {
                 "the runner's answers did not add up to the inputs sent".to_string()
             }
-            Ending::Abandoned if tally.surplus => {
+            Ending::Abandoned if comparison.surplus => {
                 "the runner sent more answers than there were inputs; it was stopped".to_string()
             }
             ending => describe_ending(ending),
         };
         let line = format!(
             "after {} of {}: {stopped}",
-            group_digits(tally.inputs_compared),
+            group_digits(comparison.inputs_compared),
             group_digits(total)
         );
         field(&mut message, "stopped", &line.red().to_string());
     }
-    if !tally.breakdown.is_empty() {
-        let mut kinds: Vec<_> = tally.breakdown.iter().collect();
+    if !comparison.breakdown.is_empty() {
+        let mut kinds: Vec<_> = comparison.breakdown.iter().collect();
         kinds.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
         let mut lines = String::new();
         for ((question, expected, actual), count) in kinds.iter().take(SHOWN_BREAKDOWN) {
@@ -238,7 +238,7 @@ pub fn grade_bulk(
         }
         field(&mut message, "by answer", lines.trim_end());
     }
-    for (index, sample) in tally.samples.iter().enumerate() {
+    for (index, sample) in comparison.samples.iter().enumerate() {
         let mut detail = String::new();
         field(
             &mut detail,
@@ -422,7 +422,7 @@ struct Sample {
 }
 
 /// Compares a stream of answers with the reference's, input by input.
-struct Tally<'a> {
+struct BulkComparison<'a> {
     request: &'a Request,
     expected: Option<Receiver<Expected>>,
     chunk: <Expected as IntoIterator>::IntoIter,
@@ -438,9 +438,9 @@ struct Tally<'a> {
     surplus: bool,
 }
 
-impl<'a> Tally<'a> {
-    fn new(request: &'a Request, expected: Receiver<Expected>) -> Tally<'a> {
-        Tally {
+impl<'a> BulkComparison<'a> {
+    fn new(request: &'a Request, expected: Receiver<Expected>) -> BulkComparison<'a> {
+        BulkComparison {
             request,
             expected: Some(expected),
             chunk: Vec::new().into_iter(),
