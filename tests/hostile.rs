@@ -65,6 +65,8 @@ struct Attack {
     also: Also,
     /// How long the whole check may take.
     bound: Duration,
+    /// The sandbox layers (as `grader doctor` names them) the containment rests on.
+    needs: &'static [&'static str],
 }
 
 fn attack(name: &'static str, outcome: Outcome) -> Attack {
@@ -74,6 +76,7 @@ fn attack(name: &'static str, outcome: Outcome) -> Attack {
         args: &[],
         also: Nothing,
         bound: BOUND,
+        needs: &[],
     }
 }
 
@@ -89,6 +92,12 @@ impl Attack {
 
     fn also(self, also: Also) -> Attack {
         Attack { also, ..self }
+    }
+
+    /// Where one of `layers` is missing, the grader must say so; the attack is not held
+    /// to what only that layer holds.
+    fn needs(self, needs: &'static [&'static str]) -> Attack {
+        Attack { needs, ..self }
     }
 
     /// A tighter bound than [`BOUND`], for a row whose failure is a wait.
@@ -112,6 +121,9 @@ macro_rules! battery {
 const ONLY_GRADER_API: &str = "may depend only on grader-api";
 const LEFT_PROCESSES: &str = "left {n} process";
 const ALLOW_LIBC: &[&str] = &["--allow-dependency", "libc"];
+const CGROUP: &[&str] = &["cgroup"];
+const LANDLOCK: &[&str] = &["landlock"];
+const NETWORK: &[&str] = &["network namespace"];
 
 battery! {
     the_control_passes_and_leaves_nothing: attack("attack-control", Built);
@@ -131,26 +143,31 @@ battery! {
     .within(Duration::from_secs(15));
     // The runner.
     a_fork_bomb_meets_the_process_limit:
-        attack("attack-fork-bomb", Fails("fork_bomb", &["processes", "limit"]));
+        attack("attack-fork-bomb", Fails("fork_bomb", &["processes", "limit"])).needs(CGROUP);
     three_children_of_3_gib_run_out_of_memory:
-        attack("attack-memory", Fails("memory", &["ran out of memory"]));
+        attack("attack-memory", Fails("memory", &["ran out of memory"])).needs(CGROUP);
     threads_left_spinning_are_reported:
-        attack("attack-threads", Fails("threads", &["left {n} thread"]));
+        attack("attack-threads", Fails("threads", &["left {n} thread"])).needs(CGROUP);
     a_daemon_in_its_own_process_group_is_reported:
-        attack("attack-daemon", Fails("daemon", &[LEFT_PROCESSES]));
+        attack("attack-daemon", Fails("daemon", &[LEFT_PROCESSES])).needs(CGROUP);
     a_child_outliving_its_runner_is_reported:
-        attack("attack-orphan", Fails("orphan", &["exited with status 0", LEFT_PROCESSES]));
-    the_runner_reads_nothing_of_the_graders: attack("attack-reads", Passes("reads"));
+        attack("attack-orphan", Fails("orphan", &["exited with status 0", LEFT_PROCESSES]))
+            .needs(CGROUP);
+    the_runner_reads_nothing_of_the_graders:
+        attack("attack-reads", Passes("reads")).needs(&["landlock", "PID namespace", "mount namespace"]);
     the_runner_writes_nothing_outside:
-        attack("attack-writes", Passes("writes")).also(NothingWritten);
-    the_runner_has_no_network: attack("attack-tcp", Passes("tcp")).also(NoConnection);
+        attack("attack-writes", Passes("writes")).also(NothingWritten).needs(LANDLOCK);
+    the_runner_has_no_network:
+        attack("attack-tcp", Passes("tcp")).also(NoConnection).needs(NETWORK);
     the_runner_cannot_signal_the_grader:
         // libc allowed by a spec, as a course would, rather than on the command line.
         attack("attack-kill-parent", Passes("kill_parent"))
-            .args(&["--spec", "tests/specs/allow-libc.yaml"]);
+            .args(&["--spec", "tests/specs/allow-libc.yaml"])
+            .needs(&["PID namespace"]);
     a_daemon_cannot_rewrite_the_results:
         attack("attack-rewrite-results", Fails("rewrite_results", &[LEFT_PROCESSES]))
-            .also(ResultsKept);
+            .also(ResultsKept)
+            .needs(CGROUP);
     the_runner_finds_no_socket_in_tmp: attack("attack-socket", Passes("socket"));
     a_flood_of_answers_is_stopped_at_the_cap: attack(
         "attack-channel-flood",
@@ -167,17 +184,21 @@ battery! {
     // The build.
     a_build_script_that_never_ends_is_stopped:
         attack("attack-build-loop", NotBuilt(&["did not finish within 5 s"]))
-            .args(&["--build-timeout", "5"]);
-    a_build_script_reads_nothing_of_the_graders: at_build("attack-build-reads");
+            .args(&["--build-timeout", "5"])
+            .needs(&["PID namespace"]);
+    a_build_script_reads_nothing_of_the_graders: at_build("attack-build-reads").needs(LANDLOCK);
     a_build_script_sees_nothing_of_the_graders_environment: at_build("attack-build-env");
-    a_build_script_has_no_network: at_build("attack-build-tcp").also(NoConnection);
-    a_build_script_writes_nothing_outside: at_build("attack-build-writes").also(NothingWritten);
-    a_build_script_leaves_nothing_running: at_build("attack-build-daemon");
-    a_proc_macro_reads_nothing_of_the_graders: at_build("attack-proc-macro");
+    a_build_script_has_no_network:
+        at_build("attack-build-tcp").also(NoConnection).needs(NETWORK);
+    a_build_script_writes_nothing_outside:
+        at_build("attack-build-writes").also(NothingWritten).needs(LANDLOCK);
+    a_build_script_leaves_nothing_running:
+        at_build("attack-build-daemon").needs(&["PID namespace"]);
+    a_proc_macro_reads_nothing_of_the_graders: at_build("attack-proc-macro").needs(LANDLOCK);
     include_str_of_the_reference_is_denied:
-        attack("attack-include-str", NotBuilt(&["Permission denied"]));
+        attack("attack-include-str", NotBuilt(&["Permission denied"])).needs(LANDLOCK);
     a_path_module_of_the_reference_is_denied:
-        attack("attack-path-mod", NotBuilt(&["Permission denied"]));
+        attack("attack-path-mod", NotBuilt(&["Permission denied"])).needs(LANDLOCK);
     // The manifest.
     a_dependency_on_the_reference_is_refused:
         attack("attack-dep-reference", NotBuilt(&[ONLY_GRADER_API, "cardgrade-reference"]));
@@ -192,6 +213,19 @@ battery! {
     a_patch_section_is_refused: attack("attack-patch", NotBuilt(&["[patch]"]));
     a_replace_section_is_refused: attack("attack-replace", NotBuilt(&["[replace]"]));
     a_links_key_is_refused: attack("attack-link-key", NotBuilt(&["links"]));
+}
+
+/// The layers `grader doctor` finds missing on this machine.
+fn missing_layers() -> &'static [String] {
+    static MISSING: OnceLock<Vec<String>> = OnceLock::new();
+    MISSING.get_or_init(|| {
+        let output = support::grader(&["doctor"]);
+        String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter_map(|line| line.strip_prefix("no "))
+            .filter_map(|line| line.trim().split(':').next().map(str::to_string))
+            .collect()
+    })
 }
 
 /// The one driver: grades the attack's submission against tests/specs/attacks.yaml and
@@ -219,6 +253,24 @@ fn contained(attack: Attack) {
 
     let leftovers = Leftovers::of(attack.name);
     let run = grade(&args);
+    let missing: Vec<&str> = attack
+        .needs
+        .iter()
+        .copied()
+        .filter(|layer| missing_layers().iter().any(|missing| missing == layer))
+        .collect();
+    if !missing.is_empty() {
+        // What rests on a layer this machine lacks cannot be asked; saying so can.
+        for layer in missing {
+            assert!(
+                run.stderr.contains("sandbox without") && run.stderr.contains(layer),
+                "{}: no warning that {layer} is missing:\n{}",
+                attack.name,
+                run.stderr
+            );
+        }
+        return;
+    }
     let left = leftovers.running();
     let mut wrong = run.common_faults(&left, attack.bound);
     let expected_code = match attack.outcome {
