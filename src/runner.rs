@@ -61,10 +61,6 @@ impl Launcher {
         })
     }
 
-    pub fn sandbox(&self) -> &Sandbox {
-        &self.sandbox
-    }
-
     /// Starts a runner and reads its hello.
     pub fn start(&self) -> Result<Runner, StartError> {
         let spawn_error = |error: io::Error| StartError::Spawn {

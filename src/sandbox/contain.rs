@@ -15,12 +15,14 @@ use nix::sys::signal::{Signal, kill};
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::{Gid, Pid, Uid, getppid, setgroups, setresgid, setresuid, setsid};
 
-use super::{JAIL_ENV, Jail, Layers, SETUP_FAILED, SETUP_FAILED_PREFIX, fence};
+use super::{JAIL_ENV, Jail, Layers, SETUP_FAILED, fence};
 
 pub const PROBE: &str = "probe";
 pub const OUTSIDE: &str = "1";
 const INIT: &str = "2";
 const PROGRAM: &str = "3";
+/// The first words of a stage's message on stderr when it fails.
+const SETUP_FAILED_PREFIX: &str = "cardgrade sandbox:";
 
 /// Runs the stage named by the argument after [`super::CONTAIN_COMMAND`]; never returns.
 pub fn run_stage(stage: &str) -> ! {

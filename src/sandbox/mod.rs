@@ -34,8 +34,6 @@ pub const CONTAIN_COMMAND: &str = "__contain";
 const JAIL_ENV: &str = "CARDGRADE_JAIL";
 /// The exit status of a stage that could not set up a layer it was asked for.
 pub const SETUP_FAILED: i32 = 125;
-/// The first words of a stage's message on stderr when it fails.
-pub const SETUP_FAILED_PREFIX: &str = "cardgrade sandbox:";
 
 /// How strictly `grader check` holds to the sandbox.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
