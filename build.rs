@@ -1,5 +1,6 @@
-//! Embeds grader-api in the grader: the grader writes it out for every submission it
-//! builds, so what a submission's Cargo.toml points at never matters.
+//! Embeds grader-api in the grader (the grader writes it out for every submission it
+//! builds, so what a submission's Cargo.toml points at never matters) and the specs of
+//! `specs/`, the ones it grades with when given none.
 
 #[path = "src/compile/inherit.rs"]
 mod inherit;
@@ -12,6 +13,7 @@ fn main() {
     println!("cargo:rerun-if-changed=api/Cargo.toml");
     println!("cargo:rerun-if-changed=Cargo.toml");
     println!("cargo:rerun-if-changed=src/compile/inherit.rs");
+    println!("cargo:rerun-if-changed=specs");
     let mut files = Vec::new();
     collect(Path::new("api/src"), &mut files);
     files.sort();
@@ -36,6 +38,32 @@ fn main() {
     );
     let target = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     std::fs::write(target.join("embedded_api.rs"), out).expect("OUT_DIR is writable");
+    std::fs::write(target.join("built_in_specs.rs"), built_in_specs(&root))
+        .expect("OUT_DIR is writable");
+}
+
+/// Every spec file of `specs/`, embedded: the specs the grader uses without `--spec`.
+fn built_in_specs(root: &Path) -> String {
+    let mut specs: Vec<PathBuf> = std::fs::read_dir("specs")
+        .expect("specs is readable")
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "yaml"))
+        .collect();
+    specs.sort();
+    let mut out = String::from(
+        "/// The specs shipped with the grader, by path.\npub const BUILT_IN_SPECS: &[(&str, &str)] = &[\n",
+    );
+    for spec in &specs {
+        let _ = writeln!(
+            out,
+            "    ({:?}, include_str!({:?})),",
+            spec.display().to_string(),
+            root.join(spec).display().to_string()
+        );
+    }
+    out.push_str("];\n");
+    out
 }
 
 fn collect(dir: &Path, files: &mut Vec<PathBuf>) {

@@ -15,7 +15,7 @@ use grader::grade::{self, Verdict};
 use grader::runner::Launcher;
 use grader::sandbox::{self, Sandbox};
 use grader::{compile, spec};
-use grader_api::protocol::{self, Request};
+use grader_api::assignment::Asked;
 
 fn main() {
     // The sandbox runs its stages by re-executing the binary that grades: this one.
@@ -53,7 +53,7 @@ fn main() {
     let mut through_runner = Vec::new();
     for _ in 0..rounds {
         let started = Instant::now();
-        let inputs = count_in_process(&reference, &test.request);
+        let inputs = count_in_process(&reference, &*test.request);
         in_process.push(started.elapsed());
         assert_eq!(inputs, test.request.input_count());
 
@@ -134,9 +134,9 @@ fn warm_rerun(
     (median(&mut builds), median(&mut grading))
 }
 
-fn count_in_process(reference: &grader_api::Submission, request: &Request) -> u64 {
+fn count_in_process(reference: &grader_api::Submission, request: &dyn Asked) -> u64 {
     let mut inputs = 0u64;
-    protocol::respond_by_input(reference, request, |_, _| {
+    request.respond(reference, &mut |_, _| {
         inputs += 1;
         true
     });

@@ -7,8 +7,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use colored::Colorize;
-use grader_api::protocol::{self, Answer, Request};
-use grader_api::{Assignment, Submission};
+use grader_api::protocol;
+use grader_api::spec::Grading;
+use grader_api::{ASSIGNMENTS, Submission};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 use crate::compile::{self, BuildError};
@@ -74,8 +75,8 @@ pub struct CheckArgs {
     pub timeout_ms: Option<u64>,
     /// Grade only this assignment (repeatable) [default: those the submission registers;
     /// with --format gradescope or json, every assignment of the specs].
-    #[arg(long = "assignment", value_name = "NAME")]
-    pub assignments: Vec<Assignment>,
+    #[arg(long = "assignment", value_name = "NAME", value_parser = assignment_name)]
+    pub assignments: Vec<String>,
     /// `strict` refuses to grade unless every sandbox layer is present (`grader doctor` lists them).
     #[arg(long, value_enum, default_value_t = Mode::Auto)]
     pub sandbox: Mode,
@@ -90,15 +91,28 @@ pub struct CheckArgs {
     pub allowed_dependencies: Vec<String>,
 }
 
+/// An assignment's name as `--assignment` takes it: one of the assignments there are.
+fn assignment_name(text: &str) -> Result<String, String> {
+    match grader_api::assignment(text.trim()) {
+        Some(unit) => Ok(unit.name().to_string()),
+        None => {
+            let names: Vec<&str> = ASSIGNMENTS.iter().map(|unit| unit.name()).collect();
+            Err(format!(
+                "`{text}` is not an assignment; expected one of: {}",
+                names.join(", ")
+            ))
+        }
+    }
+}
+
 /// Everything the tests share while they run on libtest-mimic's threads.
 struct Session {
     suite: Suite,
     reference: Submission,
     /// Expected answers of every listed test, by test index; empty for bulk tests.
     expected: Vec<grade::Expected>,
-    registered: Vec<Assignment>,
-    /// The submission's Crazy Eights strategies, by name.
-    strategies: Vec<String>,
+    /// The names of the assignments the submission registers.
+    registered: Vec<String>,
     pool: Pool,
     /// Lines for the report beyond pass and fail, such as strategies' win rates.
     notes: Mutex<Vec<String>>,
@@ -180,7 +194,7 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
     let suite = if args.assignments.is_empty() {
         suite
     } else {
-        suite.only(|assignment| args.assignments.contains(&assignment))
+        suite.only(|assignment| args.assignments.iter().any(|name| name == assignment))
     };
     let reference = reference::submission();
     let expected = expectations(&suite, &reference).map_err(Stop::Spec)?;
@@ -231,22 +245,23 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         );
     }
     let registered = first_runner.hello().assignments.clone();
-    let strategies = first_runner.hello().strategies.clone();
+    let is_registered = |name: &str| registered.iter().any(|r| r == name);
     // Staff results keep every assignment, so every submission of a class has the same
     // maximum; a student's own report grades what the submission implements.
     let staff = matches!(args.format, Format::Gradescope | Format::Json);
-    let mut not_graded: Vec<Assignment> = Vec::new();
+    let mut not_graded: Vec<&str> = Vec::new();
     if !staff && args.specs.is_empty() && args.assignments.is_empty() {
         for group in &suite.groups {
-            if !registered.contains(&group.assignment) && !not_graded.contains(&group.assignment) {
-                not_graded.push(group.assignment);
+            let name = group.assignment.name();
+            if !is_registered(name) && !not_graded.contains(&name) {
+                not_graded.push(name);
             }
         }
     }
     let (suite, expected) = if !not_graded.is_empty() {
         let kept: Vec<bool> = suite
             .tests()
-            .map(|(group, _)| registered.contains(&group.assignment))
+            .map(|(group, _)| is_registered(group.assignment.name()))
             .collect();
         let expected = expected
             .into_iter()
@@ -254,15 +269,12 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
             .filter(|(_, keep)| **keep)
             .map(|(e, _)| e)
             .collect();
-        (
-            suite.only(|assignment| registered.contains(&assignment)),
-            expected,
-        )
+        (suite.only(is_registered), expected)
     } else {
         (suite, expected)
     };
     if suite.groups.is_empty() {
-        let names: Vec<&str> = Assignment::ALL.iter().map(|a| a.registration()).collect();
+        let names: Vec<&str> = ASSIGNMENTS.iter().map(|a| a.registration()).collect();
         return Err(Stop::NothingRegistered(format!(
             "your submission() registers no assignment to grade: add one of {}",
             names.join(", ")
@@ -275,7 +287,6 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         reference,
         expected,
         registered,
-        strategies,
         notes: Mutex::new(Vec::new()),
         pool: Pool {
             launcher,
@@ -360,35 +371,34 @@ fn run_quietly(session: &Session, selected: &[usize], threads: Option<usize>) {
 /// Answers the reference gives to every listed test, checked against what specs wrote.
 fn expectations(suite: &Suite, reference: &Submission) -> Result<Vec<grade::Expected>, String> {
     let mut all = Vec::new();
-    for group in &suite.groups {
-        for test in &group.tests {
-            if test.bulk {
-                all.push(Vec::new());
+    for (_, test) in suite.tests() {
+        if test.grading != Grading::Listed {
+            all.push(Vec::new());
+            continue;
+        }
+        let expected = grade::reference_answers(reference, &*test.request);
+        for written in &test.written {
+            let answer = expected
+                .first()
+                .and_then(|(_, replies)| replies.get(written.index));
+            if answer.is_some_and(|frame| (written.agrees)(frame)) {
                 continue;
             }
-            let expected = grade::reference_answers(reference, &test.request);
-            for (index, written) in &test.written {
-                let answer = expected
-                    .first()
-                    .and_then(|(_, answers)| answers.get(*index));
-                if answer.is_some_and(|answer| written.agrees_with(answer)) {
-                    continue;
-                }
-                let at = test
-                    .location
-                    .map(|(l, c)| format!(" (line {l}, column {c})"))
-                    .unwrap_or_default();
-                return Err(format!(
-                    "test {}{at} expects {written}, but the reference answers {}: fix the spec's `expect`, or remove it to let the reference answer",
-                    test.id,
-                    answer
-                        .map(Answer::to_string)
-                        .unwrap_or_else(|| "nothing".into())
-                        .replace('\n', "; ")
-                ));
-            }
-            all.push(expected);
+            let at = test
+                .location
+                .map(|(l, c)| format!(" (line {l}, column {c})"))
+                .unwrap_or_default();
+            return Err(format!(
+                "test {}{at} expects {}, but the reference answers {}: fix the spec's `expect`, or remove it to let the reference answer",
+                test.id,
+                written.text,
+                answer
+                    .map(|frame| test.request.show(frame))
+                    .unwrap_or_else(|| "nothing".into())
+                    .replace('\n', "; ")
+            ));
         }
+        all.push(expected);
     }
     Ok(all)
 }
@@ -522,7 +532,7 @@ fn refuse_if_none_selected(
     args: &CheckArgs,
     test_args: &Arguments,
     suite: &Suite,
-    not_graded: &[Assignment],
+    not_graded: &[&str],
 ) -> Result<(), Stop> {
     if suite
         .tests()
@@ -585,7 +595,11 @@ fn run_test(session: &Session, index: usize) -> Verdict {
         .tests()
         .nth(index)
         .expect("test index from the suite itself");
-    let verdict = if !session.registered.contains(&group.assignment) {
+    let verdict = if !session
+        .registered
+        .iter()
+        .any(|name| name == group.assignment.name())
+    {
         Verdict::Failed(format!(
             "  not registered: add `{}` to your submission()",
             group.assignment.registration()
@@ -593,17 +607,9 @@ fn run_test(session: &Session, index: usize) -> Verdict {
     } else {
         match session.pool.take() {
             Err(error) => Verdict::Failed(format!("  {error}")),
-            Ok(runner) if matches!(test.request, Request::Crazy8Strategies(_)) => {
-                let Request::Crazy8Strategies(trial) = &test.request else {
-                    unreachable!("matched just above")
-                };
-                let (verdict, survivor, notes) = grade::grade_strategies(
-                    runner,
-                    &session.reference,
-                    group,
-                    trial,
-                    &session.strategies,
-                );
+            Ok(runner) if test.grading == Grading::Driven => {
+                let (verdict, survivor, notes) =
+                    grade::grade_driven(runner, &session.reference, group, test);
                 if let Ok(mut all) = session.notes.lock() {
                     all.extend(notes);
                 }
@@ -613,8 +619,9 @@ fn run_test(session: &Session, index: usize) -> Verdict {
                 }
             }
             Ok(mut runner) => {
+                let bulk = test.grading == Grading::Bulk;
                 let grade = |runner: &mut Runner| {
-                    if test.bulk {
+                    if bulk {
                         grade::grade_bulk(runner, &session.reference, group, test)
                     } else {
                         grade::grade_listed(
@@ -632,7 +639,7 @@ fn run_test(session: &Session, index: usize) -> Verdict {
                 // this test gets a fresh one before it is blamed.
                 if !survived
                     && reused
-                    && !test.bulk
+                    && !bulk
                     && let Ok(mut fresh) = session.pool.start()
                 {
                     (verdict, survived) = grade(&mut fresh);

@@ -1,19 +1,19 @@
-//! Grading one test: ask the runner, compare with the reference's answers, and explain
-//! any difference the way a student can act on.
+//! Grading one test: ask the runner, compare its reply frames with the reference's as
+//! bytes, and explain any difference the way a student can act on, through the test's
+//! decoded request; nothing here knows which assignment it grades.
 
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::rc::Rc;
 use std::sync::mpsc::{Receiver, sync_channel};
+use std::time::Duration;
 
 use colored::Colorize;
-use std::cell::RefCell;
-use std::rc::Rc;
-
-use grader_api::crazy8::{
-    Call, Harness, PLAYERS, PlayerStrategy, RemoteStrategy, Reply, StrategyTrial, init_players,
-};
-use grader_api::protocol::{self, Answer, Input, Request, group_digits};
-use grader_api::{Deck, Submission};
+use grader_api::Submission;
+use grader_api::assignment::{Asked, Lines, shorten};
+use grader_api::protocol::{each_frame, first_frame, group_digits, is_panic};
+use grader_api::spec::{Driven, Tone, Transport};
 use similar::{ChangeTag, TextDiff};
 
 use crate::capture::Printed;
@@ -25,18 +25,6 @@ use crate::spec::{Group, TestCase};
 const SHOWN_ANSWER: usize = 2_000;
 /// Cells beyond which two lists are not diffed line by line.
 const DIFFED_CELLS: usize = 64;
-
-/// `text` cut to `limit` characters, saying how much was left out.
-fn shorten(text: &str, limit: usize) -> String {
-    match text.char_indices().nth(limit) {
-        None => text.to_string(),
-        Some((cut, _)) => format!(
-            "{}… ({} more characters)",
-            &text[..cut],
-            text[cut..].chars().count()
-        ),
-    }
-}
 
 /// How many wrong inputs of a bulk group are shown in full.
 const SHOWN_MISMATCHES: usize = 3;
@@ -61,20 +49,22 @@ pub enum Verdict {
     Failed(String),
 }
 
-/// Inputs with the reference's answers to them.
-pub type Expected = Vec<(Input, Vec<Answer>)>;
+/// Inputs with the reference's reply frames to them, all encoded.
+pub type Expected = Vec<(Vec<u8>, Vec<Vec<u8>>)>;
 
-/// Every input of `request` with the reference's answers, in order.
-pub fn reference_answers(reference: &Submission, request: &Request) -> Expected {
+/// Every input of `request` with the reference's replies, in order.
+pub fn reference_answers(reference: &Submission, request: &dyn Asked) -> Expected {
     let mut expected = Vec::new();
-    protocol::respond_by_input(reference, request, |input, answers| {
-        expected.push((input, answers));
+    request.respond(reference, &mut |input, frames| {
+        let mut replies = Vec::new();
+        each_frame(frames, |frame| replies.push(frame.to_vec()));
+        expected.push((input.to_vec(), replies));
         true
     });
     expected
 }
 
-/// Runs a test written out in a spec: one input, one or more answers.
+/// Runs a test written out in a spec: one input, one or more replies.
 pub fn grade_listed(
     runner: &mut Runner,
     reference: &Submission,
@@ -82,13 +72,19 @@ pub fn grade_listed(
     test: &TestCase,
     expected: &Expected,
 ) -> (Verdict, bool) {
-    let mut actual = Vec::new();
-    let asked = expected.first().map_or(0, |(_, answers)| answers.len());
+    let mut actual: Vec<Vec<u8>> = Vec::new();
+    let asked = expected.first().map_or(0, |(_, replies)| replies.len());
     let most = asked + SURPLUS_ANSWERS;
-    let exchange = runner.ask(&test.request, group.timeout, |answer| {
-        actual.push(answer);
-        actual.len() <= most
-    });
+    let request = &*test.request;
+    let exchange = runner.ask(
+        request.assignment(),
+        request.payload(),
+        group.timeout,
+        |frame| {
+            actual.push(frame.to_vec());
+            actual.len() <= most
+        },
+    );
     if actual.len() > most {
         let message = format!(
             "  the runner sent more than {most} answers to a test that asks for {asked}; it was stopped"
@@ -97,13 +93,13 @@ pub fn grade_listed(
     }
     let survived = exchange.runner_survived();
     // Where the submission chose freely (the dealer's discards), the reference plays its choices.
-    let pinned = test.request.pinned(&actual).map(|request| {
-        let expected = reference_answers(reference, &request);
+    let pinned = request.pinned(&actual).map(|request| {
+        let expected = reference_answers(reference, &*request);
         (request, expected)
     });
-    let (request, expected) = match &pinned {
-        Some((request, expected)) => (request, expected),
-        None => (&test.request, expected),
+    let (request, expected): (&dyn Asked, &Expected) = match &pinned {
+        Some((request, expected)) => (&**request, expected),
+        None => (request, expected),
     };
     let Some((input, want)) = expected.first() else {
         return (Verdict::Passed, survived);
@@ -111,36 +107,33 @@ pub fn grade_listed(
     if exchange.ending == Ending::Answered && actual == *want {
         return (Verdict::Passed, survived);
     }
-    // The first answer that differs, or the first one missing.
+    // The first reply that differs, or the first one missing.
     let first = (0..want.len())
         .find(|&i| actual.get(i) != want.get(i))
         .unwrap_or(0);
+    let got = actual.get(first).map(Vec::as_slice);
     let mut message = String::new();
-    let input_label = input.label();
-    field(&mut message, input_label, &input.describe(first));
+    field(
+        &mut message,
+        request.input_label(input),
+        &request.describe_input(input, first),
+    );
     field(&mut message, "check", &request.question(first));
-    field(&mut message, "expected", &paint_answer(&want[first], true));
-    let actual_text = match (&exchange.ending, actual.get(first)) {
-        (_, Some(answer)) => paint_answer(answer, false),
+    field(
+        &mut message,
+        "expected",
+        &paint(&request.show(&want[first]), true),
+    );
+    let actual_text = match (&exchange.ending, got) {
+        (_, Some(frame)) => paint(&request.show(frame), false),
         (Ending::Answered, None) => "no answer".red().to_string(),
         (ending, None) => describe_ending(ending).red().to_string(),
     };
     field(&mut message, "actual", &actual_text);
-    if let Some(diff) = actual
-        .get(first)
-        .and_then(|got| answer_diff(&want[first], got))
-    {
-        field(&mut message, "diff", &diff);
+    if let Some(got) = got {
+        explain_difference(&mut message, request, &want[first], got);
     }
-    if let Some(detail) = actual
-        .get(first)
-        .and_then(|got| protocol::compare_detail(&want[first], got))
-    {
-        field(&mut message, "turns", &detail);
-    }
-    if let Some(explanation) =
-        protocol::explain(reference, request, input, &want[first], actual.get(first))
-    {
+    if let Some(explanation) = request.explain(reference, input, &want[first], got) {
         field(&mut message, "reference", &explanation);
     }
     let unchecked = want.len() - first - 1;
@@ -158,6 +151,24 @@ pub fn grade_listed(
     (Verdict::Failed(message), survived)
 }
 
+/// The diff and any detail the assignment gives of where `expected` and `actual` part.
+fn explain_difference(message: &mut String, request: &dyn Asked, expected: &[u8], actual: &[u8]) {
+    if let Some(diff) = answer_diff(request, expected, actual) {
+        field(message, "diff", &diff);
+    }
+    if let Some((label, detail)) = request.detail(expected, actual) {
+        field(message, label, &detail);
+    }
+}
+
+/// Inputs answered by the reference, laid end to end: each input's bytes, then its reply
+/// frames, with where each input starts, where its frames start, and where it ends.
+#[derive(Default)]
+struct Chunk {
+    bytes: Vec<u8>,
+    inputs: Vec<(usize, usize, usize)>,
+}
+
 /// Runs a generated or exhaustive group: the runner answers every input in one stream
 /// while the reference answers the same inputs on another thread, compared as they arrive.
 pub fn grade_bulk(
@@ -166,24 +177,32 @@ pub fn grade_bulk(
     group: &Group,
     test: &TestCase,
 ) -> (Verdict, bool) {
-    let request = &test.request;
+    let request = &*test.request;
     let total = request.input_count();
-    let (sender, receiver) = sync_channel::<Expected>(8);
+    let (sender, receiver) = sync_channel::<Chunk>(8);
     let mut comparison = BulkComparison::new(request, receiver);
     let exchange = std::thread::scope(|scope| {
         scope.spawn(move || {
-            let mut chunk = Vec::with_capacity(CHUNK_INPUTS);
-            protocol::respond_by_input(reference, request, |input, answers| {
-                chunk.push((input, answers));
-                if chunk.len() < CHUNK_INPUTS {
+            let mut chunk = Chunk::default();
+            request.respond(reference, &mut |input, frames| {
+                let start = chunk.bytes.len();
+                chunk.bytes.extend_from_slice(input);
+                let frames_start = chunk.bytes.len();
+                chunk.bytes.extend_from_slice(frames);
+                chunk.inputs.push((start, frames_start, chunk.bytes.len()));
+                if chunk.inputs.len() < CHUNK_INPUTS {
                     return true;
                 }
-                let full = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK_INPUTS));
-                sender.send(full).is_ok()
+                sender.send(std::mem::take(&mut chunk)).is_ok()
             });
             let _ = sender.send(chunk);
         });
-        let exchange = runner.ask(request, group.timeout, |answer| comparison.record(answer));
+        let exchange = runner.ask(
+            request.assignment(),
+            request.payload(),
+            group.timeout,
+            |frame| comparison.record(frame),
+        );
         // Stops the reference thread if the runner ended early.
         comparison.close();
         exchange
@@ -243,21 +262,20 @@ pub fn grade_bulk(
         field(
             &mut detail,
             "input",
-            &sample.input.describe(sample.position),
+            &request.describe_input(&sample.input, sample.position),
         );
         field(&mut detail, "check", &request.question(sample.position));
         field(
             &mut detail,
             "expected",
-            &paint_answer(&sample.expected, true),
+            &paint(&request.show(&sample.expected), true),
         );
-        field(&mut detail, "actual", &paint_answer(&sample.actual, false));
-        if let Some(diff) = answer_diff(&sample.expected, &sample.actual) {
-            field(&mut detail, "diff", &diff);
-        }
-        if let Some(turns) = protocol::compare_detail(&sample.expected, &sample.actual) {
-            field(&mut detail, "turns", &turns);
-        }
+        field(
+            &mut detail,
+            "actual",
+            &paint(&request.show(&sample.actual), false),
+        );
+        explain_difference(&mut detail, request, &sample.expected, &sample.actual);
         let heading = format!("example {} of a wrong answer", index + 1);
         let _ = writeln!(message, "  {}", heading.bold());
         for line in detail.lines() {
@@ -268,165 +286,104 @@ pub fn grade_bulk(
     (Verdict::Failed(message), survived)
 }
 
-/// Plays the submission's strategies in the reference engine: each strategy lives in the
-/// runner and answers the engine's calls over the pipe, seat by seat, game after game.
-/// Returns the verdict, whether the runner survived, and each strategy's record.
-pub fn grade_strategies(
+/// The runner as a driven test's transport: one request, one reply, within the group's
+/// timeout; once an exchange loses it, every later request fails at once.
+struct RunnerLink {
+    runner: RefCell<Runner>,
+    assignment: &'static str,
+    timeout: Duration,
+    survived: Cell<bool>,
+}
+
+impl Transport for RunnerLink {
+    fn ask(&self, payload: Vec<u8>) -> Result<Vec<u8>, String> {
+        if !self.survived.get() {
+            return Err("the runner was lost earlier in this test".into());
+        }
+        let mut reply = None;
+        let exchange =
+            self.runner
+                .borrow_mut()
+                .ask(self.assignment, &payload, self.timeout, |frame| {
+                    reply = Some(frame.to_vec());
+                    true
+                });
+        self.survived.set(exchange.runner_survived());
+        match (exchange.ending, reply) {
+            (Ending::Answered, Some(frame)) => Ok(frame),
+            (Ending::Answered, None) => Err("no answer".into()),
+            (ending, _) => Err(describe_ending(&ending)),
+        }
+    }
+}
+
+/// Runs a test the assignment drives itself, talking to the runner through a
+/// [`Transport`]. Returns the verdict, the runner if it survived, and the test's notes.
+pub fn grade_driven(
     runner: Runner,
     reference: &Submission,
     group: &Group,
-    trial: &StrategyTrial,
-    strategies: &[String],
+    test: &TestCase,
 ) -> (Verdict, Option<Runner>, Vec<String>) {
-    let mut notes = Vec::new();
-    if strategies.len() < trial.require as usize {
-        let message = format!(
-            "  your submission registers {} strategies ({}); at least {} are required: add\n  `.crazy_eights_player::<YourStrategy>(\"a name\")` to submission() for each",
-            strategies.len(),
-            strategies.join(", "),
-            trial.require
-        );
-        return (Verdict::Failed(message), Some(runner), notes);
+    let link = Rc::new(RunnerLink {
+        runner: RefCell::new(runner),
+        assignment: test.request.assignment(),
+        timeout: group.timeout,
+        survived: Cell::new(true),
+    });
+    let Driven {
+        passed,
+        fields,
+        notes,
+    } = test.request.drive(reference, link.clone());
+    let survivor = Rc::try_unwrap(link)
+        .ok()
+        .filter(|link| link.survived.get())
+        .map(|link| link.runner.into_inner());
+    if passed {
+        return (Verdict::Passed, survivor, notes);
     }
-    let Some(engine) = reference.crazy8_engine_builder().map(|build| build()) else {
-        return (
-            Verdict::Failed("  the reference has no Crazy Eights engine".into()),
-            Some(runner),
-            notes,
-        );
-    };
-    let runner = Rc::new(RefCell::new(runner));
-    let timeout = group.timeout;
-    for name in strategies {
-        let mut wins = 0;
-        for game in 0..trial.games {
-            let seat = game as usize % PLAYERS;
-            let failure = Rc::new(RefCell::new(None));
-            let link = Rc::clone(&runner);
-            let transport = move |call: Call| -> Result<Reply, String> {
-                let mut reply = None;
-                let request = Request::StrategyCall { slot: 0, call };
-                let exchange = link.borrow_mut().ask(&request, timeout, |answer| {
-                    reply = Some(answer);
-                    true
-                });
-                match (exchange.ending, reply) {
-                    (Ending::Answered, Some(Answer::Move(reply))) => Ok(reply),
-                    (Ending::Answered, Some(other)) => Err(other.to_string()),
-                    (ending, _) => Err(describe_ending(&ending)),
-                }
-            };
-            let mut remote = RemoteStrategy::new(transport, Rc::clone(&failure));
-            let created = remote_create(&mut remote, name);
-            let mut opponents = trial.opponents.iter().map(|h| h.player());
-            let mut players: Vec<Box<dyn PlayerStrategy>> = Vec::with_capacity(PLAYERS);
-            let mut remote = Some(remote);
-            for position in 0..PLAYERS {
-                match (position == seat, remote.take()) {
-                    (true, Some(remote)) => players.push(Box::new(remote)),
-                    (_, unused) => {
-                        remote = unused;
-                        players.push(
-                            opponents
-                                .next()
-                                .unwrap_or_else(|| Harness::FirstLegal.player()),
-                        );
-                    }
-                }
-            }
-            let result = created.map(|()| {
-                init_players(&mut players);
-                let mut deck = Deck::shuffled(trial.seed.wrapping_add(u64::from(game)));
-                engine.play_game(&mut players, &mut deck)
-            });
-            drop(players);
-            let failed = failure.borrow().clone().or(result.as_ref().err().cloned());
-            let where_ = format!(
-                "strategy `{name}`, game {} of {} (seat {seat})",
-                game + 1,
-                trial.games
-            );
-            if let Some(why) = failed {
-                let log = result.map(|r| r.log).unwrap_or_default();
-                let message =
-                    strategy_failure(&where_, &format!("its code failed: {why}"), &log, group);
-                return (Verdict::Failed(message), None, notes);
-            }
-            let Ok(result) = result else { continue };
-            if let Some(cheat) = result.cheater.filter(|c| c.player_id as usize == seat) {
-                let message = strategy_failure(
-                    &where_,
-                    &format!("an illegal move: {cheat}"),
-                    &result.log,
-                    group,
-                );
-                let survivor = Rc::try_unwrap(runner).ok().map(RefCell::into_inner);
-                return (Verdict::Failed(message), survivor, notes);
-            }
-            wins += u32::from(result.winner == Some(seat as u32));
-        }
-        let opponents: Vec<String> = trial.opponents.iter().map(|h| h.name()).collect();
-        notes.push(format!(
-            "strategy `{name}` won {wins} of {} games ({:.0}%) against {}",
-            trial.games,
-            100.0 * f64::from(wins) / f64::from(trial.games.max(1)),
-            opponents.join(", ")
-        ));
-    }
-    let survivor = Rc::try_unwrap(runner).ok().map(RefCell::into_inner);
-    (Verdict::Passed, survivor, notes)
-}
-
-/// Makes a fresh instance of strategy `name` in the runner's slot.
-fn remote_create<T: FnMut(Call) -> Result<Reply, String>>(
-    remote: &mut RemoteStrategy<T>,
-    name: &str,
-) -> Result<(), String> {
-    match remote.transport_call(Call::Create(name.to_string())) {
-        Ok(Reply::Done) => Ok(()),
-        Ok(other) => Err(other.to_string()),
-        Err(why) => Err(why),
-    }
-}
-
-fn strategy_failure(
-    where_: &str,
-    what: &str,
-    log: &[grader_api::crazy8::PlayerTurn],
-    group: &Group,
-) -> String {
     let mut message = String::new();
-    field(&mut message, "game", where_);
-    field(&mut message, "problem", &what.red().to_string());
-    let shown: Vec<String> = log
-        .iter()
-        .enumerate()
-        .map(|(i, turn)| format!("{:>3}. {turn}", i + 1))
-        .collect();
-    if !shown.is_empty() {
-        field(&mut message, "turns", &shown.join("\n"));
+    for driven in &fields {
+        let text = match driven.tone {
+            Tone::Plain => driven.text.clone(),
+            Tone::Problem => driven.text.red().to_string(),
+        };
+        field(&mut message, driven.name, &text);
     }
     if let Some(hint) = &group.hint {
         field(&mut message, "hint", &hint.yellow().to_string());
     }
-    message
+    (Verdict::Failed(message), survivor, notes)
 }
 
 struct Sample {
-    input: Input,
+    input: Vec<u8>,
     position: usize,
-    expected: Answer,
-    actual: Answer,
+    expected: Vec<u8>,
+    actual: Vec<u8>,
     /// Its kind of wrong answer: examples show different kinds where there are several.
     kind: (String, String, String),
 }
 
-/// Compares a stream of answers with the reference's, input by input.
+/// The input being compared: where it and its frames lie in the chunk, and how far the
+/// comparison has come.
+#[derive(Clone, Copy)]
+struct Current {
+    start: usize,
+    frames_start: usize,
+    cursor: usize,
+    end: usize,
+}
+
+/// Compares a stream of reply frames with the reference's, input by input, as bytes;
+/// decodes only the replies that differ.
 struct BulkComparison<'a> {
-    request: &'a Request,
-    expected: Option<Receiver<Expected>>,
-    chunk: <Expected as IntoIterator>::IntoIter,
-    current: Option<(Input, Vec<Answer>)>,
+    request: &'a dyn Asked,
+    expected: Option<Receiver<Chunk>>,
+    chunk: Chunk,
+    next: usize,
+    current: Option<Current>,
     position: usize,
     current_wrong: bool,
     inputs_compared: u64,
@@ -439,11 +396,12 @@ struct BulkComparison<'a> {
 }
 
 impl<'a> BulkComparison<'a> {
-    fn new(request: &'a Request, expected: Receiver<Expected>) -> BulkComparison<'a> {
+    fn new(request: &'a dyn Asked, expected: Receiver<Chunk>) -> BulkComparison<'a> {
         BulkComparison {
             request,
             expected: Some(expected),
-            chunk: Vec::new().into_iter(),
+            chunk: Chunk::default(),
+            next: 0,
             current: None,
             position: 0,
             current_wrong: false,
@@ -456,98 +414,79 @@ impl<'a> BulkComparison<'a> {
         }
     }
 
-    /// The next input with answers to compare; skips any the reference answered with none.
-    fn next_input(&mut self) -> Option<(Input, Vec<Answer>)> {
+    /// The next input with replies to compare; skips any the reference answered with none.
+    fn next_input(&mut self) -> Option<Current> {
         loop {
-            match self.chunk.next() {
-                Some((_, answers)) if answers.is_empty() => self.inputs_compared += 1,
-                Some(input) => return Some(input),
-                None => self.chunk = self.expected.as_ref()?.recv().ok()?.into_iter(),
+            match self.chunk.inputs.get(self.next) {
+                Some(&(start, frames_start, end)) => {
+                    self.next += 1;
+                    if frames_start == end {
+                        self.inputs_compared += 1;
+                        continue;
+                    }
+                    return Some(Current {
+                        start,
+                        frames_start,
+                        cursor: frames_start,
+                        end,
+                    });
+                }
+                None => {
+                    self.chunk = self.expected.as_ref()?.recv().ok()?;
+                    self.next = 0;
+                }
             }
         }
     }
 
-    /// Compares one answer; `false` once enough answers panicked to stop asking.
-    fn record(&mut self, actual: Answer) -> bool {
-        self.panics += u64::from(matches!(actual, Answer::Panicked(_)));
+    /// Compares one reply; `false` once enough replies panicked to stop asking.
+    fn record(&mut self, actual: &[u8]) -> bool {
+        self.panics += u64::from(is_panic(actual));
         if self.current.is_none() {
             self.current = self.next_input();
             self.position = 0;
             self.current_wrong = false;
         }
-        let Some((input, expected)) = &self.current else {
+        let Some(mut current) = self.current else {
             self.surplus = true;
             return false;
         };
-        if let Some(want) = expected.get(self.position).filter(|&want| *want != actual) {
+        let want = first_frame(&self.chunk.bytes[current.cursor..current.end]);
+        if want != actual {
             self.current_wrong = true;
-            let kind = breakdown_key(self.request.question_kind(self.position), want, &actual);
+            let kind = self.request.breakdown(self.position, want, actual);
             if self.breakdown.len() < HELD_BREAKDOWN || self.breakdown.contains_key(&kind) {
                 *self.breakdown.entry(kind.clone()).or_default() += 1;
             }
+            let input = &self.chunk.bytes[current.start..current.frames_start];
             let new_kind = self
                 .samples
                 .iter()
-                .all(|s| s.kind != kind && s.input != *input);
+                .all(|s| s.kind != kind && s.input != input);
             if self.samples.len() < SHOWN_MISMATCHES && new_kind {
                 self.samples.push(Sample {
-                    input: input.clone(),
+                    input: input.to_vec(),
                     position: self.position,
-                    expected: want.clone(),
-                    actual,
+                    expected: want.to_vec(),
+                    actual: actual.to_vec(),
                     kind,
                 });
             }
         }
+        current.cursor += want.len().max(1);
         self.position += 1;
-        if self.position == expected.len() {
+        if current.cursor >= current.end {
             self.inputs_compared += 1;
             self.wrong_inputs += u64::from(self.current_wrong);
             self.current = None;
+        } else {
+            self.current = Some(current);
         }
         self.panics <= PANICS_BEFORE_GIVING_UP
     }
 
     fn close(&mut self) {
         self.expected = None;
-    }
-}
-
-/// Wrong booleans and names are listed as they are; other wrong answers would make one
-/// kind per value, so they are grouped.
-fn breakdown_key(question: String, expected: &Answer, actual: &Answer) -> (String, String, String) {
-    match (expected, actual) {
-        (Answer::Round(want), Answer::Round(got)) if want.outcome != got.outcome => {
-            (question, want.outcome.to_string(), got.outcome.to_string())
-        }
-        _ => (
-            question,
-            kind_of(expected, actual, "its"),
-            kind_of(actual, expected, "another"),
-        ),
-    }
-}
-
-/// An answer as a breakdown lists it: booleans, names and failures as they are; answers
-/// that would make one kind per value (numbers, counts, states, games) by their kind.
-fn kind_of(answer: &Answer, other: &Answer, article: &str) -> String {
-    let kind = match answer {
-        Answer::Number(_) => "number",
-        Answer::Cells(_) => "counts",
-        Answer::Tableau(_) => "state",
-        Answer::Round(_) => "cards and totals",
-        Answer::Tally(_) => "tally",
-        Answer::Cards(_) => "cards",
-        Answer::Draw(_) => "hand result",
-        Answer::Game(_) => "game record",
-        Answer::Tournament(_) => "tournament record",
-        _ => return shorten(&answer.to_string(), 200),
-    };
-    // Of the same kind as the other side, "its" and "another" say enough.
-    if std::mem::discriminant(answer) == std::mem::discriminant(other) {
-        format!("{article} {kind}")
-    } else {
-        format!("a {kind}")
     }
 }
 
@@ -579,10 +518,10 @@ fn field(message: &mut String, name: &str, value: &str) {
     }
 }
 
-/// An answer as a report shows it, cut so that a huge one cannot flood the report, and
+/// A reply as a report shows it, cut so that a huge one cannot flood the report, and
 /// with any control character a panic message holds made visible.
-fn paint_answer(answer: &Answer, expected: bool) -> String {
-    let text = visible_controls(&shorten(&answer.to_string(), SHOWN_ANSWER));
+fn paint(shown: &str, expected: bool) -> String {
+    let text = visible_controls(&shorten(shown, SHOWN_ANSWER));
     if expected {
         text.green().to_string()
     } else {
@@ -608,44 +547,37 @@ fn describe_ending(ending: &Ending) -> String {
     }
 }
 
-/// A line diff of two answers of the same kind that span several lines (counts, tableau
-/// lists, rounds), emphasising what differs; `None` where expected and actual say it all.
-pub fn answer_diff(expected: &Answer, actual: &Answer) -> Option<String> {
-    let lines = |answer: &Answer| -> Option<String> {
-        match answer {
-            Answer::Cells(cells) => Some(
-                cells
-                    .iter()
-                    .enumerate()
-                    .map(|(index, count)| format!("cell {index:>2} = {count}\n"))
-                    .collect(),
-            ),
-            Answer::Tableau(_) | Answer::Round(_) => Some(format!("{answer}\n")),
-            _ => None,
-        }
-    };
-    if let (Answer::Cells(want), Answer::Cells(got)) = (expected, actual)
-        && want.len().max(got.len()) > DIFFED_CELLS
-    {
-        return Some(format!(
-            "length {} where {} was expected",
-            got.len(),
-            want.len()
-        ));
-    }
-    let (old, new) = (lines(expected)?, lines(actual)?);
-    let diff = TextDiff::from_lines(&old, &new);
+/// A line diff of two replies of the same kind that span several lines (lists, states,
+/// rounds), emphasising what differs; `None` where expected and actual say it all.
+fn answer_diff(request: &dyn Asked, expected: &[u8], actual: &[u8]) -> Option<String> {
+    lines_diff(request.lines(expected)?, request.lines(actual)?)
+}
+
+fn lines_diff(expected: Lines, actual: Lines) -> Option<String> {
     let mut out = String::new();
-    if let (Answer::Cells(want), Answer::Cells(got)) = (expected, actual)
-        && want.len() != got.len()
-    {
-        let _ = writeln!(
-            out,
-            "length {} where {} was expected",
-            got.len().to_string().red(),
-            want.len().to_string().green()
-        );
-    }
+    let (old, new) = match (expected, actual) {
+        (Lines::List(want), Lines::List(got)) => {
+            if want.len().max(got.len()) > DIFFED_CELLS {
+                return Some(format!(
+                    "length {} where {} was expected",
+                    got.len(),
+                    want.len()
+                ));
+            }
+            if want.len() != got.len() {
+                let _ = writeln!(
+                    out,
+                    "length {} where {} was expected",
+                    got.len().to_string().red(),
+                    want.len().to_string().green()
+                );
+            }
+            (want.join("\n") + "\n", got.join("\n") + "\n")
+        }
+        (Lines::Text(want), Lines::Text(got)) => (want + "\n", got + "\n"),
+        _ => return None,
+    };
+    let diff = TextDiff::from_lines(&old, &new);
     for op in diff.ops() {
         for change in diff.iter_inline_changes(op) {
             let (sign, paint): (&str, fn(&str) -> colored::ColoredString) = match change.tag() {
@@ -672,24 +604,34 @@ pub fn answer_diff(expected: &Answer, actual: &Answer) -> Option<String> {
 mod tests {
     use super::*;
 
+    fn cells(values: &[i64]) -> Lines {
+        Lines::List(
+            values
+                .iter()
+                .enumerate()
+                .map(|(index, count)| format!("cell {index:>2} = {count}"))
+                .collect(),
+        )
+    }
+
     #[test]
-    fn a_cells_diff_names_the_cells_that_differ() {
+    fn a_list_diff_names_the_cells_that_differ() {
         colored::control::set_override(false);
         let mut want = vec![0i64; 15];
         want[13] = 2;
         want[3] = 1;
         let mut got = want.clone();
         got[13] = 3;
-        let diff = answer_diff(&Answer::Cells(want), &Answer::Cells(got)).unwrap();
+        let diff = lines_diff(cells(&want), cells(&got)).unwrap();
         assert!(diff.contains("- expected cell 13 = 2"), "{diff}");
         assert!(diff.contains("+ actual   cell 13 = 3"), "{diff}");
         assert!(!diff.contains("cell  3"), "{diff}");
     }
 
     #[test]
-    fn a_short_counts_array_says_its_length() {
+    fn a_short_list_says_its_length() {
         colored::control::set_override(false);
-        let diff = answer_diff(&Answer::Cells(vec![0; 15]), &Answer::Cells(vec![0; 14])).unwrap();
+        let diff = lines_diff(cells(&[0; 15]), cells(&[0; 14])).unwrap();
         assert!(diff.contains("length 14 where 15 was expected"), "{diff}");
         assert!(diff.contains("- expected cell 14 = 0"), "{diff}");
     }

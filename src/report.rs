@@ -4,7 +4,6 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use colored::Colorize;
-use grader_api::Assignment;
 use serde::Serialize;
 
 use crate::grade::Verdict;
@@ -17,7 +16,6 @@ pub struct TestResult {
 }
 
 /// Everything one `grader check` found, ready to print or serialize.
-#[derive(Debug)]
 pub struct Results<'a> {
     pub suite: &'a Suite,
     /// One entry per test of the suite, group by group, in order.
@@ -84,16 +82,12 @@ impl Results<'_> {
         let mut results = self.tests.iter();
         let mut current_assignment = None;
         for group in &self.suite.groups {
-            if current_assignment != Some(group.assignment) {
-                let (earned, max) = self.score_of(|g| g.assignment == group.assignment);
+            let assignment = group.assignment.name();
+            if current_assignment != Some(assignment) {
+                let (earned, max) = self.score_of(|g| g.assignment.name() == assignment);
                 let subtotal = format!("{earned} / {max}");
-                let _ = writeln!(
-                    out,
-                    "  {}  {}",
-                    group.assignment.name().bold(),
-                    subtotal.bold()
-                );
-                current_assignment = Some(group.assignment);
+                let _ = writeln!(out, "  {}  {}", assignment.bold(), subtotal.bold());
+                current_assignment = Some(assignment);
             }
             let (earned, max) = self.score_of(|g| std::ptr::eq(g, group));
             let verdicts: Vec<&TestResult> = results.by_ref().take(group.tests.len()).collect();
@@ -298,8 +292,7 @@ fn output(result: &TestResult) -> String {
 
 /// The line a student's report ends with when it left out assignments their submission
 /// does not register; `None` when it left out none.
-pub fn not_graded(left_out: &[Assignment]) -> Option<String> {
-    let names: Vec<&str> = left_out.iter().map(|a| a.name()).collect();
+pub fn not_graded(names: &[&str]) -> Option<String> {
     let them = match names.len() {
         0 => return None,
         1 => "it",

@@ -10,7 +10,7 @@ use std::process::{Child, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use grader_api::protocol::{self, Answer, Hello, Item, Request};
+use grader_api::protocol::{self, Hello, Item};
 
 use crate::capture::{Capture, Printed};
 use crate::sandbox::cgroup::{Cgroup, Population};
@@ -145,6 +145,7 @@ impl Launcher {
             stdout,
             stderr,
             sequence: 0,
+            frame: Vec::new(),
             hello,
             cgroup,
             baseline,
@@ -162,6 +163,8 @@ pub struct Runner {
     stdout: Capture,
     stderr: Capture,
     sequence: u64,
+    /// The reply frame last read.
+    frame: Vec<u8>,
     hello: Hello,
     cgroup: Option<Cgroup>,
     /// What the runner's group held when it said hello: the sandbox's stages and the runner.
@@ -228,28 +231,28 @@ impl Runner {
         self.sequence > 0
     }
 
-    /// Sends `request` and passes each answer to `on_answer` until the response ends, the
-    /// timeout passes or the runner dies.
+    /// Sends the request in `payload` for `assignment` and passes each reply frame to
+    /// `on_reply` until the response ends, the timeout passes or the runner dies.
     pub fn ask(
         &mut self,
-        request: &Request,
+        assignment: &str,
+        payload: &[u8],
         timeout: Duration,
-        mut on_answer: impl FnMut(Answer) -> bool,
+        mut on_reply: impl FnMut(&[u8]) -> bool,
     ) -> Exchange {
         let sequence = self.sequence;
         self.sequence += 1;
         self.answers.get_mut().deadline = deadline_after(timeout);
         let mut answered = 0u64;
-        let sent = request
-            .write(&mut self.requests)
+        let sent = protocol::write_request(&mut self.requests, assignment, payload)
             .and_then(|()| self.requests.flush());
         let ending = match sent {
             Err(error) => self.ending_after(error),
             Ok(()) => loop {
-                match Item::read(&mut self.answers) {
-                    Ok(Item::Answer(answer)) => {
+                match protocol::read_item(&mut self.answers, &mut self.frame) {
+                    Ok(Item::Reply) => {
                         answered += 1;
-                        if !on_answer(answer) {
+                        if !on_reply(&self.frame) {
                             sandbox::kill_tree(&mut self.child);
                             break Ending::Abandoned;
                         }

@@ -3,10 +3,14 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::assignment::{self, Assignment, Lines, ask, each_check, guarded};
 use crate::card::{ACE, Card, format_cards};
-use crate::deck::{Deck, below, seeded_rng};
-use crate::protocol::Answer;
-use crate::wire::{Wire, put_varint, take_tag};
+use crate::deck::{Deck, HandSource, below, seeded_rng};
+use crate::protocol::{Reply, group_digits};
+use crate::submission::Submission;
+
+#[cfg(feature = "spec")]
+mod spec;
 
 /// The seed's `BlackjackHand`: cards and their blackjack value.
 pub trait BlackjackHand {
@@ -421,54 +425,225 @@ crate::wire_struct!(Table {
     rounds
 });
 
-impl Wire for Policy {
-    fn put(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
-        match self {
-            Policy::Script(actions) => {
-                put_varint(out, 0)?;
-                actions.put(out)
-            }
-            Policy::HitBelow(limit) => {
-                put_varint(out, 1)?;
-                limit.put(out)
-            }
-        }
+crate::wire_enum!(Policy {
+    Script(actions),
+    HitBelow(limit)
+});
+crate::wire_enum!(TableSource {
+    Listed(tables),
+    Generated {
+        count,
+        seed,
+        policy
     }
-    fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<Policy> {
-        Ok(match take_tag(input, 2)? {
-            0 => Policy::Script(Wire::take(input)?),
-            _ => Policy::HitBelow(Wire::take(input)?),
-        })
+});
+
+/// What a blackjack hand's method or a game returned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    Number(i64),
+    Bool(bool),
+    Round(Round),
+    Tally(Tally),
+}
+
+crate::wire_enum!(Answer {
+    Number(value),
+    Bool(value),
+    Round(round),
+    Tally(tally)
+});
+
+impl fmt::Display for Answer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Answer::Number(value) => write!(f, "{value}"),
+            Answer::Bool(value) => write!(f, "{value}"),
+            Answer::Round(round) => write!(f, "{round}"),
+            Answer::Tally(tally) => write!(f, "{tally}"),
+        }
     }
 }
 
-impl Wire for TableSource {
-    fn put(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
-        match self {
-            TableSource::Listed(tables) => {
-                put_varint(out, 0)?;
-                tables.put(out)
+/// A question for a blackjack submission.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Request {
+    /// Every check on every hand built by adding its cards in order.
+    Hands {
+        source: HandSource,
+        checks: Vec<Check>,
+    },
+    /// A round (or a session of rounds) at each table.
+    Tables { source: TableSource, rules: Rules },
+}
+
+crate::wire_enum!(Request {
+    Hands { source, checks },
+    Tables { source, rules }
+});
+
+/// One input: a hand, or a table to play.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    Hand(Vec<Card>),
+    Table(Table),
+}
+
+crate::wire_enum!(Input { Hand(cards), Table(table) });
+
+/// The submission's hand and game.
+pub struct Builders {
+    pub hand: fn() -> Box<dyn BlackjackHand>,
+    pub game: fn() -> Box<dyn BlackjackGame>,
+}
+
+/// The blackjack assignment (seed 001).
+pub struct Contract;
+
+impl Assignment for Contract {
+    const NAME: &'static str = "blackjack";
+    const REGISTRATION: &'static str = ".blackjack::<YourHand, YourGame>()";
+    type Registered = Builders;
+    type Session = ();
+    type Request = Request;
+    type Input = Input;
+    type Answer = Answer;
+
+    fn respond(
+        registered: Option<&Builders>,
+        _: &mut (),
+        request: &Request,
+        mut on_input: impl FnMut(Input, Vec<Reply<Answer>>) -> bool,
+    ) {
+        match request {
+            Request::Hands { source, checks } => {
+                let mut visit = |cards: Vec<Card>| {
+                    let hand = registered.map(|b| guarded(|| hand_of(b.hand, &cards)));
+                    let replies = each_check(hand, checks.len(), |hand, i| checks[i].ask(hand));
+                    on_input(Input::Hand(cards), replies)
+                };
+                match source {
+                    HandSource::Generated { count, seed, .. } => random_hands(*count, *seed, visit),
+                    _ => source.for_each_hand(&mut visit),
+                }
             }
-            TableSource::Generated {
-                count,
-                seed,
-                policy,
-            } => {
-                put_varint(out, 1)?;
-                count.put(out)?;
-                seed.put(out)?;
-                policy.put(out)
+            Request::Tables { source, rules } => source.for_each_table(|table| {
+                let reply = match registered {
+                    None => Reply::NotRegistered,
+                    Some(builders) => ask(|| table.play(&*(builders.game)(), rules)),
+                };
+                on_input(Input::Table(table), vec![reply])
+            }),
+        }
+    }
+
+    fn input_count(request: &Request) -> u64 {
+        match request {
+            Request::Hands { source, .. } => source.len(),
+            Request::Tables { source, .. } => source.len(),
+        }
+    }
+
+    fn question(request: &Request, index: usize) -> String {
+        match request {
+            Request::Hands { checks, .. } => checks
+                .get(index)
+                .map(|c| format!("{c}()"))
+                .unwrap_or_default(),
+            Request::Tables {
+                source: TableSource::Listed(tables),
+                ..
+            } if tables.first().is_some_and(|t| t.rounds > 0) => "the tally of the rounds".into(),
+            Request::Tables { .. } => "the round".into(),
+        }
+    }
+
+    fn describe_inputs(request: &Request) -> String {
+        match request {
+            Request::Hands { source, checks } => {
+                let hands = match source {
+                    HandSource::Generated { count, seed, .. } => format!(
+                        "{} random hands of 1 to 12 cards from seed {seed}",
+                        group_digits(u64::from(*count))
+                    ),
+                    _ => source.describe(),
+                };
+                let names: Vec<&str> = checks.iter().map(|c| c.name()).collect();
+                format!("{hands}\nchecks: {}", names.join(", "))
+            }
+            Request::Tables { source, rules } => {
+                let h17 = if rules.dealer_hits_soft_17 {
+                    "H17"
+                } else {
+                    "S17"
+                };
+                match source {
+                    TableSource::Listed(tables) => format!("{} tables ({h17})", tables.len()),
+                    TableSource::Generated {
+                        count,
+                        seed,
+                        policy,
+                    } => format!(
+                        "{} rounds on decks shuffled from seed {seed}, player: {policy} ({h17})",
+                        group_digits(u64::from(*count))
+                    ),
+                }
             }
         }
     }
-    fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<TableSource> {
-        Ok(match take_tag(input, 2)? {
-            0 => TableSource::Listed(Wire::take(input)?),
-            _ => TableSource::Generated {
-                count: Wire::take(input)?,
-                seed: Wire::take(input)?,
-                policy: Wire::take(input)?,
-            },
+
+    fn input_label(input: &Input) -> &'static str {
+        match input {
+            Input::Hand(_) => "hand",
+            Input::Table(_) => "table",
+        }
+    }
+
+    fn describe_input(input: &Input, _: usize) -> String {
+        match input {
+            Input::Hand(cards) => assignment::describe_hand(cards),
+            Input::Table(table) => table.describe(),
+        }
+    }
+
+    fn lines(answer: &Answer) -> Option<Lines> {
+        match answer {
+            Answer::Round(round) => Some(Lines::Text(round.to_string())),
+            _ => None,
+        }
+    }
+
+    fn kind(answer: &Answer) -> Option<&'static str> {
+        match answer {
+            Answer::Number(_) => Some("number"),
+            Answer::Round(_) => Some("cards and totals"),
+            Answer::Tally(_) => Some("tally"),
+            Answer::Bool(_) => None,
+        }
+    }
+
+    fn breakdown(expected: &Answer, actual: &Answer) -> Option<(String, String)> {
+        match (expected, actual) {
+            (Answer::Round(want), Answer::Round(got)) if want.outcome != got.outcome => {
+                Some((want.outcome.to_string(), got.outcome.to_string()))
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Submission {
+    /// Registers `H` as this submission's blackjack hand and `G` as its game.
+    pub fn blackjack<H: BlackjackHand + 'static, G: BlackjackGame + 'static>(self) -> Submission {
+        fn hand<H: BlackjackHand + 'static>() -> Box<dyn BlackjackHand> {
+            Box::new(H::new())
+        }
+        fn game<G: BlackjackGame + 'static>() -> Box<dyn BlackjackGame> {
+            Box::new(G::new())
+        }
+        self.register::<Contract>(Builders {
+            hand: hand::<H>,
+            game: game::<G>,
         })
     }
 }

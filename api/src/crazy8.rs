@@ -29,9 +29,15 @@
 
 use std::fmt;
 
+use crate::assignment::{Assignment, ask, guarded};
 use crate::card::{Card, Suit, format_cards};
 use crate::deck::{Deck, below, seeded_rng};
+use crate::protocol::{Reply, group_digits};
+use crate::submission::Submission;
 use crate::wire::{Wire, put_varint, take_tag};
+
+#[cfg(feature = "spec")]
+mod spec;
 
 pub const PLAYERS: usize = 4;
 pub const HAND_SIZE: usize = 5;
@@ -514,17 +520,13 @@ impl SetupSource {
 }
 
 /// Plays `setup` with `engine`: a game or a tournament.
-pub fn play(setup: &Setup, engine: &dyn Engine) -> crate::protocol::Answer {
+pub fn play(setup: &Setup, engine: &dyn Engine) -> Answer {
     let mut deck = setup.deck();
     let mut players = setup.players();
     if setup.target == 0 {
-        crate::protocol::Answer::Game(engine.play_game(&mut players, &mut deck))
+        Answer::Game(engine.play_game(&mut players, &mut deck))
     } else {
-        crate::protocol::Answer::Tournament(engine.play_tournament(
-            &mut players,
-            &mut deck,
-            setup.target,
-        ))
+        Answer::Tournament(engine.play_tournament(&mut players, &mut deck, setup.target))
     }
 }
 
@@ -692,75 +694,6 @@ impl Wire for Suit {
     }
 }
 
-impl Wire for Harness {
-    fn put(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
-        match self {
-            Harness::FirstLegal => put_varint(out, 0),
-            Harness::RandomLegal(seed) => {
-                put_varint(out, 1)?;
-                seed.put(out)
-            }
-            Harness::EightsLast => put_varint(out, 2),
-            Harness::DrawsWhenever => put_varint(out, 3),
-            Harness::Cheater { kind, at_turn } => {
-                put_varint(out, 4)?;
-                kind.put(out)?;
-                at_turn.put(out)
-            }
-            Harness::Stubborn { at_turn } => {
-                put_varint(out, 5)?;
-                at_turn.put(out)
-            }
-        }
-    }
-    fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<Harness> {
-        Ok(match take_tag(input, 6)? {
-            0 => Harness::FirstLegal,
-            1 => Harness::RandomLegal(Wire::take(input)?),
-            2 => Harness::EightsLast,
-            3 => Harness::DrawsWhenever,
-            5 => Harness::Stubborn {
-                at_turn: Wire::take(input)?,
-            },
-            _ => Harness::Cheater {
-                kind: Wire::take(input)?,
-                at_turn: Wire::take(input)?,
-            },
-        })
-    }
-}
-
-impl Wire for SetupSource {
-    fn put(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
-        match self {
-            SetupSource::Listed(setups) => {
-                put_varint(out, 0)?;
-                setups.put(out)
-            }
-            SetupSource::Generated {
-                count,
-                seed,
-                players,
-            } => {
-                put_varint(out, 1)?;
-                count.put(out)?;
-                seed.put(out)?;
-                players.put(out)
-            }
-        }
-    }
-    fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<SetupSource> {
-        Ok(match take_tag(input, 2)? {
-            0 => SetupSource::Listed(Wire::take(input)?),
-            _ => SetupSource::Generated {
-                count: Wire::take(input)?,
-                seed: Wire::take(input)?,
-                players: Wire::take(input)?,
-            },
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -844,7 +777,7 @@ pub enum Call {
 
 /// What a strategy answered.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Reply {
+pub enum Response {
     Done,
     Draw(bool),
     Card(Card),
@@ -853,48 +786,48 @@ pub enum Reply {
     Unknown(String),
 }
 
-impl fmt::Display for Reply {
+impl fmt::Display for Response {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Reply::Done => f.write_str("done"),
-            Reply::Draw(draw) => write!(f, "should draw: {draw}"),
-            Reply::Card(card) => write!(f, "plays {card}"),
-            Reply::Suit(suit) => write!(f, "declares {}", suit.name()),
-            Reply::Unknown(what) => write!(f, "unknown: {what}"),
+            Response::Done => f.write_str("done"),
+            Response::Draw(draw) => write!(f, "should draw: {draw}"),
+            Response::Card(card) => write!(f, "plays {card}"),
+            Response::Suit(suit) => write!(f, "declares {}", suit.name()),
+            Response::Unknown(what) => write!(f, "unknown: {what}"),
         }
     }
 }
 
 /// Makes `call` on `strategy` and wraps what it returns.
-pub fn perform(strategy: &mut dyn PlayerStrategy, call: &Call) -> Reply {
+pub fn perform(strategy: &mut dyn PlayerStrategy, call: &Call) -> Response {
     match call {
         Call::Create(name) => {
-            Reply::Unknown(format!("`{name}` is created by the runner, not called"))
+            Response::Unknown(format!("`{name}` is created by the runner, not called"))
         }
         Call::Init(id, opponents) => {
             strategy.init(*id, opponents);
-            Reply::Done
+            Response::Done
         }
         Call::ReceiveInitialCards(cards) => {
             strategy.receive_initial_cards(cards);
-            Reply::Done
+            Response::Done
         }
         Call::ShouldDrawCard(top, declared) => {
-            Reply::Draw(strategy.should_draw_card(*top, *declared))
+            Response::Draw(strategy.should_draw_card(*top, *declared))
         }
         Call::ReceiveCard(card) => {
             strategy.receive_card(*card);
-            Reply::Done
+            Response::Done
         }
-        Call::PlayCard => Reply::Card(strategy.play_card()),
-        Call::DeclareSuit => Reply::Suit(strategy.declare_suit()),
+        Call::PlayCard => Response::Card(strategy.play_card()),
+        Call::DeclareSuit => Response::Suit(strategy.declare_suit()),
         Call::ProcessOpponentActions(turns) => {
             strategy.process_opponent_actions(turns);
-            Reply::Done
+            Response::Done
         }
         Call::Reset => {
             strategy.reset();
-            Reply::Done
+            Response::Done
         }
     }
 }
@@ -902,12 +835,12 @@ pub fn perform(strategy: &mut dyn PlayerStrategy, call: &Call) -> Reply {
 /// A strategy that lives elsewhere (in the runner): every method is a call through
 /// `transport`. The first call that fails is kept in `failure`; after it the strategy
 /// draws whenever asked, so the engine's game ends without it.
-pub struct RemoteStrategy<T: FnMut(Call) -> Result<Reply, String>> {
+pub struct RemoteStrategy<T: FnMut(Call) -> Result<Response, String>> {
     transport: T,
     failure: std::rc::Rc<std::cell::RefCell<Option<String>>>,
 }
 
-impl<T: FnMut(Call) -> Result<Reply, String>> RemoteStrategy<T> {
+impl<T: FnMut(Call) -> Result<Response, String>> RemoteStrategy<T> {
     pub fn new(
         transport: T,
         failure: std::rc::Rc<std::cell::RefCell<Option<String>>>,
@@ -915,13 +848,13 @@ impl<T: FnMut(Call) -> Result<Reply, String>> RemoteStrategy<T> {
         RemoteStrategy { transport, failure }
     }
 
-    fn call(&mut self, call: Call) -> Option<Reply> {
+    fn call(&mut self, call: Call) -> Option<Response> {
         if self.failure.borrow().is_some() {
             return None;
         }
         let what = format!("{call:?}");
         match (self.transport)(call) {
-            Ok(Reply::Unknown(why)) => {
+            Ok(Response::Unknown(why)) => {
                 *self.failure.borrow_mut() = Some(format!("{what}: {why}"));
                 None
             }
@@ -938,12 +871,12 @@ impl<T: FnMut(Call) -> Result<Reply, String>> RemoteStrategy<T> {
     }
 
     /// Sends `call` as it is, for calls outside the course interface (`Create`).
-    pub fn transport_call(&mut self, call: Call) -> Result<Reply, String> {
+    pub fn transport_call(&mut self, call: Call) -> Result<Response, String> {
         (self.transport)(call)
     }
 }
 
-impl<T: FnMut(Call) -> Result<Reply, String>> PlayerStrategy for RemoteStrategy<T> {
+impl<T: FnMut(Call) -> Result<Response, String>> PlayerStrategy for RemoteStrategy<T> {
     fn init(&mut self, player_id: u32, opponent_ids: &[u32]) {
         self.expect(Call::Init(player_id, opponent_ids.to_vec()));
     }
@@ -952,7 +885,7 @@ impl<T: FnMut(Call) -> Result<Reply, String>> PlayerStrategy for RemoteStrategy<
     }
     fn should_draw_card(&mut self, top: Card, declared_suit: Option<Suit>) -> bool {
         match self.call(Call::ShouldDrawCard(top, declared_suit)) {
-            Some(Reply::Draw(draw)) => draw,
+            Some(Response::Draw(draw)) => draw,
             _ => true,
         }
     }
@@ -961,14 +894,14 @@ impl<T: FnMut(Call) -> Result<Reply, String>> PlayerStrategy for RemoteStrategy<
     }
     fn play_card(&mut self) -> Card {
         match self.call(Call::PlayCard) {
-            Some(Reply::Card(card)) => card,
+            Some(Response::Card(card)) => card,
             // Only reached after a failure, which already fails the test.
             _ => Card::from_index(0).expect("2♣"),
         }
     }
     fn declare_suit(&mut self) -> Suit {
         match self.call(Call::DeclareSuit) {
-            Some(Reply::Suit(suit)) => suit,
+            Some(Response::Suit(suit)) => suit,
             _ => Suit::Clubs,
         }
     }
@@ -998,84 +931,319 @@ crate::wire_struct!(StrategyTrial {
     require
 });
 
-impl Wire for Call {
-    fn put(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
-        match self {
-            Call::Create(name) => {
-                put_varint(out, 0)?;
-                name.put(out)
-            }
-            Call::Init(id, opponents) => {
-                put_varint(out, 1)?;
-                id.put(out)?;
-                opponents.put(out)
-            }
-            Call::ReceiveInitialCards(cards) => {
-                put_varint(out, 2)?;
-                cards.put(out)
-            }
-            Call::ShouldDrawCard(top, declared) => {
-                put_varint(out, 3)?;
-                top.put(out)?;
-                declared.put(out)
-            }
-            Call::ReceiveCard(card) => {
-                put_varint(out, 4)?;
-                card.put(out)
-            }
-            Call::PlayCard => put_varint(out, 5),
-            Call::DeclareSuit => put_varint(out, 6),
-            Call::ProcessOpponentActions(turns) => {
-                put_varint(out, 7)?;
-                turns.put(out)
-            }
-            Call::Reset => put_varint(out, 8),
-        }
+crate::wire_enum!(Harness {
+    FirstLegal,
+    RandomLegal(seed),
+    EightsLast,
+    DrawsWhenever,
+    Cheater { kind, at_turn },
+    Stubborn { at_turn }
+});
+crate::wire_enum!(SetupSource {
+    Listed(setups),
+    Generated {
+        count,
+        seed,
+        players
     }
-    fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<Call> {
-        Ok(match take_tag(input, 9)? {
-            0 => Call::Create(Wire::take(input)?),
-            1 => Call::Init(Wire::take(input)?, Wire::take(input)?),
-            2 => Call::ReceiveInitialCards(Wire::take(input)?),
-            3 => Call::ShouldDrawCard(Wire::take(input)?, Wire::take(input)?),
-            4 => Call::ReceiveCard(Wire::take(input)?),
-            5 => Call::PlayCard,
-            6 => Call::DeclareSuit,
-            7 => Call::ProcessOpponentActions(Wire::take(input)?),
-            _ => Call::Reset,
-        })
+});
+crate::wire_enum!(Call {
+    Create(name),
+    Init(id, opponents),
+    ReceiveInitialCards(cards),
+    ShouldDrawCard(top, declared),
+    ReceiveCard(card),
+    PlayCard,
+    DeclareSuit,
+    ProcessOpponentActions(turns),
+    Reset
+});
+crate::wire_enum!(Response {
+    Done,
+    Draw(draw),
+    Card(card),
+    Suit(suit),
+    Unknown(what)
+});
+
+/// What the submission's engine or strategy answered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    Game(GameResult),
+    Tournament(TournamentResult),
+    /// A strategy's response to one call.
+    Response(Response),
+    /// The names of the strategies registered, in order.
+    Names(Vec<String>),
+}
+
+crate::wire_enum!(Answer {
+    Game(result),
+    Tournament(result),
+    Response(response),
+    Names(names)
+});
+
+impl fmt::Display for Answer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Answer::Game(result) => write!(f, "{result}"),
+            Answer::Tournament(result) => write!(f, "{result}"),
+            Answer::Response(response) => write!(f, "{response}"),
+            Answer::Names(names) => write!(f, "{}", names.join(", ")),
+        }
     }
 }
 
-impl Wire for Reply {
-    fn put(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
-        match self {
-            Reply::Done => put_varint(out, 0),
-            Reply::Draw(draw) => {
-                put_varint(out, 1)?;
-                draw.put(out)
+/// A question for a Crazy Eights submission.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Request {
+    /// Games or tournaments on the submission's engine with harness players.
+    Engine { source: SetupSource },
+    /// One call on the submission's strategy instance in `slot` (the runner keeps them).
+    StrategyCall { slot: u32, call: Call },
+    /// The names of the submission's strategies.
+    Roster,
+    /// The submission's strategies in the reference engine: a driven test, which sends
+    /// `Roster` and `StrategyCall`s.
+    Strategies(StrategyTrial),
+}
+
+crate::wire_enum!(Request {
+    Engine { source },
+    StrategyCall { slot, call },
+    Roster,
+    Strategies(trial)
+});
+
+/// One input: a game to play, or one call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    Setup(Setup),
+    Call(Call),
+    Roster,
+}
+
+crate::wire_enum!(Input {
+    Setup(setup),
+    Call(call),
+    Roster
+});
+
+pub type EngineBuilder = fn() -> Box<dyn Engine>;
+pub type StrategyBuilder = fn() -> Box<dyn PlayerStrategy>;
+
+/// The submission's engine and strategies, each optional.
+#[derive(Default)]
+pub struct Builders {
+    pub engine: Option<EngineBuilder>,
+    pub strategies: Vec<(&'static str, StrategyBuilder)>,
+}
+
+/// The submission's strategy instances, kept by the runner from call to call.
+#[derive(Default)]
+pub struct Strategies {
+    slots: std::collections::HashMap<u32, Box<dyn PlayerStrategy>>,
+}
+
+impl Strategies {
+    /// Makes `call` on the instance in `slot` (or creates it), guarded like every call.
+    fn answer(&mut self, builders: &Builders, slot: u32, call: &Call) -> Reply<Answer> {
+        if let Call::Create(name) = call {
+            let build = builders.strategies.iter().find(|(n, _)| n == name);
+            return match build.map(|(_, build)| guarded(build)) {
+                Some(Ok(strategy)) => {
+                    self.slots.insert(slot, strategy);
+                    Reply::Answer(Answer::Response(Response::Done))
+                }
+                None => Reply::Answer(Answer::Response(Response::Unknown(format!(
+                    "no strategy is registered as `{name}`"
+                )))),
+                Some(Err(panic)) => Reply::Panicked(panic),
+            };
+        }
+        match self.slots.get_mut(&slot) {
+            None => Reply::Answer(Answer::Response(Response::Unknown(format!(
+                "no strategy in slot {slot}"
+            )))),
+            Some(strategy) => ask(|| Answer::Response(perform(&mut **strategy, call))),
+        }
+    }
+}
+
+/// The Crazy Eights assignment (seed 003).
+pub struct Contract;
+
+impl Assignment for Contract {
+    const NAME: &'static str = "crazy_eights";
+    const REGISTRATION: &'static str = ".crazy_eights::<YourEngine>()";
+    type Registered = Builders;
+    type Session = Strategies;
+    type Request = Request;
+    type Input = Input;
+    type Answer = Answer;
+
+    fn respond(
+        registered: Option<&Builders>,
+        session: &mut Strategies,
+        request: &Request,
+        mut on_input: impl FnMut(Input, Vec<Reply<Answer>>) -> bool,
+    ) {
+        match request {
+            Request::Engine { source } => {
+                let engine = registered.and_then(|builders| builders.engine);
+                source.for_each_setup(|setup| {
+                    let reply = match engine {
+                        None => Reply::NotRegistered,
+                        Some(build) => ask(|| play(&setup, &*build())),
+                    };
+                    on_input(Input::Setup(setup), vec![reply])
+                });
             }
-            Reply::Card(card) => {
-                put_varint(out, 2)?;
-                card.put(out)
+            Request::StrategyCall { slot, call } => {
+                let reply = match registered {
+                    None => Reply::NotRegistered,
+                    Some(builders) => session.answer(builders, *slot, call),
+                };
+                on_input(Input::Call(call.clone()), vec![reply]);
             }
-            Reply::Suit(suit) => {
-                put_varint(out, 3)?;
-                suit.put(out)
+            Request::Roster => {
+                let names = registered
+                    .map(|builders| {
+                        builders
+                            .strategies
+                            .iter()
+                            .map(|(n, _)| n.to_string())
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                on_input(Input::Roster, vec![Reply::Answer(Answer::Names(names))]);
             }
-            Reply::Unknown(what) => {
-                put_varint(out, 4)?;
-                what.put(out)
+            Request::Strategies(_) => {}
+        }
+    }
+
+    fn input_count(request: &Request) -> u64 {
+        match request {
+            Request::Engine { source } => source.len(),
+            Request::StrategyCall { .. } | Request::Roster => 1,
+            Request::Strategies(trial) => u64::from(trial.games),
+        }
+    }
+
+    fn question(request: &Request, _: usize) -> String {
+        match request {
+            Request::Engine {
+                source: SetupSource::Listed(setups),
+            } if setups.first().is_some_and(|s| s.target > 0) => "the tournament".into(),
+            Request::Engine { .. } => "the game".into(),
+            Request::StrategyCall { call, .. } => format!("{call:?}"),
+            Request::Roster => "the strategies registered".into(),
+            Request::Strategies(_) => "every move of your strategies".into(),
+        }
+    }
+
+    fn describe_inputs(request: &Request) -> String {
+        match request {
+            Request::Engine { source } => match source {
+                SetupSource::Listed(setups) => format!("{} games", setups.len()),
+                SetupSource::Generated {
+                    count,
+                    seed,
+                    players,
+                } => {
+                    let names: Vec<String> = players.iter().map(|p| p.name()).collect();
+                    format!(
+                        "{} games on decks shuffled from seed {seed}, players: {}",
+                        group_digits(u64::from(*count)),
+                        names.join(", ")
+                    )
+                }
+            },
+            Request::StrategyCall { slot, call } => format!("{call:?} on strategy {slot}"),
+            Request::Roster => "the strategies registered".into(),
+            Request::Strategies(trial) => {
+                let names: Vec<String> = trial.opponents.iter().map(|p| p.name()).collect();
+                format!(
+                    "{} games from seed {} for each of your strategies, against {}",
+                    trial.games,
+                    trial.seed,
+                    names.join(", ")
+                )
             }
         }
     }
-    fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<Reply> {
-        Ok(match take_tag(input, 5)? {
-            0 => Reply::Done,
-            1 => Reply::Draw(Wire::take(input)?),
-            2 => Reply::Card(Wire::take(input)?),
-            3 => Reply::Suit(Wire::take(input)?),
-            _ => Reply::Unknown(Wire::take(input)?),
-        })
+
+    fn input_label(input: &Input) -> &'static str {
+        match input {
+            Input::Setup(_) => "game",
+            Input::Call(_) => "call",
+            Input::Roster => "roster",
+        }
+    }
+
+    fn describe_input(input: &Input, _: usize) -> String {
+        match input {
+            Input::Setup(setup) => setup.describe(),
+            Input::Call(call) => format!("{call:?}"),
+            Input::Roster => "the strategies registered".into(),
+        }
+    }
+
+    fn explain(
+        reference: &Builders,
+        _: &Request,
+        input: &Input,
+        expected: &Answer,
+        actual: Option<&Answer>,
+    ) -> Option<String> {
+        let (Input::Setup(setup), Answer::Game(want), Some(Answer::Game(got))) =
+            (input, expected, actual)
+        else {
+            return None;
+        };
+        let engine = reference.engine?();
+        let turn = first_difference(&want.log, &got.log);
+        states_before_turns(setup, &*engine)
+            .get(turn)
+            .map(|state| format!("before turn {}: {state}", turn + 1))
+    }
+
+    fn detail(expected: &Answer, actual: &Answer) -> Option<(&'static str, String)> {
+        match (expected, actual) {
+            (Answer::Game(want), Answer::Game(got)) if want.log != got.log => {
+                Some(("turns", logs_side_by_side(&want.log, &got.log)))
+            }
+            _ => None,
+        }
+    }
+
+    fn kind(answer: &Answer) -> Option<&'static str> {
+        match answer {
+            Answer::Game(_) => Some("game record"),
+            Answer::Tournament(_) => Some("tournament record"),
+            _ => None,
+        }
+    }
+}
+
+impl Submission {
+    /// Registers `E` as this submission's Crazy Eights engine.
+    pub fn crazy_eights<E: Engine + 'static>(self) -> Submission {
+        fn engine<E: Engine + 'static>() -> Box<dyn Engine> {
+            Box::new(E::new())
+        }
+        self.update::<Contract>(|builders| builders.engine = Some(engine::<E>))
+    }
+
+    /// Registers `S` as a Crazy Eights strategy named `name` (the spec may require two).
+    pub fn crazy_eights_player<S: PlayerStrategy + Default + 'static>(
+        self,
+        name: &'static str,
+    ) -> Submission {
+        fn build<S: PlayerStrategy + Default + 'static>() -> Box<dyn PlayerStrategy> {
+            Box::new(S::default())
+        }
+        self.update::<Contract>(|builders| builders.strategies.push((name, build::<S>)))
     }
 }

@@ -159,6 +159,22 @@ impl HandSource {
         self.len() == 0
     }
 
+    /// Where the hands come from, for a bulk group's report.
+    pub fn describe(&self) -> String {
+        match self {
+            HandSource::Listed(hands) => format!("{} hands", hands.len()),
+            HandSource::Generated {
+                count,
+                seed,
+                hand_size,
+            } => format!(
+                "{} {hand_size}-card hands generated from seed {seed}",
+                crate::protocol::group_digits(u64::from(*count))
+            ),
+            HandSource::Exhaustive { hand_size } => format!("every {hand_size}-card hand"),
+        }
+    }
+
     /// Calls `visit` with each hand in order; stops early when it returns `false`.
     pub fn for_each_hand(&self, mut visit: impl FnMut(Vec<Card>) -> bool) {
         match self {

@@ -4,11 +4,16 @@
 use std::cmp::Ordering;
 use std::fmt;
 
+use crate::assignment::{self, Assignment, ask, guarded};
 use crate::blackjack::Tally;
 use crate::card::{Card, format_cards};
-use crate::deck::Deck;
-use crate::poker::{Category, PokerHand, PokerRules, Ties};
-use crate::protocol::Answer;
+use crate::deck::{Deck, HandSource};
+use crate::poker::{Category, PokerHand, PokerHandBuilder, PokerRules, Ties, poker_hand};
+use crate::protocol::Reply;
+use crate::submission::Submission;
+
+#[cfg(feature = "spec")]
+mod spec;
 
 /// At most this many cards may be discarded.
 pub const MAX_DISCARDS: usize = 3;
@@ -164,7 +169,7 @@ impl DrawTable {
 
     /// This table with the dealer's choices the submission made in `answers`, for the
     /// reference to play the same hands.
-    pub fn pinned(&self, answers: &[Answer]) -> Option<DrawTable> {
+    pub fn pinned(&self, answers: &[Reply<Answer>]) -> Option<DrawTable> {
         if self.dealer.is_some() {
             return None;
         }
@@ -172,7 +177,7 @@ impl DrawTable {
             .iter()
             .take(self.player.len())
             .map(|answer| match answer {
-                Answer::Choice { positions, .. } => positions.clone(),
+                Reply::Answer(Answer::Choice { positions, .. }) => positions.clone(),
                 _ => Vec::new(),
             })
             .collect();
@@ -264,15 +269,234 @@ crate::wire_struct!(DrawResult {
     winner
 });
 
-impl crate::wire::Wire for Ordering {
-    fn put(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
-        crate::wire::put_varint(out, (*self as i8 + 1) as u64)
+checks!(
+    /// The question a generated group asks of every hand.
+    Check, "a draw_poker check" {
+        DealerDiscards => "dealer_discards",
     }
-    fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<Ordering> {
-        Ok(match crate::wire::take_tag(input, 3)? {
-            0 => Ordering::Less,
-            1 => Ordering::Equal,
-            _ => Ordering::Greater,
+);
+
+/// What the submission's draw game returned, or what the grader made of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// The hand after `discard_and_draw`.
+    Cards(Vec<Card>),
+    /// `discard_and_draw` returned an error.
+    Refused,
+    /// Whether a rule held (`None`) or how it was broken.
+    Rule(Option<String>),
+    /// The dealer's discards, and how they break the rules if they do.
+    Choice {
+        positions: Vec<u32>,
+        problem: Option<String>,
+    },
+    Draw(DrawResult),
+    Tally(Tally),
+}
+
+crate::wire_enum!(Answer {
+    Cards(cards),
+    Refused,
+    Rule(problem),
+    Choice { positions, problem },
+    Draw(result),
+    Tally(tally)
+});
+
+impl fmt::Display for Answer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Answer::Cards(cards) => write!(f, "{}", format_cards(cards)),
+            Answer::Refused => write!(f, "an error (refused)"),
+            Answer::Rule(None) => write!(f, "within the rules"),
+            Answer::Rule(Some(problem)) => write!(f, "against the rules: {problem}"),
+            Answer::Choice {
+                positions,
+                problem: None,
+            } => write!(f, "discard {positions:?}"),
+            Answer::Choice {
+                positions,
+                problem: Some(problem),
+            } => write!(f, "discard {positions:?}, against the rules: {problem}"),
+            Answer::Draw(result) => write!(f, "{result}"),
+            Answer::Tally(tally) => write!(f, "{tally}"),
+        }
+    }
+}
+
+/// A question for a five-card draw submission.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Request {
+    /// Each discard tried: the hand after it, or a refusal.
+    Discards { discards: Vec<Discard> },
+    /// The dealer's choice on every hand, checked against the seed's limits.
+    DealerDiscards { source: HandSource },
+    /// Whole hands of five-card draw.
+    Tables { tables: Vec<DrawTable> },
+}
+
+crate::wire_enum!(Request {
+    Discards { discards },
+    DealerDiscards { source },
+    Tables { tables }
+});
+
+/// One input: a discard, a hand for the dealer, or a table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    Hand(Vec<Card>),
+    Discard(Discard),
+    Table(DrawTable),
+}
+
+crate::wire_enum!(Input {
+    Hand(cards),
+    Discard(discard),
+    Table(table)
+});
+
+/// The submission's game, and the hand it ranks with.
+pub struct Builders {
+    pub game: fn() -> Box<dyn DrawGame>,
+    pub hand: PokerHandBuilder,
+}
+
+/// The five-card draw assignment (seed 004).
+pub struct Contract;
+
+impl Assignment for Contract {
+    const NAME: &'static str = "draw_poker";
+    const REGISTRATION: &'static str = ".draw_poker::<YourGame, YourHand>()";
+    type Registered = Builders;
+    type Session = ();
+    type Request = Request;
+    type Input = Input;
+    type Answer = Answer;
+
+    fn respond(
+        registered: Option<&Builders>,
+        _: &mut (),
+        request: &Request,
+        mut on_input: impl FnMut(Input, Vec<Reply<Answer>>) -> bool,
+    ) {
+        match request {
+            Request::Discards { discards } => {
+                for discard in discards {
+                    let reply = match registered {
+                        None => Reply::NotRegistered,
+                        Some(builders) => ask(|| discard.answer(&*(builders.game)())),
+                    };
+                    if !on_input(Input::Discard(discard.clone()), vec![reply]) {
+                        return;
+                    }
+                }
+            }
+            Request::DealerDiscards { source } => source.for_each_hand(|cards| {
+                let reply = match registered {
+                    None => Reply::NotRegistered,
+                    Some(builders) => ask(|| {
+                        let positions = (builders.game)().dealer_discards(&cards);
+                        Answer::Rule(check_positions(&positions).err().map(|e| e.to_string()))
+                    }),
+                };
+                on_input(Input::Hand(cards), vec![reply])
+            }),
+            Request::Tables { tables } => {
+                for table in tables {
+                    let expected_len = table.player.len() + 1;
+                    let replies = match registered {
+                        None => vec![Reply::NotRegistered; expected_len],
+                        Some(builders) => guarded(|| {
+                            table.play(&*(builders.game)(), &|cards| {
+                                (builders.hand)(cards, DRAW_RULES)
+                            })
+                        })
+                        .map(|answers| answers.into_iter().map(Reply::Answer).collect())
+                        .unwrap_or_else(|panic| vec![Reply::Panicked(panic); expected_len]),
+                    };
+                    if !on_input(Input::Table(table.clone()), replies) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    fn input_count(request: &Request) -> u64 {
+        match request {
+            Request::Discards { discards } => discards.len() as u64,
+            Request::DealerDiscards { source } => source.len(),
+            Request::Tables { tables } => tables.len() as u64,
+        }
+    }
+
+    fn question(request: &Request, index: usize) -> String {
+        match request {
+            Request::Discards { .. } => "discard_and_draw(hand, positions, deck)".into(),
+            Request::DealerDiscards { .. } => {
+                "dealer_discards(hand): at most 3 positions, each 1 to 5".into()
+            }
+            Request::Tables { tables } => tables
+                .first()
+                .map(|t| t.question(index))
+                .unwrap_or_default(),
+        }
+    }
+
+    fn describe_inputs(request: &Request) -> String {
+        match request {
+            Request::Discards { discards } => format!("{} discards", discards.len()),
+            Request::DealerDiscards { source } => {
+                format!("dealer_discards on {}", source.describe())
+            }
+            Request::Tables { tables } => format!("{} tables", tables.len()),
+        }
+    }
+
+    fn input_label(input: &Input) -> &'static str {
+        match input {
+            Input::Hand(_) => "hand",
+            Input::Discard(_) => "discard",
+            Input::Table(_) => "table",
+        }
+    }
+
+    fn describe_input(input: &Input, _: usize) -> String {
+        match input {
+            Input::Hand(cards) => assignment::describe_hand(cards),
+            Input::Discard(discard) => discard.describe(),
+            Input::Table(table) => table.describe(),
+        }
+    }
+
+    fn pinned(request: &Request, replies: &[Reply<Answer>]) -> Option<Request> {
+        match request {
+            Request::Tables { tables } if tables.len() == 1 => Some(Request::Tables {
+                tables: vec![tables[0].pinned(replies)?],
+            }),
+            _ => None,
+        }
+    }
+
+    fn kind(answer: &Answer) -> Option<&'static str> {
+        match answer {
+            Answer::Cards(_) => Some("cards"),
+            Answer::Draw(_) => Some("hand result"),
+            Answer::Tally(_) => Some("tally"),
+            _ => None,
+        }
+    }
+}
+
+impl Submission {
+    /// Registers `G` as this submission's five-card draw game, ranking hands with `H`.
+    pub fn draw_poker<G: DrawGame + 'static, H: PokerHand + 'static>(self) -> Submission {
+        fn game<G: DrawGame + 'static>() -> Box<dyn DrawGame> {
+            Box::new(G::new())
+        }
+        self.register::<Contract>(Builders {
+            game: game::<G>,
+            hand: poker_hand::<H>,
         })
     }
 }
@@ -316,14 +540,14 @@ mod tests {
             dealer: None,
         };
         let answers = [
-            Answer::Choice {
+            Reply::Answer(Answer::Choice {
                 positions: vec![3],
                 problem: None,
-            },
-            Answer::Choice {
+            }),
+            Reply::Answer(Answer::Choice {
                 positions: vec![],
                 problem: None,
-            },
+            }),
         ];
         assert_eq!(
             table.pinned(&answers).unwrap().dealer,

@@ -3,8 +3,14 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::assignment::{self, Assignment, Lines, each_check, guarded};
 use crate::card::Card;
-use crate::protocol::Answer;
+use crate::deck::HandSource;
+use crate::protocol::Reply;
+use crate::submission::Submission;
+
+#[cfg(feature = "spec")]
+mod spec;
 
 /// Length of the array [`PlaisanteHand::count_values`] returns: one cell per value 0..=14.
 pub const COUNTS_LEN: usize = 15;
@@ -206,6 +212,126 @@ impl Check {
             Check::BaseMult => Answer::Number(i64::from(hand.base_mult())),
             Check::Score => Answer::Number(i64::from(hand.score())),
         }
+    }
+}
+
+/// What one method of a Plaisante hand returned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    Bool(bool),
+    Hand(HandName),
+    Number(i64),
+    Cells(Vec<i64>),
+}
+
+crate::wire_enum!(Answer {
+    Bool(value),
+    Hand(name),
+    Number(value),
+    Cells(cells),
+});
+
+impl fmt::Display for Answer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Answer::Bool(value) => write!(f, "{value}"),
+            Answer::Hand(name) => write!(f, "{name}"),
+            Answer::Number(value) => write!(f, "{value}"),
+            Answer::Cells(cells) => f.write_str(&assignment::cells_text(cells)),
+        }
+    }
+}
+
+/// Every check of `checks` on every hand of `source`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Request {
+    pub source: HandSource,
+    pub checks: Vec<Check>,
+}
+
+crate::wire_struct!(Request { source, checks });
+
+/// Builds the submission's hand from its cards.
+pub type HandBuilder = fn(Vec<Card>) -> Box<dyn PlaisanteHand>;
+
+/// The Plaisante hand assignment (seed 000).
+pub struct Contract;
+
+impl Assignment for Contract {
+    const NAME: &'static str = "plaisante_hand";
+    const REGISTRATION: &'static str = ".plaisante_hand::<YourHand>()";
+    type Registered = HandBuilder;
+    type Session = ();
+    type Request = Request;
+    type Input = Vec<Card>;
+    type Answer = Answer;
+
+    fn respond(
+        registered: Option<&HandBuilder>,
+        _: &mut (),
+        request: &Request,
+        mut on_input: impl FnMut(Vec<Card>, Vec<Reply<Answer>>) -> bool,
+    ) {
+        let checks = &request.checks;
+        request.source.for_each_hand(|cards| {
+            let hand = registered.map(|build| guarded(|| build(cards.clone())));
+            let replies = each_check(hand, checks.len(), |hand, i| checks[i].ask(hand));
+            on_input(cards, replies)
+        });
+    }
+
+    fn input_count(request: &Request) -> u64 {
+        request.source.len()
+    }
+
+    fn question(request: &Request, index: usize) -> String {
+        request
+            .checks
+            .get(index)
+            .map(|check| format!("{check}()"))
+            .unwrap_or_default()
+    }
+
+    fn describe_inputs(request: &Request) -> String {
+        let names: Vec<&str> = request.checks.iter().map(|c| c.name()).collect();
+        format!(
+            "{}\nchecks: {}",
+            request.source.describe(),
+            names.join(", ")
+        )
+    }
+
+    fn input_label(_: &Vec<Card>) -> &'static str {
+        "hand"
+    }
+
+    fn describe_input(cards: &Vec<Card>, _: usize) -> String {
+        assignment::describe_hand(cards)
+    }
+
+    fn lines(answer: &Answer) -> Option<Lines> {
+        match answer {
+            Answer::Cells(cells) => Some(assignment::cell_lines(cells)),
+            _ => None,
+        }
+    }
+
+    fn kind(answer: &Answer) -> Option<&'static str> {
+        match answer {
+            Answer::Number(_) => Some("number"),
+            Answer::Cells(_) => Some("counts"),
+            _ => None,
+        }
+    }
+}
+
+impl Submission {
+    /// Registers `H` as this submission's Plaisante hand.
+    pub fn plaisante_hand<H: PlaisanteHand + 'static>(self) -> Submission {
+        fn build<H: PlaisanteHand + 'static>(cards: Vec<Card>) -> Box<dyn PlaisanteHand> {
+            Box::new(H::new(cards))
+        }
+        self.register::<Contract>(build::<H>)
     }
 }
 

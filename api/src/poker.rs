@@ -4,10 +4,14 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::str::FromStr;
 
+use crate::assignment::{self, Assignment, Lines, each_check, guarded};
 use crate::card::{Card, Suit, format_cards};
 use crate::deck::{HandSource, below, seeded_rng};
-use crate::protocol::Answer;
-use crate::wire::{Wire, put_varint, take_tag};
+use crate::protocol::{Reply, group_digits};
+use crate::submission::Submission;
+
+#[cfg(feature = "spec")]
+mod spec;
 
 /// The hand categories, worst to best; seed 002 numbers them 1 to 9 in the value vector.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -184,15 +188,17 @@ impl Matchup {
         )
     }
 
-    pub fn answers(&self, build: &dyn Fn(Vec<Card>) -> Box<dyn PokerHand>) -> Vec<Answer> {
+    pub fn answers(&self, build: &dyn Fn(Vec<Card>) -> Box<dyn PokerHand>) -> Vec<Reply<Answer>> {
         let first = build(self.first.clone());
         let second = build(self.second.clone());
         let reversed = build(self.first.iter().rev().copied().collect());
-        vec![
-            Answer::Ordering(first.compare(&*second)),
-            Answer::Ordering(second.compare(&*first)),
-            Answer::Ordering(first.compare(&*reversed)),
+        [
+            first.compare(&*second),
+            second.compare(&*first),
+            first.compare(&*reversed),
         ]
+        .map(|ordering| Reply::Answer(Answer::Ordering(ordering)))
+        .to_vec()
     }
 }
 
@@ -320,28 +326,234 @@ crate::wire_struct!(PokerRules {
 });
 crate::wire_struct!(Matchup { first, second });
 
-impl Wire for MatchupSource {
-    fn put(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
+crate::wire_enum!(MatchupSource {
+    Listed(matchups),
+    Generated { count, seed }
+});
+
+/// What a poker hand's method returned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    Category(Category),
+    Cells(Vec<i64>),
+    Ordering(Ordering),
+}
+
+crate::wire_enum!(Answer {
+    Category(category),
+    Cells(cells),
+    Ordering(ordering)
+});
+
+impl fmt::Display for Answer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            MatchupSource::Listed(matchups) => {
-                put_varint(out, 0)?;
-                matchups.put(out)
-            }
-            MatchupSource::Generated { count, seed } => {
-                put_varint(out, 1)?;
-                count.put(out)?;
-                seed.put(out)
+            Answer::Category(category) => write!(f, "{category}"),
+            Answer::Cells(cells) => f.write_str(&assignment::cells_text(cells)),
+            Answer::Ordering(ordering) => write!(f, "{ordering:?}"),
+        }
+    }
+}
+
+/// A question for a poker submission.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Request {
+    /// Every check on every poker hand.
+    Hands {
+        source: HandSource,
+        checks: Vec<Check>,
+        rules: PokerRules,
+    },
+    /// Each pair of hands compared both ways, and the first with itself reordered.
+    Matchups {
+        source: MatchupSource,
+        rules: PokerRules,
+    },
+}
+
+crate::wire_enum!(Request {
+    Hands {
+        source,
+        checks,
+        rules
+    },
+    Matchups { source, rules }
+});
+
+/// One input: a hand, or two to compare.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    Hand(Vec<Card>),
+    Matchup(Matchup),
+}
+
+crate::wire_enum!(Input {
+    Hand(cards),
+    Matchup(matchup)
+});
+
+/// Builds the submission's poker hand from its cards, under the rules given.
+pub type PokerHandBuilder = fn(Vec<Card>, PokerRules) -> Box<dyn PokerHand>;
+
+pub(crate) fn poker_hand<H: PokerHand + 'static>(
+    cards: Vec<Card>,
+    rules: PokerRules,
+) -> Box<dyn PokerHand> {
+    Box::new(H::new(cards, rules))
+}
+
+fn describe_rules(rules: &PokerRules) -> String {
+    let ties = match rules.ties {
+        Ties::Standard => "standard ties",
+        Ties::Draw1572 => "draw_1572 ties",
+    };
+    let wheel = if rules.ace_low_straight {
+        "A-2-3-4-5 a straight"
+    } else {
+        "no ace-low straight"
+    };
+    format!("{ties}, {wheel}")
+}
+
+/// The poker hands assignment (seed 002).
+pub struct Contract;
+
+impl Assignment for Contract {
+    const NAME: &'static str = "poker";
+    const REGISTRATION: &'static str = ".poker::<YourHand>()";
+    type Registered = PokerHandBuilder;
+    type Session = ();
+    type Request = Request;
+    type Input = Input;
+    type Answer = Answer;
+
+    fn respond(
+        registered: Option<&PokerHandBuilder>,
+        _: &mut (),
+        request: &Request,
+        mut on_input: impl FnMut(Input, Vec<Reply<Answer>>) -> bool,
+    ) {
+        match request {
+            Request::Hands {
+                source,
+                checks,
+                rules,
+            } => source.for_each_hand(|cards| {
+                let hand = registered.map(|build| guarded(|| build(cards.clone(), *rules)));
+                let replies = each_check(hand, checks.len(), |hand, i| checks[i].ask(hand));
+                on_input(Input::Hand(cards), replies)
+            }),
+            Request::Matchups { source, rules } => {
+                let questions = Matchup::QUESTIONS.len();
+                source.for_each_matchup(|matchup| {
+                    let replies = match registered {
+                        None => vec![Reply::NotRegistered; questions],
+                        Some(build) => guarded(|| matchup.answers(&|cards| build(cards, *rules)))
+                            .unwrap_or_else(|panic| vec![Reply::Panicked(panic); questions]),
+                    };
+                    on_input(Input::Matchup(matchup), replies)
+                });
             }
         }
     }
-    fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<MatchupSource> {
-        Ok(match take_tag(input, 2)? {
-            0 => MatchupSource::Listed(Wire::take(input)?),
-            _ => MatchupSource::Generated {
-                count: Wire::take(input)?,
-                seed: Wire::take(input)?,
+
+    fn input_count(request: &Request) -> u64 {
+        match request {
+            Request::Hands { source, .. } => source.len(),
+            Request::Matchups { source, .. } => source.len(),
+        }
+    }
+
+    fn question(request: &Request, index: usize) -> String {
+        match request {
+            Request::Hands { checks, .. } => checks
+                .get(index)
+                .map(|c| format!("{c}()"))
+                .unwrap_or_default(),
+            Request::Matchups { .. } => Matchup::QUESTIONS
+                .get(index)
+                .copied()
+                .unwrap_or_default()
+                .into(),
+        }
+    }
+
+    fn describe_inputs(request: &Request) -> String {
+        match request {
+            Request::Hands {
+                source,
+                checks,
+                rules,
+            } => {
+                let names: Vec<&str> = checks.iter().map(|c| c.name()).collect();
+                format!(
+                    "{} ({})\nchecks: {}",
+                    source.describe(),
+                    describe_rules(rules),
+                    names.join(", ")
+                )
+            }
+            Request::Matchups { source, rules } => match source {
+                MatchupSource::Listed(list) => {
+                    format!("{} pairs of hands ({})", list.len(), describe_rules(rules))
+                }
+                MatchupSource::Generated { count, seed } => format!(
+                    "{} pairs of hands from seed {seed}, compared both ways and each with itself ({})",
+                    group_digits(u64::from(*count)),
+                    describe_rules(rules)
+                ),
             },
-        })
+        }
+    }
+
+    fn input_label(input: &Input) -> &'static str {
+        match input {
+            Input::Hand(_) => "hand",
+            Input::Matchup(_) => "hands",
+        }
+    }
+
+    fn describe_input(input: &Input, _: usize) -> String {
+        match input {
+            Input::Hand(cards) => assignment::describe_hand(cards),
+            Input::Matchup(matchup) => matchup.describe(),
+        }
+    }
+
+    fn explain(
+        reference: &PokerHandBuilder,
+        request: &Request,
+        input: &Input,
+        _: &Answer,
+        _: Option<&Answer>,
+    ) -> Option<String> {
+        match (request, input) {
+            (Request::Matchups { rules, .. }, Input::Matchup(matchup)) => {
+                Some(explain(matchup, &|cards| reference(cards, *rules)))
+            }
+            _ => None,
+        }
+    }
+
+    fn lines(answer: &Answer) -> Option<Lines> {
+        match answer {
+            Answer::Cells(cells) => Some(assignment::cell_lines(cells)),
+            _ => None,
+        }
+    }
+
+    fn kind(answer: &Answer) -> Option<&'static str> {
+        match answer {
+            Answer::Cells(_) => Some("counts"),
+            _ => None,
+        }
+    }
+}
+
+impl Submission {
+    /// Registers `H` as this submission's poker hand (seed 002).
+    pub fn poker<H: PokerHand + 'static>(self) -> Submission {
+        self.register::<Contract>(poker_hand::<H>)
     }
 }
 

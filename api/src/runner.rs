@@ -6,8 +6,10 @@ use std::io::{self, BufReader, BufWriter, Write};
 use std::os::fd::AsFd;
 use std::os::unix::net::UnixStream;
 
-use crate::protocol::{self, Hello, Item, Request, Strategies};
+use crate::assignment::Sessions;
+use crate::protocol::{self, Hello};
 use crate::submission::Submission;
+use crate::wire::invalid;
 
 thread_local! {
     static PANIC_LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
@@ -66,31 +68,35 @@ fn talk(submission: &Submission, stream: UnixStream) -> io::Result<()> {
         protocol: protocol::PROTOCOL_VERSION,
         api_version: protocol::API_VERSION.to_string(),
         assignments: submission.assignments(),
-        strategies: submission.strategy_names(),
     }
     .write(&mut answers)?;
     answers.flush()?;
     let mut sequence = 0u64;
-    let mut strategies = Strategies::default();
-    while let Some(request) = Request::read(&mut requests)? {
+    let mut sessions = Sessions::default();
+    while let Some((name, payload)) = protocol::read_request(&mut requests)? {
+        let unit = crate::assignment(&name).ok_or_else(|| {
+            invalid(&format!(
+                "a request for `{name}`, an assignment this api does not know"
+            ))
+        })?;
         let mut failure = None;
-        if let Request::StrategyCall { slot, call } = &request {
-            Item::Answer(strategies.answer(submission, *slot, call)).write(&mut answers)?;
-        }
-        protocol::respond(submission, &request, |answer| {
-            match Item::Answer(answer).write(&mut answers) {
+        unit.serve(
+            submission,
+            &mut sessions,
+            &payload,
+            &mut |frames| match answers.write_all(frames) {
                 Ok(()) => true,
                 Err(error) => {
                     failure = Some(error);
                     false
                 }
-            }
-        });
+            },
+        )?;
         if let Some(error) = failure {
             return Err(error);
         }
         mark_end_of_output(sequence);
-        Item::End(sequence).write(&mut answers)?;
+        protocol::write_end(&mut answers, sequence)?;
         answers.flush()?;
         sequence += 1;
     }

@@ -2,9 +2,14 @@
 
 use std::fmt;
 
+use crate::assignment::{Assignment, Lines, guarded};
 use crate::card::{Card, format_cards};
 use crate::deck::{Deck, below, seeded_rng};
-use crate::protocol::Answer;
+use crate::protocol::{Reply, group_digits};
+use crate::submission::Submission;
+
+#[cfg(feature = "spec")]
+mod spec;
 
 /// At most this many cards can be selected at once.
 pub const MAX_SELECTED: usize = 5;
@@ -202,7 +207,7 @@ fn rng_word(rng: &mut rand_chacha::ChaCha8Rng) -> u32 {
 pub fn play_script(
     tableau: &mut dyn Tableau,
     script: &Script,
-    mut emit: impl FnMut(Answer) -> bool,
+    mut emit: impl FnMut(State) -> bool,
 ) {
     let mut deck = Deck::stacked(script.deck.clone());
     for step in &script.steps {
@@ -211,62 +216,116 @@ pub fn play_script(
             Step::Toggle(card) => tableau.toggle_selection(*card),
             Step::Play => tableau.move_selected_to_play_area(),
         }
-        if !emit(Answer::Tableau(State::of(tableau))) {
+        if !emit(State::of(tableau)) {
             return;
         }
     }
 }
 
-impl crate::wire::Wire for Step {
-    fn put(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
-        match self {
-            Step::Deal => crate::wire::put_varint(out, 0),
-            Step::Toggle(card) => {
-                crate::wire::put_varint(out, 1)?;
-                card.put(out)
-            }
-            Step::Play => crate::wire::put_varint(out, 2),
-        }
-    }
-    fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<Step> {
-        Ok(match crate::wire::take_tag(input, 3)? {
-            0 => Step::Deal,
-            1 => Step::Toggle(Card::take(input)?),
-            _ => Step::Play,
-        })
-    }
-}
-
-use crate::wire::Wire;
+crate::wire_enum!(Step {
+    Deal,
+    Toggle(card),
+    Play
+});
 crate::wire_struct!(Script { deck, steps });
 crate::wire_struct!(State {
     held,
     selected,
     play_area
 });
+crate::wire_enum!(ScriptSource {
+    Listed(scripts),
+    Generated { count, seed }
+});
 
-impl Wire for ScriptSource {
-    fn put(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
-        match self {
-            ScriptSource::Listed(scripts) => {
-                crate::wire::put_varint(out, 0)?;
-                scripts.put(out)
+/// Builds a fresh tableau of the submission's.
+pub type TableauBuilder = fn() -> Box<dyn Tableau>;
+
+/// The Plaisante tableau assignment (seed 000).
+pub struct Contract;
+
+impl Assignment for Contract {
+    const NAME: &'static str = "tableau";
+    const REGISTRATION: &'static str = ".tableau::<YourTableau>()";
+    type Registered = TableauBuilder;
+    type Session = ();
+    type Request = ScriptSource;
+    type Input = Script;
+    type Answer = State;
+
+    fn respond(
+        registered: Option<&TableauBuilder>,
+        _: &mut (),
+        source: &ScriptSource,
+        mut on_input: impl FnMut(Script, Vec<Reply<State>>) -> bool,
+    ) {
+        source.for_each_script(|script| {
+            let mut replies = Vec::with_capacity(script.steps.len());
+            match registered {
+                None => replies.resize(script.steps.len(), Reply::NotRegistered),
+                Some(build) => {
+                    let played = guarded(|| {
+                        let mut tableau = build();
+                        play_script(&mut *tableau, &script, |state| {
+                            replies.push(Reply::Answer(state));
+                            true
+                        });
+                    });
+                    if let Err(panic) = played {
+                        replies.resize(script.steps.len(), Reply::Panicked(panic));
+                    }
+                }
             }
-            ScriptSource::Generated { count, seed } => {
-                crate::wire::put_varint(out, 1)?;
-                count.put(out)?;
-                seed.put(out)
-            }
+            on_input(script, replies)
+        });
+    }
+
+    fn input_count(source: &ScriptSource) -> u64 {
+        source.len()
+    }
+
+    fn question(_: &ScriptSource, index: usize) -> String {
+        format!("the state after step {}", index + 1)
+    }
+
+    fn question_kind(_: &ScriptSource, _: usize) -> String {
+        "state".into()
+    }
+
+    fn describe_inputs(source: &ScriptSource) -> String {
+        match source {
+            ScriptSource::Listed(scripts) => format!("{} scripts", scripts.len()),
+            ScriptSource::Generated { count, seed } => format!(
+                "{} random step sequences from seed {seed}, each state compared",
+                group_digits(u64::from(*count))
+            ),
         }
     }
-    fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<ScriptSource> {
-        Ok(match crate::wire::take_tag(input, 2)? {
-            0 => ScriptSource::Listed(Wire::take(input)?),
-            _ => ScriptSource::Generated {
-                count: Wire::take(input)?,
-                seed: Wire::take(input)?,
-            },
-        })
+
+    fn input_label(_: &Script) -> &'static str {
+        "steps"
+    }
+
+    fn describe_input(script: &Script, through: usize) -> String {
+        script.describe_through(through)
+    }
+
+    fn lines(state: &State) -> Option<Lines> {
+        Some(Lines::Text(state.to_string()))
+    }
+
+    fn kind(_: &State) -> Option<&'static str> {
+        Some("state")
+    }
+}
+
+impl Submission {
+    /// Registers `T` as this submission's Plaisante tableau.
+    pub fn tableau<T: Tableau + 'static>(self) -> Submission {
+        fn build<T: Tableau + 'static>() -> Box<dyn Tableau> {
+            Box::new(T::new())
+        }
+        self.register::<Contract>(build::<T>)
     }
 }
 

@@ -207,6 +207,56 @@ macro_rules! wire_struct {
     };
 }
 
+impl Wire for std::cmp::Ordering {
+    fn put(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
+        put_varint(out, (*self as i8 + 1) as u64)
+    }
+    fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<std::cmp::Ordering> {
+        Ok(match take_tag(input, 3)? {
+            0 => std::cmp::Ordering::Less,
+            1 => std::cmp::Ordering::Equal,
+            _ => std::cmp::Ordering::Greater,
+        })
+    }
+}
+
+/// Implements [`Wire`] for an enum: a tag by the variant's position, then its fields in
+/// order. Each variant is written as a pattern, naming its fields:
+/// `Answer { Refused, Number(value), Choice { positions, problem } }`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! wire_enum {
+    ($type:ident { $($variant:ident $(( $($field:ident),+ ))? $({ $($named:ident),+ })?),+ $(,)? }) => {
+        impl $crate::wire::Wire for $type {
+            fn put(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
+                #[allow(dead_code)]
+                enum Tag { $($variant),+ }
+                match self {
+                    $($type::$variant $(( $($field),+ ))? $({ $($named),+ })? => {
+                        $crate::wire::put_varint(out, Tag::$variant as u64)?;
+                        $($( $crate::wire::Wire::put($field, out)?; )+)?
+                        $($( $crate::wire::Wire::put($named, out)?; )+)?
+                        Ok(())
+                    })+
+                }
+            }
+            fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<$type> {
+                #[allow(dead_code)]
+                enum Tag { $($variant),+ }
+                let tag = $crate::wire::take_varint(input)?;
+                $(
+                    if tag == Tag::$variant as u64 {
+                        return Ok($type::$variant
+                            $(( $({ let _ = stringify!($field); $crate::wire::Wire::take(input)? }),+ ))?
+                            $({ $($named: $crate::wire::Wire::take(input)?),+ })?);
+                    }
+                )+
+                Err($crate::wire::invalid("unknown tag"))
+            }
+        }
+    };
+}
+
 #[cfg(test)]
 pub(crate) fn round_trip<T: Wire + PartialEq + std::fmt::Debug>(value: T) {
     let mut bytes = Vec::new();

@@ -1330,7 +1330,7 @@ pub fn attacks() -> Vec<Mutant> {
             "has_pair writes a million answers straight into the answer channel.",
             (13, "Clubs"),
             &on_the_channel(
-                "                    for _ in 0..1_000_000 {\n                        if grader_api::protocol::Item::Answer(grader_api::protocol::Answer::Bool(true)).write(&mut channel).is_err() {\n                            break;\n                        }\n                    }\n                    std::mem::forget(channel);\n",
+                "                    use std::io::Write;\n                    let mut frame = Vec::new();\n                    grader_api::protocol::put_reply(&mut frame, &grader_api::protocol::Reply::Answer(grader_api::plaisante::Answer::Bool(true)));\n                    for _ in 0..1_000_000 {\n                        if channel.write_all(&frame).is_err() {\n                            break;\n                        }\n                    }\n                    std::mem::forget(channel);\n",
             ),
         ),
         in_runner_on(

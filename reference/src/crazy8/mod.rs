@@ -235,8 +235,8 @@ fn finish(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use grader_api::crazy8::Answer;
     use grader_api::crazy8::{Harness, Setup};
-    use grader_api::protocol::Answer;
 
     fn game(players: [Harness; 4], seed: u64) -> GameResult {
         let setup = Setup {

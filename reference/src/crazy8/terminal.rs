@@ -677,8 +677,8 @@ fn suit(answer: &str) -> Option<Suit> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use grader_api::crazy8::Answer;
     use grader_api::crazy8::{Setup, init_players};
-    use grader_api::protocol::Answer;
 
     fn session(keys: &str, seed: u64, watch: bool) -> (TournamentResult, String) {
         let mut out = Vec::new();

@@ -1,0 +1,119 @@
+//! Plaisante hand specs: cases of one hand and one check, and bulk groups of hands.
+
+use serde::Deserialize;
+
+use super::{Answer, Check, Contract, HandName, Request};
+use crate::card::Card;
+use crate::deck::HandSource;
+use crate::spec::{
+    EveryHand, GenerateHands, Grading, NoRules, Problem, Spec, SpecTest, Written, check_of,
+    exactly_one, expected, hand_source, some_cases, unused,
+};
+
+spec_group!(Group {
+    /// The check of every case that does not name its own.
+    check: Option<Check>,
+    /// The checks a bulk group asks of every hand.
+    checks: Option<Vec<Check>>,
+    cases: Option<Vec<Case>>,
+    generate: Option<GenerateHands>,
+    exhaustive: Option<EveryHand>,
+});
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Case {
+    name: String,
+    hand: Vec<Card>,
+    check: Option<Check>,
+    expect: Option<serde_yaml::Value>,
+}
+
+impl Spec for Contract {
+    type Rules = NoRules;
+    type Group = Group;
+
+    fn tests(_: &NoRules, group: Group) -> Result<Vec<SpecTest<Contract>>, Problem> {
+        let name = &group.name;
+        exactly_one(
+            name,
+            &[
+                ("cases", group.cases.is_some()),
+                ("generate", group.generate.is_some()),
+                ("exhaustive", group.exhaustive.is_some()),
+            ],
+        )?;
+        if let Some(cases) = group.cases {
+            unused(
+                name,
+                &[("checks", group.checks.is_some())],
+                "a group of cases; give `check`",
+            )?;
+            some_cases(name, &cases)?;
+            return cases
+                .into_iter()
+                .map(|case| {
+                    let fail = |message: String| Problem::case(name, &case.name, message);
+                    let check = check_of(case.check, group.check).map_err(fail)?;
+                    let written = case
+                        .expect
+                        .as_ref()
+                        .map(|value| expectation(check, value))
+                        .transpose()
+                        .map_err(fail)?;
+                    Ok(SpecTest {
+                        request: Request {
+                            source: HandSource::Listed(vec![case.hand]),
+                            checks: vec![check],
+                        },
+                        case: Some(case.name),
+                        grading: Grading::Listed,
+                        written: written.into_iter().collect(),
+                    })
+                })
+                .collect();
+        }
+        unused(
+            name,
+            &[("check", group.check.is_some())],
+            "a bulk group; give `checks`",
+        )?;
+        let source = hand_source(name, group.generate, group.exhaustive)?;
+        if let HandSource::Generated { hand_size, .. } | HandSource::Exhaustive { hand_size } =
+            source
+            && !(1..=5).contains(&hand_size)
+        {
+            return Err(Problem::group(
+                name,
+                format!("hand_size must be 1 to 5, not {hand_size}"),
+            ));
+        }
+        let checks = group
+            .checks
+            .filter(|checks| !checks.is_empty())
+            .ok_or_else(|| {
+                Problem::group(name, "needs `checks:`, the methods to ask of every hand")
+            })?;
+        Ok(vec![SpecTest {
+            case: None,
+            request: Request { source, checks },
+            grading: Grading::Bulk,
+            written: Vec::new(),
+        }])
+    }
+}
+
+fn expectation(check: Check, value: &serde_yaml::Value) -> Result<Written<Contract>, String> {
+    let answer = match check {
+        Check::CountValues => Answer::Cells(expected(value, check, "a list of 15 counts")?),
+        Check::Evaluate => {
+            let text: String = expected(value, check, "a hand name such as \"Pair\"")?;
+            Answer::Hand(text.parse::<HandName>()?)
+        }
+        Check::TotalValue | Check::BaseMult | Check::Score => {
+            Answer::Number(expected(value, check, "a number")?)
+        }
+        _ => Answer::Bool(expected(value, check, "true or false")?),
+    };
+    Ok(Written::exact(0, answer))
+}

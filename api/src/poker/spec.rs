@@ -1,0 +1,244 @@
+//! Poker specs: cases of one hand and one check or two hands compared, and bulk groups of
+//! hands or pairs of hands, under the file's or the group's ranking rules.
+
+use std::collections::HashSet;
+
+use serde::Deserialize;
+
+use super::{Answer, Check, Contract, Matchup, MatchupSource, PokerRules, Request, Ties};
+use crate::card::{Card, format_cards};
+use crate::deck::HandSource;
+use crate::spec::{
+    EveryHand, Grading, Problem, Spec, SpecTest, Written, check_of, exactly_one, expected, five,
+    hand_source, only_fields, some_cases, unused,
+};
+
+/// `rules:` of a poker file or group.
+#[derive(Deserialize, Default, Clone, Copy)]
+#[serde(deny_unknown_fields)]
+pub struct RulesSpec {
+    ties: Option<TiesSpec>,
+    ace_low_straight: Option<bool>,
+}
+
+#[derive(Deserialize, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+enum TiesSpec {
+    Standard,
+    #[serde(rename = "draw_1572")]
+    Draw1572,
+}
+
+spec_group!(Group {
+    /// Rules for this group alone.
+    rules: Option<RulesSpec>,
+    /// The check of every case that does not name its own.
+    check: Option<Check>,
+    /// The checks a bulk group of hands asks of every hand.
+    checks: Option<Vec<Check>>,
+    cases: Option<Vec<Case>>,
+    generate: Option<Generate>,
+    exhaustive: Option<EveryHand>,
+});
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Case {
+    name: String,
+    hand: Vec<Card>,
+    /// The hand `hand` is compared with.
+    versus: Option<Vec<Card>>,
+    check: Option<Check>,
+    expect: Option<serde_yaml::Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Generate {
+    count: u32,
+    seed: u64,
+    #[serde(default = "five")]
+    hand_size: u8,
+    /// Generate pairs of hands to compare instead of hands.
+    #[serde(default)]
+    pairs: bool,
+}
+
+impl Spec for Contract {
+    type Rules = RulesSpec;
+    type Group = Group;
+
+    fn tests(file: &RulesSpec, group: Group) -> Result<Vec<SpecTest<Contract>>, Problem> {
+        let name = &group.name;
+        exactly_one(
+            name,
+            &[
+                ("cases", group.cases.is_some()),
+                ("generate", group.generate.is_some()),
+                ("exhaustive", group.exhaustive.is_some()),
+            ],
+        )?;
+        let own = group.rules.unwrap_or_default();
+        let rules = PokerRules {
+            ties: match own.ties.or(file.ties) {
+                Some(TiesSpec::Draw1572) => Ties::Draw1572,
+                _ => Ties::Standard,
+            },
+            ace_low_straight: own
+                .ace_low_straight
+                .or(file.ace_low_straight)
+                .unwrap_or(true),
+        };
+        if let Some(cases) = group.cases {
+            unused(
+                name,
+                &[("checks", group.checks.is_some())],
+                "a group of cases; give `check`",
+            )?;
+            some_cases(name, &cases)?;
+            return cases
+                .into_iter()
+                .map(|case| {
+                    let (request, written) = case_test(&case, group.check, rules)
+                        .map_err(|message| Problem::case(name, &case.name, message))?;
+                    Ok(SpecTest {
+                        case: Some(case.name),
+                        request,
+                        grading: Grading::Listed,
+                        written,
+                    })
+                })
+                .collect();
+        }
+        unused(
+            name,
+            &[("check", group.check.is_some())],
+            "a bulk group; give `checks`",
+        )?;
+        let request = match group.generate {
+            Some(g) if g.pairs => {
+                unused(
+                    name,
+                    &[("checks", group.checks.is_some())],
+                    "a group of generated pairs",
+                )?;
+                crate::spec::within_generated(name, g.count)?;
+                Request::Matchups {
+                    source: MatchupSource::Generated {
+                        count: g.count,
+                        seed: g.seed,
+                    },
+                    rules,
+                }
+            }
+            generate => {
+                let source = hand_source(
+                    name,
+                    generate.map(|g| crate::spec::GenerateHands {
+                        count: g.count,
+                        seed: g.seed,
+                        hand_size: g.hand_size,
+                    }),
+                    group.exhaustive,
+                )?;
+                if let HandSource::Generated { hand_size, .. }
+                | HandSource::Exhaustive { hand_size } = source
+                    && hand_size != 5
+                {
+                    return Err(Problem::group(
+                        name,
+                        format!("poker hands have 5 cards, not hand_size {hand_size}"),
+                    ));
+                }
+                Request::Hands {
+                    source,
+                    checks: group.checks.filter(|c| !c.is_empty()).ok_or_else(|| {
+                        Problem::group(name, "needs `checks:`, the methods to ask of every hand")
+                    })?,
+                    rules,
+                }
+            }
+        };
+        Ok(vec![SpecTest {
+            case: None,
+            request,
+            grading: Grading::Bulk,
+            written: Vec::new(),
+        }])
+    }
+}
+
+fn case_test(
+    case: &Case,
+    group_check: Option<Check>,
+    rules: PokerRules,
+) -> Result<(Request, Vec<Written<Contract>>), String> {
+    for cards in std::iter::once(&case.hand).chain(case.versus.as_ref()) {
+        five_distinct(cards)?;
+    }
+    if let Some(versus) = &case.versus {
+        only_fields(
+            &[("check", case.check.is_some())],
+            &["hand", "versus", "expect"],
+        )?;
+        let written = case.expect.as_ref().map(ordering_expectation).transpose()?;
+        let request = Request::Matchups {
+            source: MatchupSource::Listed(vec![Matchup {
+                first: case.hand.clone(),
+                second: versus.clone(),
+            }]),
+            rules,
+        };
+        return Ok((request, written.into_iter().collect()));
+    }
+    let check = check_of(case.check, group_check)?;
+    let written = case
+        .expect
+        .as_ref()
+        .map(|value| check_expectation(check, value))
+        .transpose()?;
+    let request = Request::Hands {
+        source: HandSource::Listed(vec![case.hand.clone()]),
+        checks: vec![check],
+        rules,
+    };
+    Ok((request, written.into_iter().collect()))
+}
+
+/// A poker hand: five cards, none twice.
+fn five_distinct(cards: &[Card]) -> Result<(), String> {
+    let distinct: HashSet<&Card> = cards.iter().collect();
+    if cards.len() != 5 || distinct.len() != 5 {
+        return Err(format!(
+            "a poker hand is five different cards, not {}",
+            format_cards(cards)
+        ));
+    }
+    Ok(())
+}
+
+fn check_expectation(check: Check, value: &serde_yaml::Value) -> Result<Written<Contract>, String> {
+    let answer = match check {
+        Check::Category => {
+            let text: String = expected(value, check, "a category such as `full house`")?;
+            Answer::Category(text.parse()?)
+        }
+        Check::Tiebreak => Answer::Cells(expected(value, check, "a list of numbers")?),
+    };
+    Ok(Written::exact(0, answer))
+}
+
+fn ordering_expectation(value: &serde_yaml::Value) -> Result<Written<Contract>, String> {
+    let text: String = serde_yaml::from_value(value.clone()).unwrap_or_default();
+    let ordering = match text.trim().to_ascii_lowercase().as_str() {
+        "greater" | "first" | "first wins" => std::cmp::Ordering::Greater,
+        "less" | "second" | "second wins" => std::cmp::Ordering::Less,
+        "equal" | "tie" => std::cmp::Ordering::Equal,
+        _ => {
+            return Err(format!(
+                "`expect` of a comparison is greater, less or equal, not `{text}`"
+            ));
+        }
+    };
+    Ok(Written::exact(0, Answer::Ordering(ordering)))
+}

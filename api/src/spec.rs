@@ -1,0 +1,462 @@
+//! The spec side of an assignment, behind the `spec` feature (the grader's, never the
+//! runner's): [`Spec`] reads an assignment's own typed groups and cases, each refusing a
+//! field it does not take, into tests; the core reads a file through [`Unit::parse`].
+//!
+//! [`Unit::parse`]: crate::assignment::Unit::parse
+
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+
+use crate::assignment::{Asked, AskedOf, Assignment, Graded};
+use crate::protocol::{Reply, decode_reply};
+
+/// Who may see a group's results, as Gradescope names it.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Visibility {
+    #[default]
+    Visible,
+    Hidden,
+    AfterDueDate,
+    AfterPublished,
+}
+
+/// A file's `defaults:`.
+#[derive(Deserialize, Default, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct Defaults {
+    pub timeout_ms: Option<u64>,
+    /// How long building a submission may take, in seconds (`--build-timeout` wins).
+    pub build_timeout_s: Option<u64>,
+    /// Crates a submission may depend on besides grader-api, by name.
+    #[serde(default)]
+    pub allow_dependencies: Vec<String>,
+}
+
+/// The fields every group has, whatever its assignment.
+#[derive(Debug, Clone)]
+pub struct Common {
+    pub name: String,
+    pub points: f64,
+    pub visibility: Visibility,
+    pub hint: Option<String>,
+    pub timeout_ms: Option<u64>,
+}
+
+/// A group of some assignment, which has the common fields.
+pub trait Grouped {
+    fn common(&self) -> Common;
+}
+
+/// Declares an assignment's group: the common fields and its own, every other refused.
+macro_rules! spec_group {
+    ($name:ident { $($(#[$field_meta:meta])* $field:ident : $type:ty),* $(,)? }) => {
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            name: String,
+            #[serde(default)]
+            points: f64,
+            #[serde(default)]
+            visibility: $crate::spec::Visibility,
+            hint: Option<String>,
+            timeout_ms: Option<u64>,
+            $($(#[$field_meta])* $field: $type),*
+        }
+
+        impl $crate::spec::Grouped for $name {
+            fn common(&self) -> $crate::spec::Common {
+                $crate::spec::Common {
+                    name: self.name.clone(),
+                    points: self.points,
+                    visibility: self.visibility,
+                    hint: self.hint.clone(),
+                    timeout_ms: self.timeout_ms,
+                }
+            }
+        }
+    };
+}
+
+/// The spec side of an assignment: its rules and groups, and how they become tests.
+pub trait Spec: Assignment {
+    /// `rules:` of a file (a group may have its own); the reference obeys them.
+    type Rules: DeserializeOwned + Default;
+    type Group: DeserializeOwned + Grouped;
+
+    /// The tests of `group`, under the file's `rules`.
+    fn tests(rules: &Self::Rules, group: Self::Group) -> Result<Vec<SpecTest<Self>>, Problem>;
+
+    /// Grades a test of [`Grading::Driven`]: the assignment asks the runner itself.
+    fn drive(
+        _reference: Option<&Self::Registered>,
+        _request: &Self::Request,
+        _transport: std::rc::Rc<dyn Transport>,
+    ) -> Driven {
+        Driven {
+            passed: false,
+            fields: vec![Field::problem(
+                "problem",
+                format!("{} drives no test", Self::NAME),
+            )],
+            notes: Vec::new(),
+        }
+    }
+}
+
+/// Rules of an assignment that has none: any field is refused.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct NoRules {}
+
+/// How a test is graded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grading {
+    /// One input written in the spec, its replies compared with the reference's.
+    Listed,
+    /// Generated or exhaustive inputs, streamed and compared as they arrive.
+    Bulk,
+    /// The assignment asks the runner itself ([`Spec::drive`]).
+    Driven,
+}
+
+/// One test of a group: a case (`case` names it) or the whole group.
+pub struct SpecTest<A: Assignment> {
+    pub case: Option<String>,
+    pub request: A::Request,
+    pub grading: Grading,
+    pub written: Vec<Written<A>>,
+}
+
+/// Whether an answer is what a spec wrote.
+pub type Agrees<T> = Box<dyn Fn(&T) -> bool + Send + Sync>;
+
+/// What a spec wrote about reply `index`, checked against the reference's.
+pub struct Written<A: Assignment> {
+    pub index: usize,
+    pub text: String,
+    pub agrees: Agrees<A::Answer>,
+}
+
+impl<A: Assignment> Written<A> {
+    /// An expectation that the answer is `answer`.
+    pub fn exact(index: usize, answer: A::Answer) -> Written<A> {
+        Written {
+            index,
+            text: answer.to_string(),
+            agrees: Box::new(move |got| *got == answer),
+        }
+    }
+}
+
+/// A spec that cannot be used, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub at: Place,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    /// A line and column (1-based), where the YAML parser could tell.
+    At(usize, usize),
+    /// The `name:` of a group.
+    Group(String),
+    /// The `name:` of a case in a group.
+    Case { group: String, case: String },
+    /// Nowhere in particular.
+    File,
+}
+
+impl Problem {
+    pub fn group(group: &str, message: impl std::fmt::Display) -> Problem {
+        Problem {
+            at: Place::Group(group.to_string()),
+            message: format!("group `{group}`: {message}"),
+        }
+    }
+
+    pub fn case(group: &str, case: &str, message: impl std::fmt::Display) -> Problem {
+        Problem {
+            at: Place::Case {
+                group: group.to_string(),
+                case: case.to_string(),
+            },
+            message: format!("case `{case}`: {message}"),
+        }
+    }
+
+    /// A YAML parser's error, its position moved from the end of its message to `at`.
+    pub fn from_yaml(error: serde_yaml::Error) -> Problem {
+        let location = error.location().map(|l| (l.line(), l.column()));
+        let message = error.to_string();
+        let message = match message.rfind(" at line ") {
+            Some(cut) if location.is_some() => message[..cut].to_string(),
+            _ => message,
+        };
+        Problem {
+            at: location.map_or(Place::File, |(line, column)| Place::At(line, column)),
+            message,
+        }
+    }
+}
+
+/// What the core asks the runner with, in a driven test: one request, one reply frame.
+/// Shared (`Rc`), since a driven test may hand it to objects that outlive a borrow.
+pub trait Transport {
+    fn ask(&self, payload: Vec<u8>) -> Result<Vec<u8>, String>;
+}
+
+/// A driven test's outcome.
+pub struct Driven {
+    pub passed: bool,
+    /// What a failure report shows.
+    pub fields: Vec<Field>,
+    /// Lines for the report beyond pass and fail, such as a strategy's win rate.
+    pub notes: Vec<String>,
+}
+
+/// A field of a report, by name.
+pub struct Field {
+    pub name: &'static str,
+    pub text: String,
+    pub tone: Tone,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tone {
+    Plain,
+    /// What went wrong.
+    Problem,
+}
+
+impl Field {
+    pub fn plain(name: &'static str, text: impl Into<String>) -> Field {
+        Field {
+            name,
+            text: text.into(),
+            tone: Tone::Plain,
+        }
+    }
+
+    pub fn problem(name: &'static str, text: impl Into<String>) -> Field {
+        Field {
+            name,
+            text: text.into(),
+            tone: Tone::Problem,
+        }
+    }
+}
+
+/// A spec file, read.
+pub struct ParsedFile {
+    pub defaults: Defaults,
+    pub groups: Vec<ParsedGroup>,
+}
+
+pub struct ParsedGroup {
+    pub common: Common,
+    pub tests: Vec<ParsedTest>,
+}
+
+pub struct ParsedTest {
+    pub case: Option<String>,
+    pub request: Box<dyn Asked>,
+    pub grading: Grading,
+    pub written: Vec<ParsedWritten>,
+}
+
+/// What a spec wrote about reply `index`; `agrees` reads the reference's reply frame.
+pub struct ParsedWritten {
+    pub index: usize,
+    pub text: String,
+    pub agrees: Agrees<[u8]>,
+}
+
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    bound(deserialize = "R: DeserializeOwned + Default, G: DeserializeOwned")
+)]
+struct SpecFile<R, G> {
+    #[serde(rename = "assignment")]
+    _assignment: String,
+    #[serde(default)]
+    rules: R,
+    #[serde(default)]
+    defaults: Defaults,
+    groups: Vec<G>,
+}
+
+/// The `assignment:` of a spec file.
+pub fn assignment_of(text: &str) -> Result<String, Problem> {
+    #[derive(Deserialize)]
+    struct Head {
+        assignment: String,
+    }
+    serde_yaml::from_str::<Head>(text)
+        .map(|head| head.assignment)
+        .map_err(Problem::from_yaml)
+}
+
+pub(crate) fn parse_file<A: Graded>(text: &str) -> Result<ParsedFile, Problem> {
+    let file: SpecFile<A::Rules, A::Group> =
+        serde_yaml::from_str(text).map_err(Problem::from_yaml)?;
+    let mut groups = Vec::new();
+    for group in file.groups {
+        let common = group.common();
+        let tests = A::tests(&file.rules, group)?
+            .into_iter()
+            .map(|test| ParsedTest {
+                case: test.case,
+                request: AskedOf::<A>::boxed(test.request),
+                grading: test.grading,
+                written: test
+                    .written
+                    .into_iter()
+                    .map(|written| {
+                        let agrees = written.agrees;
+                        ParsedWritten {
+                            index: written.index,
+                            text: written.text,
+                            agrees: Box::new(move |frame| {
+                                matches!(decode_reply::<A::Answer>(frame), Ok(Reply::Answer(answer)) if agrees(&answer))
+                            }),
+                        }
+                    })
+                    .collect(),
+            })
+            .collect();
+        groups.push(ParsedGroup { common, tests });
+    }
+    Ok(ParsedFile {
+        defaults: file.defaults,
+        groups,
+    })
+}
+
+/// Counts beyond this would keep the in-process reference busy for hours.
+pub(crate) const MOST_GENERATED: u32 = 1_000_000;
+
+/// Refuses a group that gives other than exactly one of the sources named in `given`.
+pub(crate) fn exactly_one(group: &str, given: &[(&str, bool)]) -> Result<(), Problem> {
+    if given.iter().filter(|(_, present)| *present).count() == 1 {
+        return Ok(());
+    }
+    let names: Vec<String> = given.iter().map(|(name, _)| format!("`{name}`")).collect();
+    let listed = match names.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    };
+    Err(Problem::group(
+        group,
+        format!("needs exactly one of {listed}"),
+    ))
+}
+
+/// Refuses a generated count beyond [`MOST_GENERATED`].
+pub(crate) fn within_generated(group: &str, count: u32) -> Result<(), Problem> {
+    if count > MOST_GENERATED {
+        return Err(Problem::group(
+            group,
+            format!("count {count} is more than the {MOST_GENERATED} a group may generate"),
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses a group of cases that lists none.
+pub(crate) fn some_cases<T>(group: &str, cases: &[T]) -> Result<(), Problem> {
+    if cases.is_empty() {
+        return Err(Problem::group(group, "lists no cases"));
+    }
+    Ok(())
+}
+
+/// The check of a case: its own, or its group's.
+pub(crate) fn check_of<C: Copy>(own: Option<C>, group: Option<C>) -> Result<C, String> {
+    own.or(group)
+        .ok_or_else(|| "names no check: give it `check:` or give its group one".to_string())
+}
+
+/// An `expect` read as `T`, or a message saying what `check` returns.
+pub(crate) fn expected<T: DeserializeOwned>(
+    value: &serde_yaml::Value,
+    check: impl std::fmt::Display,
+    returns: &str,
+) -> Result<T, String> {
+    serde_yaml::from_value(value.clone())
+        .map_err(|_| format!("`expect` does not fit {check}: it returns {returns}"))
+}
+
+/// The default hand size of generated and exhaustive groups.
+pub(crate) fn five() -> u8 {
+    5
+}
+
+/// `generate:` of a group of hands.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct GenerateHands {
+    pub count: u32,
+    pub seed: u64,
+    #[serde(default = "five")]
+    pub hand_size: u8,
+}
+
+/// `exhaustive:` of a group of hands.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct EveryHand {
+    #[serde(default = "five")]
+    pub hand_size: u8,
+}
+
+/// The hands of a bulk group: generated or every hand of a size.
+pub(crate) fn hand_source(
+    group: &str,
+    generate: Option<GenerateHands>,
+    exhaustive: Option<EveryHand>,
+) -> Result<crate::deck::HandSource, Problem> {
+    match (generate, exhaustive) {
+        (Some(g), _) => {
+            within_generated(group, g.count)?;
+            Ok(crate::deck::HandSource::Generated {
+                count: g.count,
+                seed: g.seed,
+                hand_size: g.hand_size,
+            })
+        }
+        (None, Some(e)) => Ok(crate::deck::HandSource::Exhaustive {
+            hand_size: e.hand_size,
+        }),
+        (None, None) => Err(Problem::group(group, "needs `generate` or `exhaustive`")),
+    }
+}
+
+/// Refuses a field that a group of this shape does not use, though the assignment's
+/// other groups do.
+pub(crate) fn unused(group: &str, given: &[(&str, bool)], shape: &str) -> Result<(), Problem> {
+    match given.iter().find(|(_, present)| *present) {
+        Some((field, _)) => Err(Problem::group(
+            group,
+            format!("`{field}` has no meaning in {shape}"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Refuses a field a case of this shape does not take, naming those it does.
+pub(crate) fn only_fields(given: &[(&str, bool)], allowed: &[&str]) -> Result<(), String> {
+    match given
+        .iter()
+        .find(|(field, present)| *present && !allowed.contains(field))
+    {
+        Some((stray, _)) => Err(format!(
+            "`{stray}` has no meaning here; this case takes {}",
+            allowed.join(", ")
+        )),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,196 @@
+//! Tableau specs: scripts of steps on a deck, with the states they expect, and generated
+//! step sequences.
+
+use serde::Deserialize;
+
+use super::{Contract, Script, ScriptSource, State, Step};
+use crate::card::{Card, format_cards};
+use crate::spec::{
+    Grading, NoRules, Problem, Spec, SpecTest, Written, exactly_one, some_cases, within_generated,
+};
+
+spec_group!(Group {
+    cases: Option<Vec<Case>>,
+    generate: Option<Generate>,
+});
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Case {
+    name: String,
+    /// The cards dealt from, top first.
+    deck: Vec<Card>,
+    /// What the player does.
+    steps: Vec<StepSpec>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Generate {
+    count: u32,
+    seed: u64,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum StepSpec {
+    Word(String),
+    Action(ActionStep),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ActionStep {
+    toggle: Option<OneOrMany>,
+    /// `deal: ~` (any value) when the key is there.
+    #[serde(default, deserialize_with = "present")]
+    deal: bool,
+    #[serde(default, deserialize_with = "present")]
+    play: bool,
+    expect: Option<StateSpec>,
+}
+
+/// True for a key that is present, whatever its value (`~` included).
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    serde::de::IgnoredAny::deserialize(deserializer).map(|_| true)
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(Card),
+    Many(Vec<Card>),
+}
+
+/// A tableau state as a spec writes it: only the lists given are checked.
+#[derive(Deserialize, Clone, Debug)]
+#[serde(deny_unknown_fields)]
+struct StateSpec {
+    held: Option<Vec<Card>>,
+    selected: Option<Vec<Card>>,
+    play_area: Option<Vec<Card>>,
+}
+
+impl StateSpec {
+    fn agrees(&self, got: &State) -> bool {
+        let same =
+            |want: &Option<Vec<Card>>, got: &Vec<Card>| want.as_ref().is_none_or(|w| w == got);
+        same(&self.held, &got.held)
+            && same(&self.selected, &got.selected)
+            && same(&self.play_area, &got.play_area)
+    }
+}
+
+impl std::fmt::Display for StateSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let lists = [
+            ("held", &self.held),
+            ("selected", &self.selected),
+            ("play_area", &self.play_area),
+        ];
+        let given: Vec<String> = lists
+            .iter()
+            .filter_map(|(name, cards)| {
+                cards
+                    .as_ref()
+                    .map(|c| format!("{name} {}", format_cards(c)))
+            })
+            .collect();
+        f.write_str(&given.join("; "))
+    }
+}
+
+impl Spec for Contract {
+    type Rules = NoRules;
+    type Group = Group;
+
+    fn tests(_: &NoRules, group: Group) -> Result<Vec<SpecTest<Contract>>, Problem> {
+        let name = &group.name;
+        exactly_one(
+            name,
+            &[
+                ("cases", group.cases.is_some()),
+                ("generate", group.generate.is_some()),
+            ],
+        )?;
+        if let Some(generate) = group.generate {
+            within_generated(name, generate.count)?;
+            return Ok(vec![SpecTest {
+                case: None,
+                request: ScriptSource::Generated {
+                    count: generate.count,
+                    seed: generate.seed,
+                },
+                grading: Grading::Bulk,
+                written: Vec::new(),
+            }]);
+        }
+        let cases = group.cases.unwrap_or_default();
+        some_cases(name, &cases)?;
+        cases
+            .into_iter()
+            .map(|case| {
+                let (steps, written) = script_steps(&case.steps)
+                    .map_err(|message| Problem::case(name, &case.name, message))?;
+                Ok(SpecTest {
+                    request: ScriptSource::Listed(vec![Script {
+                        deck: case.deck,
+                        steps,
+                    }]),
+                    case: Some(case.name),
+                    grading: Grading::Listed,
+                    written,
+                })
+            })
+            .collect()
+    }
+}
+
+/// Expands the spec's steps (a toggle may list several cards) into single steps, with the
+/// expectations attached to the last step of each.
+fn script_steps(specs: &[StepSpec]) -> Result<(Vec<Step>, Vec<Written<Contract>>), String> {
+    let mut steps = Vec::new();
+    let mut written = Vec::new();
+    for spec in specs {
+        let expect = match spec {
+            StepSpec::Word(word) => {
+                steps.push(match word.trim() {
+                    "deal" => Step::Deal,
+                    "play" => Step::Play,
+                    other => {
+                        return Err(format!(
+                            "`{other}` is not a step: write deal, play, or {{ toggle: KH }}"
+                        ));
+                    }
+                });
+                None
+            }
+            StepSpec::Action(action) => {
+                let chosen = [action.toggle.is_some(), action.deal, action.play];
+                if chosen.iter().filter(|&&c| c).count() != 1 {
+                    return Err("a step is one of deal, play or { toggle: ... }".into());
+                }
+                match &action.toggle {
+                    Some(OneOrMany::One(card)) => steps.push(Step::Toggle(*card)),
+                    Some(OneOrMany::Many(cards)) => {
+                        steps.extend(cards.iter().map(|c| Step::Toggle(*c)))
+                    }
+                    None if action.deal => steps.push(Step::Deal),
+                    None => steps.push(Step::Play),
+                }
+                action.expect.clone()
+            }
+        };
+        if let Some(state) = expect {
+            written.push(Written {
+                index: steps.len() - 1,
+                text: state.to_string(),
+                agrees: Box::new(move |got| state.agrees(got)),
+            });
+        }
+    }
+    if steps.is_empty() {
+        return Err("has no steps".into());
+    }
+    Ok((steps, written))
+}
