@@ -25,7 +25,7 @@ pub struct Results<'a> {
     pub elapsed: Duration,
     /// Time spent building the runner (cargo and rustc), part of `elapsed`.
     pub build_time: Duration,
-    /// Lines beyond pass and fail, such as each Crazy Eights strategy's win rate.
+    /// Lines beyond pass and fail, such as each strategy's win rate.
     pub notes: Vec<String>,
 }
 
@@ -413,14 +413,22 @@ mod tests {
     use super::*;
     use crate::spec;
 
-    /// One group of three tests worth 10 points, which do not divide into hundredths.
+    /// One group of three tests worth 10 points, which do not divide into hundredths: the
+    /// first three tests of the first built-in group of several.
     fn three_for_ten() -> Suite {
-        spec::parse(
-            "t.yaml",
-            "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 10\n    check: has_pair\n    cases:\n      - { name: a, hand: [KH, KD] }\n      - { name: b, hand: [KH, QD] }\n      - { name: c, hand: [2H, 2D] }\n",
-            None,
-        )
-        .unwrap()
+        let suite = spec::load(&[], None).unwrap();
+        let mut group = suite
+            .groups
+            .into_iter()
+            .find(|group| group.tests.len() >= 3)
+            .expect("a built-in group has three tests");
+        group.tests.truncate(3);
+        group.points = 10.0;
+        Suite {
+            groups: vec![group],
+            build_timeout: None,
+            allowed_dependencies: Vec::new(),
+        }
     }
 
     fn results(suite: &Suite, verdict: Option<Verdict>) -> Results<'_> {

@@ -204,7 +204,10 @@ fn a_blackjack_rule_is_refused_for_draw() {
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("--h17 is a blackjack rule"));
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("--h17 is an option of `grader play blackjack`")
+    );
 }
 
 /// The first hand `grader play crazy8` shows on `seed`: each card as printed, and whether it
@@ -328,13 +331,16 @@ fn options_of_one_game_are_refused_for_the_others() {
     for (args, complaint) in [
         (
             &["play", "draw", "--watch"][..],
-            "--watch is a crazy8 option",
+            "--watch is an option of `grader play crazy8`",
         ),
         (
             &["play", "blackjack", "--watch"],
-            "--watch is a crazy8 option",
+            "--watch is an option of `grader play crazy8`",
         ),
-        (&["play", "crazy8", "--h17"], "--h17 is a blackjack rule"),
+        (
+            &["play", "crazy8", "--h17"],
+            "--h17 is an option of `grader play blackjack`",
+        ),
     ] {
         let output = Command::new(env!("CARGO_BIN_EXE_grader"))
             .args(args)

@@ -8,9 +8,12 @@ use grader_api::Submission;
 pub mod blackjack;
 pub mod crazy8;
 pub mod draw;
+mod games;
 pub mod plaisante;
 pub mod poker;
 pub mod tableau;
+
+pub use games::{GAMES, Game};
 
 pub fn submission() -> Submission {
     Submission::new()

@@ -7,6 +7,22 @@ use grader_api::{Card, Deck};
 
 use super::{Game, Hand};
 
+/// Seed 001 at the terminal, for `grader play`.
+pub const GAME: crate::Game = crate::Game {
+    name: "blackjack",
+    about: "Seed 001: hit or stand against the dealer, with a running tally",
+    options: &[(
+        "h17",
+        "the dealer hits a soft 17 (H17) instead of standing on it",
+    )],
+    play: |input, out, seed, options| {
+        let rules = Rules {
+            dealer_hits_soft_17: options.contains(&"h17"),
+        };
+        play(input, out, seed, rules).map(|_| ())
+    },
+};
+
 const CONTROLS: &str =
     "Controls: type h to hit or s to stand; after each hand, y to play again or n to stop.";
 

@@ -21,6 +21,19 @@ const CONTROLS: &str = "Controls: type the number of a card to play it, or d to 
 const PLAY_PROMPT: &str = "Play which card (number), or d to draw?";
 const SUIT_PROMPT: &str = "Declare which suit (c/d/h/s or clubs/diamonds/hearts/spades)?";
 
+/// Seed 003 at the terminal, for `grader play`.
+pub const GAME: crate::Game = crate::Game {
+    name: "crazy8",
+    about: "Seed 003: Crazy Eights, a tournament to 200 points against three harness players",
+    options: &[(
+        "watch",
+        "watch four harness players play the tournament instead of playing",
+    )],
+    play: |input, out, seed, options| {
+        play(input, out, seed, options.contains(&"watch")).map(|_| ())
+    },
+};
+
 /// Plays a tournament to [`DEFAULT_TARGET`] on a deck shuffled from `seed`: the person
 /// at `input` as player 0 against three harness players, or (`watch`) four harness
 /// players, every turn printed. Returns the engine's result.

@@ -12,6 +12,14 @@ use crate::poker::Hand;
 const CONTROLS: &str = "Controls: type how many cards to discard (0-3), then their positions \
      (1-5) separated by spaces; after each hand, y to play again or n to stop.";
 
+/// Seed 004 at the terminal, for `grader play`.
+pub const GAME: crate::Game = crate::Game {
+    name: "draw",
+    about: "Seed 004: five-card draw against the dealer; discard up to three cards by position",
+    options: &[],
+    play: |input, out, seed, _| play(input, out, seed).map(|_| ()),
+};
+
 /// Plays hands from a deck shuffled from `seed` until the player stops or input ends;
 /// returns the tally of the hands played out.
 pub fn play(input: &mut dyn BufRead, out: &mut dyn Write, seed: u64) -> io::Result<Tally> {

@@ -1,0 +1,230 @@
+//! Spec files as the grader reads them: each assignment's typed groups and cases, the
+//! common fields, and where each error points.
+
+use std::time::Duration;
+
+use grader::spec::{self, load, parse};
+
+fn parse_err(text: &str) -> String {
+    match parse("t.yaml", text, None) {
+        Ok(_) => panic!("the spec was accepted:\n{text}"),
+        Err(error) => error.to_string(),
+    }
+}
+
+#[test]
+fn defaults_set_the_build_timeout_and_the_allowed_dependencies() {
+    let suite = parse(
+        "t.yaml",
+        "assignment: plaisante_hand\ndefaults: { build_timeout_s: 42, allow_dependencies: [libc, itoa] }\ngroups:\n  - name: g\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH, KD] }\n",
+        None,
+    )
+    .unwrap();
+    assert_eq!(suite.build_timeout, Some(Duration::from_secs(42)));
+    assert_eq!(suite.allowed_dependencies, ["libc", "itoa"]);
+    let plain = parse(
+        "t.yaml",
+        "assignment: plaisante_hand\ngroups:\n  - name: g\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH, KD] }\n",
+        None,
+    )
+    .unwrap();
+    assert_eq!(plain.build_timeout, None);
+    assert!(plain.allowed_dependencies.is_empty());
+}
+
+#[test]
+fn a_bad_card_names_file_line_and_what_a_card_looks_like() {
+    let err = parse_err(
+        "assignment: plaisante_hand\ngroups:\n  - name: g\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH, 1X] }\n",
+    );
+    assert!(err.starts_with("t.yaml:6:"), "{err}");
+    assert!(err.contains("`1X` is not a card"), "{err}");
+}
+
+#[test]
+fn an_unknown_check_is_refused_where_it_is_written_listing_the_known_ones() {
+    let err = parse_err(
+        "assignment: plaisante_hand\ngroups:\n  - name: g\n    check: has_pairs\n    cases:\n      - { name: c, hand: [KH] }\n",
+    );
+    assert!(err.starts_with("t.yaml:3:"), "{err}");
+    assert!(err.contains("`has_pairs` is not a check"), "{err}");
+    assert!(err.contains("has_pair, has_two_pair"), "{err}");
+}
+
+#[test]
+fn a_case_without_a_check_is_refused_at_its_line() {
+    let err = parse_err(
+        "assignment: plaisante_hand\ngroups:\n  - name: g\n    cases:\n      - { name: lonely, hand: [KH] }\n",
+    );
+    assert!(err.starts_with("t.yaml:5:"), "{err}");
+    assert!(err.contains("case `lonely`: names no check"), "{err}");
+}
+
+#[test]
+fn an_expectation_of_the_wrong_type_is_refused() {
+    let err = parse_err(
+        "assignment: plaisante_hand\ngroups:\n  - name: g\n    check: evaluate\n    cases:\n      - { name: c, hand: [KH], expect: true }\n",
+    );
+    assert!(err.contains("hand name"), "{err}");
+}
+
+#[test]
+fn the_built_in_specs_load_in_the_order_of_the_assignments() {
+    let suite = load(&[], None).unwrap();
+    assert!(
+        suite
+            .tests()
+            .any(|(_, t)| t.grading == grader_api::spec::Grading::Bulk)
+    );
+    let mut order: Vec<&str> = suite.groups.iter().map(|g| g.assignment.name()).collect();
+    order.dedup();
+    let all: Vec<&str> = grader_api::ASSIGNMENTS.iter().map(|a| a.name()).collect();
+    assert_eq!(order, all);
+}
+
+#[test]
+fn errors_point_at_the_case_named_not_one_that_starts_the_same() {
+    let err = parse_err(
+        "assignment: plaisante_hand\ngroups:\n  - name: pair\n    check: has_pair\n    cases:\n      - { name: pair of kings, hand: [KH, KD] }\n      - { name: pair, hand: [KH], check: nope }\n",
+    );
+    assert!(err.starts_with("t.yaml:7:"), "{err}");
+    let err = parse_err(
+        "assignment: plaisante_hand\ngroups:\n  - name: pair\n    cases:\n      - { name: pair of kings, hand: [KH, KD], check: has_pair }\n      - { name: pair, hand: [KH] }\n",
+    );
+    assert!(err.starts_with("t.yaml:6:"), "{err}");
+}
+
+#[test]
+fn a_field_of_another_shape_of_case_is_refused() {
+    let err = parse_err(
+        "assignment: blackjack\ngroups:\n  - name: g\n    check: value\n    cases:\n      - { name: c, hand: [KH], deck: [2C] }\n",
+    );
+    assert!(err.starts_with("t.yaml:6:"), "{err}");
+    assert!(err.contains("`deck` has no meaning here"), "{err}");
+}
+
+/// Fields that mean nothing for an assignment, at every level, each refused with what
+/// that level takes.
+#[test]
+fn a_stray_field_is_refused_at_every_level_with_the_fields_it_takes() {
+    let cases = [
+        (
+            "assignment: blackjack\nrules: { ties: draw_1572 }\ngroups:\n  - name: g\n    check: value\n    cases:\n      - { name: c, hand: [KH] }\n",
+            "t.yaml:2:",
+            "dealer_hits_soft_17",
+        ),
+        (
+            "assignment: blackjack\ngroups:\n  - name: g\n    rules: { ace_low_straight: false }\n    check: value\n    cases:\n      - { name: c, hand: [KH] }\n",
+            "t.yaml:4:",
+            "dealer_hits_soft_17",
+        ),
+        (
+            "assignment: crazy_eights\ngroups:\n  - name: g\n    check: has_pair\n    cases:\n      - { name: c, players: [first legal, first legal, first legal, first legal] }\n",
+            "t.yaml:4:",
+            "strategies",
+        ),
+        (
+            "assignment: tableau\ngroups:\n  - name: g\n    exhaustive: { hand_size: 5 }\n",
+            "t.yaml:4:",
+            "generate",
+        ),
+        (
+            "assignment: poker\ngroups:\n  - name: g\n    cases:\n      - { name: c, hand: [KH, KD, KS, 2C, 3D], check: category, discard: [1] }\n",
+            "t.yaml:5:",
+            "versus",
+        ),
+        (
+            "assignment: plaisante_hand\nextra: 1\ngroups: []\n",
+            "t.yaml:2:",
+            "groups",
+        ),
+        (
+            "assignment: draw_poker\ngroups:\n  - name: g\n    generate: { count: 3, seed: 1, pairs: true }\n    checks: [dealer_discards]\n",
+            "t.yaml:4:",
+            "hand_size",
+        ),
+    ];
+    for (text, at, expected) in cases {
+        let err = parse_err(text);
+        assert!(err.starts_with(at), "{err}\n{text}");
+        assert!(err.contains("unknown field"), "{err}\n{text}");
+        assert!(err.contains(expected), "{err}\n{text}");
+    }
+}
+
+#[test]
+fn a_check_of_another_assignment_is_refused_naming_this_ones() {
+    let err = parse_err(
+        "assignment: blackjack\ngroups:\n  - name: g\n    checks: [is_soft, whatever]\n    generate: { count: 3, seed: 1 }\n",
+    );
+    assert!(err.starts_with("t.yaml:4:"), "{err}");
+    assert!(
+        err.contains("`whatever` is not a blackjack check; expected one of: value, is_soft"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_field_of_a_group_of_another_shape_is_refused() {
+    let err = parse_err(
+        "assignment: plaisante_hand\ngroups:\n  - name: g\n    checks: [has_pair]\n    cases:\n      - { name: c, hand: [KH], check: has_pair }\n",
+    );
+    assert!(err.starts_with("t.yaml:3:"), "{err}");
+    assert!(
+        err.contains("`checks` has no meaning in a group of cases"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_unknown_assignment_lists_the_known_ones() {
+    let err = parse_err("assignment: go_fish\ngroups: []\n");
+    assert!(err.starts_with("t.yaml:1:"), "{err}");
+    assert!(err.contains("blackjack"), "{err}");
+}
+
+#[test]
+fn slugs_are_filter_friendly() {
+    assert_eq!(
+        spec::slug("the seed's walk-through"),
+        "the_seeds_walk_through"
+    );
+    assert_eq!(
+        spec::slug("Three kings is NOT a pair!"),
+        "three_kings_is_not_a_pair"
+    );
+    assert_eq!(spec::slug("A-2-3-4-5"), "a_2_3_4_5");
+}
+
+/// The grader's core names no assignment: each lives in its own files of api, reference,
+/// specs and the student template, and joins the one list in api/src/lib.rs.
+#[test]
+fn the_core_names_no_assignment() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut names: Vec<String> = Vec::new();
+    for unit in grader_api::ASSIGNMENTS {
+        names.push(unit.name().to_string());
+        names.extend(
+            unit.name()
+                .split('_')
+                .filter(|w| w.len() > 4)
+                .map(String::from),
+        );
+    }
+    names.extend(["crazy8", "crazy eights", "plaisante", "draw poker"].map(String::from));
+    let mut files = vec![root];
+    let mut offenders = Vec::new();
+    while let Some(path) = files.pop() {
+        if path.is_dir() {
+            files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap().to_lowercase();
+        for name in &names {
+            if text.contains(name.as_str()) {
+                offenders.push(format!("{} names `{name}`", path.display()));
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "{}", offenders.join("\n"));
+}
