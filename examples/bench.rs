@@ -11,9 +11,10 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use grader::grade::{self, Verdict};
+use grader::grade;
 use grader::runner::Launcher;
 use grader::sandbox::{self, Sandbox};
+use grader::verdict::Verdict;
 use grader::{compile, spec};
 use grader_api::assignment::Asked;
 

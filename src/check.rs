@@ -10,15 +10,16 @@ use colored::Colorize;
 use grader_api::protocol;
 use grader_api::spec::Grading;
 use grader_api::{ASSIGNMENTS, Submission};
-use libtest_mimic::{Arguments, Failed, Trial};
 
 use crate::compile::{self, BuildError};
 use crate::exit::{self, Stop};
-use crate::grade::{self, Verdict};
+use crate::grade;
 use crate::report::{self, Results, TestResult};
+use crate::reporter::{Event, Libtest, Reporter, Silent};
 use crate::runner::{Launcher, Runner, StartError};
 use crate::sandbox::{Mode, Sandbox};
 use crate::spec::{self, Suite};
+use crate::verdict::{Failure, Verdict};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -105,7 +106,7 @@ fn assignment_name(text: &str) -> Result<String, String> {
     }
 }
 
-/// Everything the tests share while they run on libtest-mimic's threads.
+/// Everything the tests share while they run on the runner's threads.
 struct Session {
     suite: Suite,
     reference: Submission,
@@ -154,8 +155,8 @@ impl Pool {
         };
         drop(runner);
         match verdict {
-            Verdict::Passed => Verdict::Failed(format!("  {note}")),
-            Verdict::Failed(message) => Verdict::Failed(format!("{message}\n  {note}")),
+            Verdict::Passed => Verdict::Failed(Failure::line(note)),
+            Verdict::Failed(failure) => Verdict::Failed(failure.then(Failure::line(note))),
         }
     }
 }
@@ -198,10 +199,14 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
     };
     let reference = reference::submission();
     let expected = expectations(&suite, &reference).map_err(Stop::Spec)?;
-    let test_args = libtest_arguments(&args, color);
-    refuse_if_none_selected(&args, &test_args, &suite, &[])?;
+    let filters = Filters {
+        filter: args.filter.clone(),
+        exact: args.exact,
+        skip: args.skip.clone(),
+    };
+    refuse_if_none_selected(&args, &filters, &suite, &[])?;
     if args.list {
-        list(&test_args, &suite);
+        list(&filters, &suite);
         return Ok(ExitCode::from(exit::PASSED));
     }
 
@@ -280,7 +285,7 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
             names.join(", ")
         )));
     }
-    refuse_if_none_selected(&args, &test_args, &suite, &not_graded)?;
+    refuse_if_none_selected(&args, &filters, &suite, &not_graded)?;
     let test_count = suite.groups.iter().map(|g| g.tests.len()).sum();
     let session = Arc::new(Session {
         suite,
@@ -295,18 +300,39 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         verdicts: Mutex::new(vec![None; test_count]),
     });
 
-    let trials = trials(&session);
-    if machine_only {
-        let selected: Vec<usize> = (0..)
-            .zip(&trials)
-            .filter(|(_, trial)| !test_args.is_filtered_out(trial))
-            .map(|(index, _)| index)
-            .collect();
-        run_quietly(&session, &selected, args.test_threads);
+    let selected: Vec<usize> = (0..)
+        .zip(session.suite.tests())
+        .filter(|(_, (_, test))| filters.selects(&test.id))
+        .map(|(index, _)| index)
+        .collect();
+    let mut reporter: Box<dyn Reporter> = if machine_only {
+        Box::new(Silent)
     } else {
-        // The verdicts recorded by each trial, not the conclusion, decide score and exit code.
-        let _conclusion = libtest_mimic::run(&test_args, trials);
-    }
+        let width = selected
+            .iter()
+            .filter_map(|&index| session.suite.tests().nth(index))
+            .map(|(_, test)| test.id.chars().count())
+            .max()
+            .unwrap_or(0);
+        Box::new(Libtest::new(args.format == Format::Terse, color, width))
+    };
+    let run_started = Instant::now();
+    run_tests(&session, &selected, args.test_threads, &mut *reporter);
+    let failed = session
+        .verdicts
+        .lock()
+        .map(|v| {
+            v.iter()
+                .filter(|v| matches!(v, Some(Verdict::Failed(_))))
+                .count()
+        })
+        .unwrap_or_default();
+    reporter.report(Event::RunFinished {
+        passed: selected.len() - failed,
+        failed,
+        filtered_out: test_count - selected.len(),
+        elapsed: run_started.elapsed(),
+    });
     drop(session.pool.idle.lock().map(|mut idle| idle.clear()));
 
     let verdicts = session
@@ -347,23 +373,46 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
     }))
 }
 
-/// Runs the tests at `selected` on `threads` threads (default: the cores), as libtest
-/// would, printing nothing: the machine results are all that stdout carries.
-fn run_quietly(session: &Session, selected: &[usize], threads: Option<usize>) {
+/// Runs the tests at `selected` on `threads` threads (default: the cores), each with a
+/// runner of its own; tells `reporter` of each verdict as it comes.
+fn run_tests(
+    session: &Session,
+    selected: &[usize],
+    threads: Option<usize>,
+    reporter: &mut dyn Reporter,
+) {
     let threads = threads
         .or_else(|| std::thread::available_parallelism().ok().map(usize::from))
         .unwrap_or(1)
         .clamp(1, selected.len().max(1));
+    reporter.report(Event::RunStarted {
+        tests: selected.len(),
+    });
     let next = std::sync::atomic::AtomicUsize::new(0);
+    let (finished, verdicts) = std::sync::mpsc::channel();
     std::thread::scope(|scope| {
         for _ in 0..threads {
-            scope.spawn(|| {
+            let finished = finished.clone();
+            let next = &next;
+            scope.spawn(move || {
                 while let Some(&index) =
                     selected.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
                 {
-                    run_test(session, index);
+                    let verdict = run_test(session, index);
+                    if finished.send((index, verdict)).is_err() {
+                        return;
+                    }
                 }
             });
+        }
+        drop(finished);
+        for (index, verdict) in verdicts {
+            if let Some((_, test)) = session.suite.tests().nth(index) {
+                reporter.report(Event::TestFinished {
+                    id: &test.id,
+                    verdict: &verdict,
+                });
+            }
         }
     });
 }
@@ -462,7 +511,7 @@ fn build_failed(
             .iter()
             .flat_map(|g| &g.tests)
             .map(|_| TestResult {
-                verdict: Some(Verdict::Failed(why.into())),
+                verdict: Some(Verdict::Failed(Failure::line(why))),
             })
             .collect(),
         build_failure: Some(error.to_string()),
@@ -500,44 +549,36 @@ fn write_whole(path: &Path, text: &str) -> std::io::Result<()> {
     std::fs::rename(&partial, path)
 }
 
-fn libtest_arguments(args: &CheckArgs, color: bool) -> Arguments {
-    Arguments {
-        filter: args.filter.clone(),
-        exact: args.exact,
-        skip: args.skip.clone(),
-        list: args.list,
-        test_threads: args.test_threads,
-        color: Some(if color {
-            libtest_mimic::ColorSetting::Always
-        } else {
-            libtest_mimic::ColorSetting::Never
-        }),
-        format: Some(match args.format {
-            Format::Terse => libtest_mimic::FormatSetting::Terse,
-            _ => libtest_mimic::FormatSetting::Pretty,
-        }),
-        ..Arguments::default()
+/// Which tests a run selects, as `cargo test` filters them: by a part of the name (or
+/// the whole name, with `--exact`), less those `--skip` names.
+struct Filters {
+    filter: Option<String>,
+    exact: bool,
+    skip: Vec<String>,
+}
+
+impl Filters {
+    fn selects(&self, id: &str) -> bool {
+        let matches = |pattern: &str| {
+            if self.exact {
+                id == pattern
+            } else {
+                id.contains(pattern)
+            }
+        };
+        self.filter.as_deref().is_none_or(matches) && !self.skip.iter().any(|skip| matches(skip))
     }
 }
 
-/// Whether the filters select the test named `id`, as libtest-mimic decides it.
-fn is_selected(test_args: &Arguments, id: &str) -> bool {
-    !test_args.is_filtered_out(&Trial::test(id, || Ok(())))
-}
-
-/// When the filters select no test of `suite`: says so, naming them and any assignments
-/// left out, and gives the exit code for it.
-/// Refuses a run whose filters select no test of `suite`.
+/// Refuses a run whose filters select no test of `suite`, naming them and any assignments
+/// left out.
 fn refuse_if_none_selected(
     args: &CheckArgs,
-    test_args: &Arguments,
+    filters: &Filters,
     suite: &Suite,
     not_graded: &[&str],
 ) -> Result<(), Stop> {
-    if suite
-        .tests()
-        .any(|(_, test)| is_selected(test_args, &test.id))
-    {
+    if suite.tests().any(|(_, test)| filters.selects(&test.id)) {
         return Ok(());
     }
     let mut what = match &args.filter {
@@ -562,30 +603,13 @@ fn refuse_if_none_selected(
 
 /// Prints the tests the filters select, as `cargo test -- --list` does; a closed pipe
 /// (`| head`) just ends the listing.
-fn list(test_args: &Arguments, suite: &Suite) {
+fn list(filters: &Filters, suite: &Suite) {
     let mut out = std::io::stdout().lock();
     for (_, test) in suite.tests() {
-        if is_selected(test_args, &test.id) && writeln!(out, "{}: test", test.id).is_err() {
+        if filters.selects(&test.id) && writeln!(out, "{}: test", test.id).is_err() {
             return;
         }
     }
-}
-
-fn trials(session: &Arc<Session>) -> Vec<Trial> {
-    session
-        .suite
-        .groups
-        .iter()
-        .flat_map(|g| &g.tests)
-        .enumerate()
-        .map(|(index, test)| {
-            let session = Arc::clone(session);
-            Trial::test(test.id.clone(), move || match run_test(&session, index) {
-                Verdict::Passed => Ok(()),
-                Verdict::Failed(message) => Err(Failed::from(message)),
-            })
-        })
-        .collect()
 }
 
 /// Runs test `index`, records its verdict and returns it.
@@ -600,13 +624,13 @@ fn run_test(session: &Session, index: usize) -> Verdict {
         .iter()
         .any(|name| name == group.assignment.name())
     {
-        Verdict::Failed(format!(
-            "  not registered: add `{}` to your submission()",
+        Verdict::Failed(Failure::line(format!(
+            "not registered: add `{}` to your submission()",
             group.assignment.registration()
-        ))
+        )))
     } else {
         match session.pool.take() {
-            Err(error) => Verdict::Failed(format!("  {error}")),
+            Err(error) => Verdict::Failed(Failure::line(error.to_string())),
             Ok(runner) if test.grading == Grading::Driven => {
                 let (verdict, survivor, notes) =
                     grade::grade_driven(runner, &session.reference, group, test);

@@ -4,22 +4,21 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::rc::Rc;
 use std::sync::mpsc::{Receiver, sync_channel};
 use std::time::Duration;
 
-use colored::Colorize;
 use grader_api::Submission;
 use grader_api::assignment::{Asked, Lines, shorten};
 use grader_api::protocol::{each_frame, first_frame, group_digits, is_panic};
-use grader_api::spec::{Driven, Tone, Transport};
+use grader_api::spec::{self as api_spec, Driven, Transport};
 use similar::{ChangeTag, TextDiff};
 
 use crate::capture::Printed;
 use crate::report::visible_controls;
 use crate::runner::{Ending, Exchange, Runner};
 use crate::spec::{Group, TestCase};
+use crate::verdict::{Diff, DiffLine, Failure, Tone, Value, Verdict, WrongKind};
 
 /// Characters of one answer a report shows; a submission may return anything.
 const SHOWN_ANSWER: usize = 2_000;
@@ -40,14 +39,6 @@ const HELD_BREAKDOWN: usize = 10_000;
 const SURPLUS_ANSWERS: usize = 16;
 /// Inputs answered by the reference per message to the comparing thread.
 const CHUNK_INPUTS: usize = 2048;
-
-/// The outcome of one test.
-#[derive(Debug, Clone)]
-pub enum Verdict {
-    Passed,
-    /// A message that says what differs; may hold color codes.
-    Failed(String),
-}
 
 /// Inputs with the reference's reply frames to them, all encoded.
 pub type Expected = Vec<(Vec<u8>, Vec<Vec<u8>>)>;
@@ -87,9 +78,9 @@ pub fn grade_listed(
     );
     if actual.len() > most {
         let message = format!(
-            "  the runner sent more than {most} answers to a test that asks for {asked}; it was stopped"
+            "the runner sent more than {most} answers to a test that asks for {asked}; it was stopped"
         );
-        return (Verdict::Failed(message), false);
+        return (Verdict::Failed(Failure::line(message)), false);
     }
     let survived = exchange.runner_survived();
     // Where the submission chose freely (the dealer's discards), the reference plays its choices.
@@ -112,52 +103,50 @@ pub fn grade_listed(
         .find(|&i| actual.get(i) != want.get(i))
         .unwrap_or(0);
     let got = actual.get(first).map(Vec::as_slice);
-    let mut message = String::new();
-    field(
-        &mut message,
+    let mut failure = Failure::default();
+    failure.text(
         request.input_label(input),
-        &request.describe_input(input, first),
+        Tone::Plain,
+        request.describe_input(input, first),
     );
-    field(&mut message, "check", &request.question(first));
-    field(
-        &mut message,
+    failure.text("check", Tone::Plain, request.question(first));
+    failure.text(
         "expected",
-        &paint(&request.show(&want[first]), true),
+        Tone::Expected,
+        shown(&request.show(&want[first])),
     );
     let actual_text = match (&exchange.ending, got) {
-        (_, Some(frame)) => paint(&request.show(frame), false),
-        (Ending::Answered, None) => "no answer".red().to_string(),
-        (ending, None) => describe_ending(ending).red().to_string(),
+        (_, Some(frame)) => shown(&request.show(frame)),
+        (Ending::Answered, None) => "no answer".to_string(),
+        (ending, None) => describe_ending(ending),
     };
-    field(&mut message, "actual", &actual_text);
+    failure.text("actual", Tone::Actual, actual_text);
     if let Some(got) = got {
-        explain_difference(&mut message, request, &want[first], got);
+        explain_difference(&mut failure, request, &want[first], got);
     }
     if let Some(explanation) = request.explain(reference, input, &want[first], got) {
-        field(&mut message, "reference", &explanation);
+        failure.text("reference", Tone::Plain, explanation);
     }
     let unchecked = want.len() - first - 1;
     if unchecked > 0 {
         let later = if unchecked == 1 { "answer" } else { "answers" };
-        field(
-            &mut message,
+        failure.text(
             "then",
-            &format!("{unchecked} later {later} not compared")
-                .dimmed()
-                .to_string(),
+            Tone::Quiet,
+            format!("{unchecked} later {later} not compared"),
         );
     }
-    finish_message(&mut message, group, &exchange);
-    (Verdict::Failed(message), survived)
+    finish(&mut failure, group, &exchange);
+    (Verdict::Failed(failure), survived)
 }
 
 /// The diff and any detail the assignment gives of where `expected` and `actual` part.
-fn explain_difference(message: &mut String, request: &dyn Asked, expected: &[u8], actual: &[u8]) {
+fn explain_difference(failure: &mut Failure, request: &dyn Asked, expected: &[u8], actual: &[u8]) {
     if let Some(diff) = answer_diff(request, expected, actual) {
-        field(message, "diff", &diff);
+        failure.push("diff", diff);
     }
     if let Some((label, detail)) = request.detail(expected, actual) {
-        field(message, label, &detail);
+        failure.text(label, Tone::Plain, detail);
     }
 }
 
@@ -212,15 +201,15 @@ pub fn grade_bulk(
     if complete && comparison.wrong_inputs == 0 {
         return (Verdict::Passed, survived);
     }
-    let mut message = String::new();
-    field(&mut message, "inputs", &request.describe_inputs());
+    let mut failure = Failure::default();
+    failure.text("inputs", Tone::Plain, request.describe_inputs());
     if comparison.inputs_compared > 0 {
         let verdict_line = format!(
             "{} of {} answered wrongly",
             group_digits(comparison.wrong_inputs),
             group_digits(comparison.inputs_compared)
         );
-        field(&mut message, "wrong", &verdict_line.red().to_string());
+        failure.text("wrong", Tone::Actual, verdict_line);
     }
     if !complete {
         let stopped = match &exchange.ending {
@@ -237,53 +226,46 @@ pub fn grade_bulk(
             group_digits(comparison.inputs_compared),
             group_digits(total)
         );
-        field(&mut message, "stopped", &line.red().to_string());
+        failure.text("stopped", Tone::Actual, line);
     }
     if !comparison.breakdown.is_empty() {
         let mut kinds: Vec<_> = comparison.breakdown.iter().collect();
         kinds.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-        let mut lines = String::new();
-        for ((question, expected, actual), count) in kinds.iter().take(SHOWN_BREAKDOWN) {
-            let _ = writeln!(
-                lines,
-                "{question}: expected {} but got {}  ×{}",
-                expected.green(),
-                actual.red(),
-                group_digits(**count)
-            );
-        }
-        if kinds.len() > SHOWN_BREAKDOWN {
-            let _ = writeln!(lines, "… and {} other kinds", kinds.len() - SHOWN_BREAKDOWN);
-        }
-        field(&mut message, "by answer", lines.trim_end());
+        let listed = kinds
+            .iter()
+            .take(SHOWN_BREAKDOWN)
+            .map(|((question, expected, actual), count)| WrongKind {
+                question: question.clone(),
+                expected: expected.clone(),
+                actual: actual.clone(),
+                count: group_digits(**count),
+            })
+            .collect();
+        let more = kinds.len().saturating_sub(SHOWN_BREAKDOWN);
+        failure.push("by answer", Value::Breakdown(listed, more));
     }
     for (index, sample) in comparison.samples.iter().enumerate() {
-        let mut detail = String::new();
-        field(
-            &mut detail,
+        let mut example = Failure::default();
+        example.text(
             "input",
-            &request.describe_input(&sample.input, sample.position),
+            Tone::Plain,
+            request.describe_input(&sample.input, sample.position),
         );
-        field(&mut detail, "check", &request.question(sample.position));
-        field(
-            &mut detail,
+        example.text("check", Tone::Plain, request.question(sample.position));
+        example.text(
             "expected",
-            &paint(&request.show(&sample.expected), true),
+            Tone::Expected,
+            shown(&request.show(&sample.expected)),
         );
-        field(
-            &mut detail,
-            "actual",
-            &paint(&request.show(&sample.actual), false),
+        example.text("actual", Tone::Actual, shown(&request.show(&sample.actual)));
+        explain_difference(&mut example, request, &sample.expected, &sample.actual);
+        failure.push(
+            &format!("example {} of a wrong answer", index + 1),
+            Value::Example(example),
         );
-        explain_difference(&mut detail, request, &sample.expected, &sample.actual);
-        let heading = format!("example {} of a wrong answer", index + 1);
-        let _ = writeln!(message, "  {}", heading.bold());
-        for line in detail.lines() {
-            let _ = writeln!(message, "  {line}");
-        }
     }
-    finish_message(&mut message, group, &exchange);
-    (Verdict::Failed(message), survived)
+    finish(&mut failure, group, &exchange);
+    (Verdict::Failed(failure), survived)
 }
 
 /// The runner as a driven test's transport: one request, one reply, within the group's
@@ -343,18 +325,18 @@ pub fn grade_driven(
     if passed {
         return (Verdict::Passed, survivor, notes);
     }
-    let mut message = String::new();
-    for driven in &fields {
-        let text = match driven.tone {
-            Tone::Plain => driven.text.clone(),
-            Tone::Problem => driven.text.red().to_string(),
+    let mut failure = Failure::default();
+    for driven in fields {
+        let tone = match driven.tone {
+            api_spec::Tone::Plain => Tone::Plain,
+            api_spec::Tone::Problem => Tone::Actual,
         };
-        field(&mut message, driven.name, &text);
+        failure.text(driven.name, tone, driven.text);
     }
     if let Some(hint) = &group.hint {
-        field(&mut message, "hint", &hint.yellow().to_string());
+        failure.text("hint", Tone::Hint, hint.clone());
     }
-    (Verdict::Failed(message), survivor, notes)
+    (Verdict::Failed(failure), survivor, notes)
 }
 
 struct Sample {
@@ -490,43 +472,29 @@ impl<'a> BulkComparison<'a> {
     }
 }
 
-fn finish_message(message: &mut String, group: &Group, exchange: &Exchange) {
+/// The group's hint and what the submission printed, after what differs.
+fn finish(failure: &mut Failure, group: &Group, exchange: &Exchange) {
     if let Some(hint) = &group.hint {
-        field(message, "hint", &hint.yellow().to_string());
+        failure.text("hint", Tone::Hint, hint.clone());
     }
-    printed_field(message, "stdout", &exchange.stdout);
-    printed_field(message, "stderr", &exchange.stderr);
+    printed(failure, "stdout", &exchange.stdout);
+    printed(failure, "stderr", &exchange.stderr);
 }
 
-fn printed_field(message: &mut String, name: &str, printed: &Printed) {
+fn printed(failure: &mut Failure, name: &str, printed: &Printed) {
     if !printed.is_empty() {
-        field(
-            message,
+        failure.text(
             &format!("{name} of your code"),
-            &visible_controls(printed.text().trim_end()),
+            Tone::Plain,
+            visible_controls(printed.text().trim_end()),
         );
-    }
-}
-
-/// Appends `name   value`, with continuation lines indented under the value.
-fn field(message: &mut String, name: &str, value: &str) {
-    let mut lines = value.lines();
-    let first = lines.next().unwrap_or("");
-    let _ = writeln!(message, "  {:<10} {first}", name.bold());
-    for line in lines {
-        let _ = writeln!(message, "  {:<10} {line}", "");
     }
 }
 
 /// A reply as a report shows it, cut so that a huge one cannot flood the report, and
 /// with any control character a panic message holds made visible.
-fn paint(shown: &str, expected: bool) -> String {
-    let text = visible_controls(&shorten(shown, SHOWN_ANSWER));
-    if expected {
-        text.green().to_string()
-    } else {
-        text.red().to_string()
-    }
+fn shown(text: &str) -> String {
+    visible_controls(&shorten(text, SHOWN_ANSWER))
 }
 
 fn describe_ending(ending: &Ending) -> String {
@@ -549,55 +517,44 @@ fn describe_ending(ending: &Ending) -> String {
 
 /// A line diff of two replies of the same kind that span several lines (lists, states,
 /// rounds), emphasising what differs; `None` where expected and actual say it all.
-fn answer_diff(request: &dyn Asked, expected: &[u8], actual: &[u8]) -> Option<String> {
+fn answer_diff(request: &dyn Asked, expected: &[u8], actual: &[u8]) -> Option<Value> {
     lines_diff(request.lines(expected)?, request.lines(actual)?)
 }
 
-fn lines_diff(expected: Lines, actual: Lines) -> Option<String> {
-    let mut out = String::new();
+fn lines_diff(expected: Lines, actual: Lines) -> Option<Value> {
+    let mut diff = Diff::default();
     let (old, new) = match (expected, actual) {
         (Lines::List(want), Lines::List(got)) => {
             if want.len().max(got.len()) > DIFFED_CELLS {
-                return Some(format!(
-                    "length {} where {} was expected",
-                    got.len(),
-                    want.len()
+                return Some(Value::Text(
+                    Tone::Plain,
+                    format!("length {} where {} was expected", got.len(), want.len()),
                 ));
             }
             if want.len() != got.len() {
-                let _ = writeln!(
-                    out,
-                    "length {} where {} was expected",
-                    got.len().to_string().red(),
-                    want.len().to_string().green()
-                );
+                diff.lengths = Some((got.len(), want.len()));
             }
             (want.join("\n") + "\n", got.join("\n") + "\n")
         }
         (Lines::Text(want), Lines::Text(got)) => (want + "\n", got + "\n"),
         _ => return None,
     };
-    let diff = TextDiff::from_lines(&old, &new);
-    for op in diff.ops() {
-        for change in diff.iter_inline_changes(op) {
-            let (sign, paint): (&str, fn(&str) -> colored::ColoredString) = match change.tag() {
+    let text = TextDiff::from_lines(&old, &new);
+    for op in text.ops() {
+        for change in text.iter_inline_changes(op) {
+            let expected = match change.tag() {
                 ChangeTag::Equal => continue,
-                ChangeTag::Delete => ("- expected ", |s| s.green()),
-                ChangeTag::Insert => ("+ actual   ", |s| s.red()),
+                ChangeTag::Delete => true,
+                ChangeTag::Insert => false,
             };
-            out.push_str(&paint(sign).to_string());
-            for (emphasized, text) in change.iter_strings_lossy() {
-                let text = text.trim_end_matches('\n');
-                if emphasized {
-                    out.push_str(&paint(text).bold().underline().to_string());
-                } else {
-                    out.push_str(&paint(text).to_string());
-                }
-            }
-            out.push('\n');
+            let parts = change
+                .iter_strings_lossy()
+                .map(|(emphasized, text)| (emphasized, text.trim_end_matches('\n').to_string()))
+                .collect();
+            diff.lines.push(DiffLine { expected, parts });
         }
     }
-    Some(out.trim_end().to_string())
+    Some(Value::Diff(diff))
 }
 
 #[cfg(test)]
@@ -616,13 +573,12 @@ mod tests {
 
     #[test]
     fn a_list_diff_names_the_cells_that_differ() {
-        colored::control::set_override(false);
         let mut want = vec![0i64; 15];
         want[13] = 2;
         want[3] = 1;
         let mut got = want.clone();
         got[13] = 3;
-        let diff = lines_diff(cells(&want), cells(&got)).unwrap();
+        let diff = lines_diff(cells(&want), cells(&got)).unwrap().plain();
         assert!(diff.contains("- expected cell 13 = 2"), "{diff}");
         assert!(diff.contains("+ actual   cell 13 = 3"), "{diff}");
         assert!(!diff.contains("cell  3"), "{diff}");
@@ -630,8 +586,9 @@ mod tests {
 
     #[test]
     fn a_short_list_says_its_length() {
-        colored::control::set_override(false);
-        let diff = lines_diff(cells(&[0; 15]), cells(&[0; 14])).unwrap();
+        let diff = lines_diff(cells(&[0; 15]), cells(&[0; 14]))
+            .unwrap()
+            .plain();
         assert!(diff.contains("length 14 where 15 was expected"), "{diff}");
         assert!(diff.contains("- expected cell 14 = 0"), "{diff}");
     }

@@ -11,6 +11,8 @@ pub mod exit;
 pub mod grade;
 pub mod play;
 pub mod report;
+pub mod reporter;
 pub mod runner;
 pub mod sandbox;
 pub mod spec;
+pub mod verdict;

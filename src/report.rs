@@ -6,8 +6,8 @@ use std::time::Duration;
 use colored::Colorize;
 use serde::Serialize;
 
-use crate::grade::Verdict;
 use crate::spec::{Group, Suite, TestCase, Visibility};
+use crate::verdict::Verdict;
 
 /// The result of one test; `None` verdict when a filter left it out.
 #[derive(Debug, Clone)]
@@ -169,6 +169,17 @@ impl Results<'_> {
                 max_score: worth,
                 visibility: group.visibility,
                 output: output(result),
+                fields: match &result.verdict {
+                    Some(Verdict::Failed(failure)) => failure
+                        .fields
+                        .iter()
+                        .map(|field| OurField {
+                            name: field.name.clone(),
+                            text: field.value.plain(),
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                },
             })
             .collect();
         let report = OurReport {
@@ -284,7 +295,7 @@ fn status(result: &TestResult) -> &'static str {
 
 fn output(result: &TestResult) -> String {
     match &result.verdict {
-        Some(Verdict::Failed(message)) => message.clone(),
+        Some(Verdict::Failed(failure)) => failure.render(false).trim_end().to_string(),
         Some(Verdict::Passed) => String::new(),
         None => "not run: filtered out".into(),
     }
@@ -406,12 +417,21 @@ struct OurTest {
     max_score: Points,
     visibility: Visibility,
     output: String,
+    /// A failure's fields (input, check, expected, actual, diff, hint, output), plain.
+    fields: Vec<OurField>,
+}
+
+#[derive(Serialize)]
+struct OurField {
+    name: String,
+    text: String,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::spec;
+    use crate::verdict::Failure;
 
     /// One group of three tests worth 10 points, which do not divide into hundredths: the
     /// first three tests of the first built-in group of several.
@@ -487,7 +507,7 @@ mod tests {
     #[test]
     fn nothing_passed_is_zero_not_minus_zero() {
         let suite = three_for_ten();
-        let failed = results(&suite, Some(Verdict::Failed("no".into())));
+        let failed = results(&suite, Some(Verdict::Failed(Failure::line("no"))));
         let json = failed.gradescope_json();
         let text = serde_json::to_string(&json).unwrap();
         assert!(!text.contains("-0"), "{text}");
@@ -524,11 +544,14 @@ mod tests {
         let suite = three_for_ten();
         let failed = results(
             &suite,
-            Some(Verdict::Failed(
-                "\u{1b}[31mred\u{1b}[0m \u{1b}]0;pwned\u{7}".into(),
-            )),
+            Some(Verdict::Failed(Failure::line(
+                "\u{1b}[31mred\u{1b}[0m \u{1b}]0;pwned\u{7}",
+            ))),
         );
         let json = failed.gradescope_json();
-        assert_eq!(json["tests"][0]["output"], "red ␛]0;pwned␇");
+        assert_eq!(
+            json["tests"][0]["output"].as_str().map(str::trim),
+            Some("red ␛]0;pwned␇")
+        );
     }
 }
