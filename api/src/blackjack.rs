@@ -7,6 +7,7 @@ use crate::assignment::{self, Assignment, Lines, ask, each_check, guarded};
 use crate::card::{ACE, Card, format_cards};
 use crate::deck::{Deck, HandSource, below, seeded_rng};
 use crate::protocol::{Reply, group_digits};
+use crate::source::{Generator, Source};
 use crate::submission::Submission;
 
 #[cfg(feature = "spec")]
@@ -318,60 +319,44 @@ impl Table {
     }
 }
 
-/// Where the tables of a request come from.
+/// `count` single rounds on decks shuffled from seeds drawn from `seed`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TableSource {
-    Listed(Vec<Table>),
-    /// `count` single rounds on decks shuffled from seeds drawn from `seed`.
-    Generated {
-        count: u32,
-        seed: u64,
-        policy: Policy,
-    },
+pub struct RandomRounds {
+    pub count: u32,
+    pub seed: u64,
+    pub policy: Policy,
 }
 
-impl TableSource {
-    pub fn len(&self) -> u64 {
-        match self {
-            TableSource::Listed(tables) => tables.len() as u64,
-            TableSource::Generated { count, .. } => u64::from(*count),
-        }
+impl Generator for RandomRounds {
+    type Item = Table;
+
+    fn count(&self) -> u32 {
+        self.count
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    pub fn for_each_table(&self, mut visit: impl FnMut(Table) -> bool) {
-        match self {
-            TableSource::Listed(tables) => {
-                for table in tables {
-                    if !visit(table.clone()) {
-                        return;
-                    }
-                }
-            }
-            TableSource::Generated {
-                count,
-                seed,
-                policy,
-            } => {
-                let mut rng = seeded_rng(*seed);
-                for _ in 0..*count {
-                    let table = Table {
-                        deck: Vec::new(),
-                        seed: u64::from(below(&mut rng, u32::MAX)),
-                        policy: policy.clone(),
-                        rounds: 0,
-                    };
-                    if !visit(table) {
-                        return;
-                    }
-                }
+    fn generate(&self, visit: &mut dyn FnMut(Table) -> bool) {
+        let RandomRounds {
+            count,
+            seed,
+            policy,
+        } = self;
+        let mut rng = seeded_rng(*seed);
+        for _ in 0..*count {
+            let table = Table {
+                deck: Vec::new(),
+                seed: u64::from(below(&mut rng, u32::MAX)),
+                policy: policy.clone(),
+                rounds: 0,
+            };
+            if !visit(table) {
+                return;
             }
         }
     }
 }
+
+/// Where the tables of a request come from.
+pub type TableSource = Source<Table, RandomRounds>;
 
 /// Random hands for value checks: 1 to 12 cards, drawn with replacement, aces four times
 /// as likely as in a deck, so hands of many aces are common.
@@ -429,13 +414,10 @@ crate::wire_enum!(Policy {
     Script(actions),
     HitBelow(limit)
 });
-crate::wire_enum!(TableSource {
-    Listed(tables),
-    Generated {
-        count,
-        seed,
-        policy
-    }
+crate::wire_struct!(RandomRounds {
+    count,
+    seed,
+    policy
 });
 
 /// What a blackjack hand's method or a game returned.
@@ -527,7 +509,7 @@ impl Assignment for Contract {
                     _ => source.for_each_hand(&mut visit),
                 }
             }
-            Request::Tables { source, rules } => source.for_each_table(|table| {
+            Request::Tables { source, rules } => source.for_each(|table| {
                 let reply = match registered {
                     None => Reply::NotRegistered,
                     Some(builders) => ask(|| table.play(&*(builders.game)(), rules)),
@@ -551,7 +533,7 @@ impl Assignment for Contract {
                 .map(|c| format!("{c}()"))
                 .unwrap_or_default(),
             Request::Tables {
-                source: TableSource::Listed(tables),
+                source: Source::Listed(tables),
                 ..
             } if tables.first().is_some_and(|t| t.rounds > 0) => "the tally of the rounds".into(),
             Request::Tables { .. } => "the round".into(),
@@ -578,12 +560,12 @@ impl Assignment for Contract {
                     "S17"
                 };
                 match source {
-                    TableSource::Listed(tables) => format!("{} tables ({h17})", tables.len()),
-                    TableSource::Generated {
+                    Source::Listed(tables) => format!("{} tables ({h17})", tables.len()),
+                    Source::Generated(RandomRounds {
                         count,
                         seed,
                         policy,
-                    } => format!(
+                    }) => format!(
                         "{} rounds on decks shuffled from seed {seed}, player: {policy} ({h17})",
                         group_digits(u64::from(*count))
                     ),
@@ -674,11 +656,11 @@ mod tests {
             tied: 2,
             lost: 3,
         });
-        round_trip(TableSource::Generated {
+        round_trip(TableSource::Generated(RandomRounds {
             count: 5,
             seed: 1,
             policy: Policy::HitBelow(17),
-        });
+        }));
     }
 
     #[test]

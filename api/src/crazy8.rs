@@ -33,6 +33,7 @@ use crate::assignment::{Assignment, ask, guarded};
 use crate::card::{Card, Suit, format_cards};
 use crate::deck::{Deck, below, seeded_rng};
 use crate::protocol::{Reply, group_digits};
+use crate::source::{Generator, Source};
 use crate::submission::Submission;
 use crate::wire::{Wire, put_varint, take_tag};
 
@@ -464,60 +465,44 @@ pub fn init_players(players: &mut [Box<dyn PlayerStrategy>]) {
     }
 }
 
-/// Where the setups of a request come from.
+/// `count` single games on decks shuffled from seeds drawn from `seed`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SetupSource {
-    Listed(Vec<Setup>),
-    /// `count` single games on decks shuffled from seeds drawn from `seed`.
-    Generated {
-        count: u32,
-        seed: u64,
-        players: Vec<Harness>,
-    },
+pub struct RandomGames {
+    pub count: u32,
+    pub seed: u64,
+    pub players: Vec<Harness>,
 }
 
-impl SetupSource {
-    pub fn len(&self) -> u64 {
-        match self {
-            SetupSource::Listed(setups) => setups.len() as u64,
-            SetupSource::Generated { count, .. } => u64::from(*count),
-        }
+impl Generator for RandomGames {
+    type Item = Setup;
+
+    fn count(&self) -> u32 {
+        self.count
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    pub fn for_each_setup(&self, mut visit: impl FnMut(Setup) -> bool) {
-        match self {
-            SetupSource::Listed(setups) => {
-                for setup in setups {
-                    if !visit(setup.clone()) {
-                        return;
-                    }
-                }
-            }
-            SetupSource::Generated {
-                count,
-                seed,
-                players,
-            } => {
-                let mut rng = seeded_rng(*seed);
-                for _ in 0..*count {
-                    let setup = Setup {
-                        deck: Vec::new(),
-                        seed: u64::from(below(&mut rng, u32::MAX)),
-                        players: players.clone(),
-                        target: 0,
-                    };
-                    if !visit(setup) {
-                        return;
-                    }
-                }
+    fn generate(&self, visit: &mut dyn FnMut(Setup) -> bool) {
+        let RandomGames {
+            count,
+            seed,
+            players,
+        } = self;
+        let mut rng = seeded_rng(*seed);
+        for _ in 0..*count {
+            let setup = Setup {
+                deck: Vec::new(),
+                seed: u64::from(below(&mut rng, u32::MAX)),
+                players: players.clone(),
+                target: 0,
+            };
+            if !visit(setup) {
+                return;
             }
         }
     }
 }
+
+/// Where the setups of a request come from.
+pub type SetupSource = Source<Setup, RandomGames>;
 
 /// Plays `setup` with `engine`: a game or a tournament.
 pub fn play(setup: &Setup, engine: &dyn Engine) -> Answer {
@@ -717,7 +702,7 @@ mod tests {
                 card,
             }),
         });
-        round_trip(SetupSource::Generated {
+        round_trip(SetupSource::Generated(RandomGames {
             count: 3,
             seed: 4,
             players: vec![
@@ -727,7 +712,7 @@ mod tests {
                     at_turn: 2,
                 },
             ],
-        });
+        }));
     }
 
     #[test]
@@ -939,13 +924,10 @@ crate::wire_enum!(Harness {
     Cheater { kind, at_turn },
     Stubborn { at_turn }
 });
-crate::wire_enum!(SetupSource {
-    Listed(setups),
-    Generated {
-        count,
-        seed,
-        players
-    }
+crate::wire_struct!(RandomGames {
+    count,
+    seed,
+    players
 });
 crate::wire_enum!(Call {
     Create(name),
@@ -1092,7 +1074,7 @@ impl Assignment for Contract {
         match request {
             Request::Engine { source } => {
                 let engine = registered.and_then(|builders| builders.engine);
-                source.for_each_setup(|setup| {
+                source.for_each(|setup| {
                     let reply = match engine {
                         None => Reply::NotRegistered,
                         Some(build) => ask(|| play(&setup, &*build())),
@@ -1134,7 +1116,7 @@ impl Assignment for Contract {
     fn question(request: &Request, _: usize) -> String {
         match request {
             Request::Engine {
-                source: SetupSource::Listed(setups),
+                source: Source::Listed(setups),
             } if setups.first().is_some_and(|s| s.target > 0) => "the tournament".into(),
             Request::Engine { .. } => "the game".into(),
             Request::StrategyCall { call, .. } => format!("{call:?}"),
@@ -1146,12 +1128,12 @@ impl Assignment for Contract {
     fn describe_inputs(request: &Request) -> String {
         match request {
             Request::Engine { source } => match source {
-                SetupSource::Listed(setups) => format!("{} games", setups.len()),
-                SetupSource::Generated {
+                Source::Listed(setups) => format!("{} games", setups.len()),
+                Source::Generated(RandomGames {
                     count,
                     seed,
                     players,
-                } => {
+                }) => {
                     let names: Vec<String> = players.iter().map(|p| p.name()).collect();
                     format!(
                         "{} games on decks shuffled from seed {seed}, players: {}",

@@ -69,6 +69,7 @@ pub mod plaisante;
 pub mod poker;
 pub mod protocol;
 pub mod runner;
+pub mod source;
 pub mod submission;
 pub mod tableau;
 pub mod wire;

@@ -8,6 +8,7 @@ use crate::assignment::{self, Assignment, Lines, each_check, guarded};
 use crate::card::{Card, Suit, format_cards};
 use crate::deck::{HandSource, below, seeded_rng};
 use crate::protocol::{Reply, group_digits};
+use crate::source::{Generator, Source};
 use crate::submission::Submission;
 
 #[cfg(feature = "spec")]
@@ -239,66 +240,50 @@ pub fn explain(matchup: &Matchup, build: &dyn Fn(Vec<Card>) -> Box<dyn PokerHand
     )
 }
 
-/// Where the matchups of a request come from.
+/// `count` pairs of hands dealt from one shuffled deck each; every fourth pair is two
+/// hands of the same category, where tie-breaks matter.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum MatchupSource {
-    Listed(Vec<Matchup>),
-    /// `count` pairs of hands dealt from one shuffled deck each; every fourth pair is two
-    /// hands of the same category, where tie-breaks matter.
-    Generated {
-        count: u32,
-        seed: u64,
-    },
+pub struct RandomPairs {
+    pub count: u32,
+    pub seed: u64,
 }
 
-impl MatchupSource {
-    pub fn len(&self) -> u64 {
-        match self {
-            MatchupSource::Listed(matchups) => matchups.len() as u64,
-            MatchupSource::Generated { count, .. } => u64::from(*count),
-        }
+impl Generator for RandomPairs {
+    type Item = Matchup;
+
+    fn count(&self) -> u32 {
+        self.count
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    pub fn for_each_matchup(&self, mut visit: impl FnMut(Matchup) -> bool) {
-        match self {
-            MatchupSource::Listed(matchups) => {
-                for matchup in matchups {
-                    if !visit(matchup.clone()) {
-                        return;
-                    }
-                }
+    fn generate(&self, visit: &mut dyn FnMut(Matchup) -> bool) {
+        let RandomPairs { count, seed } = self;
+        let mut rng = seeded_rng(*seed);
+        for index in 0..*count {
+            let mut first = Vec::new();
+            HandSource::Generated {
+                count: 1,
+                seed: u64::from(below(&mut rng, u32::MAX)),
+                hand_size: 10,
             }
-            MatchupSource::Generated { count, seed } => {
-                let mut rng = seeded_rng(*seed);
-                for index in 0..*count {
-                    let mut first = Vec::new();
-                    HandSource::Generated {
-                        count: 1,
-                        seed: u64::from(below(&mut rng, u32::MAX)),
-                        hand_size: 10,
-                    }
-                    .for_each_hand(|ten| {
-                        first = ten;
-                        false
-                    });
-                    let second = first.split_off(5);
-                    let matchup = if index % 4 == 3 {
-                        same_shape(&first, &second)
-                    } else {
-                        Matchup { first, second }
-                    };
-                    if !visit(matchup) {
-                        return;
-                    }
-                }
+            .for_each_hand(|ten| {
+                first = ten;
+                false
+            });
+            let second = first.split_off(5);
+            let matchup = if index % 4 == 3 {
+                same_shape(&first, &second)
+            } else {
+                Matchup { first, second }
+            };
+            if !visit(matchup) {
+                return;
             }
         }
     }
 }
+
+/// Where the matchups of a request come from.
+pub type MatchupSource = Source<Matchup, RandomPairs>;
 
 /// A second hand with the first's pattern of ranks shifted and suits rotated, so the two
 /// usually share a category and tie-breaks decide.
@@ -326,10 +311,7 @@ crate::wire_struct!(PokerRules {
 });
 crate::wire_struct!(Matchup { first, second });
 
-crate::wire_enum!(MatchupSource {
-    Listed(matchups),
-    Generated { count, seed }
-});
+crate::wire_struct!(RandomPairs { count, seed });
 
 /// What a poker hand's method returned.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -445,7 +427,7 @@ impl Assignment for Contract {
             }),
             Request::Matchups { source, rules } => {
                 let questions = Matchup::QUESTIONS.len();
-                source.for_each_matchup(|matchup| {
+                source.for_each(|matchup| {
                     let replies = match registered {
                         None => vec![Reply::NotRegistered; questions],
                         Some(build) => guarded(|| matchup.answers(&|cards| build(cards, *rules)))
@@ -494,10 +476,10 @@ impl Assignment for Contract {
                 )
             }
             Request::Matchups { source, rules } => match source {
-                MatchupSource::Listed(list) => {
+                Source::Listed(list) => {
                     format!("{} pairs of hands ({})", list.len(), describe_rules(rules))
                 }
-                MatchupSource::Generated { count, seed } => format!(
+                Source::Generated(RandomPairs { count, seed }) => format!(
                     "{} pairs of hands from seed {seed}, compared both ways and each with itself ({})",
                     group_digits(u64::from(*count)),
                     describe_rules(rules)
@@ -568,7 +550,7 @@ mod tests {
             ties: Ties::Draw1572,
             ace_low_straight: false,
         });
-        round_trip(MatchupSource::Generated { count: 4, seed: 8 });
+        round_trip(MatchupSource::Generated(RandomPairs { count: 4, seed: 8 }));
         round_trip(Category::StraightFlush);
     }
 
@@ -584,7 +566,7 @@ mod tests {
     #[test]
     fn generated_matchups_are_ten_distinct_cards_or_same_shaped() {
         let mut count = 0;
-        MatchupSource::Generated { count: 40, seed: 3 }.for_each_matchup(|m| {
+        Source::Generated(RandomPairs { count: 40, seed: 3 }).for_each(|m| {
             assert_eq!((m.first.len(), m.second.len()), (5, 5));
             count += 1;
             true

@@ -6,6 +6,7 @@ use crate::assignment::{Assignment, Lines, guarded};
 use crate::card::{Card, format_cards};
 use crate::deck::{Deck, below, seeded_rng};
 use crate::protocol::{Reply, group_digits};
+use crate::source::{Generator, Source};
 use crate::submission::Submission;
 
 #[cfg(feature = "spec")]
@@ -139,64 +140,48 @@ fn format_or_none(cards: &[Card]) -> String {
     }
 }
 
-/// Where the scripts of a request come from.
+/// `count` random scripts from `seed`: a deck of 8 to 20 cards, a deal, then toggles of
+/// held and unheld cards, plays and deals.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ScriptSource {
-    Listed(Vec<Script>),
-    /// `count` random scripts from `seed`: a deck of 8 to 20 cards, a deal, then toggles of
-    /// held and unheld cards, plays and deals.
-    Generated {
-        count: u32,
-        seed: u64,
-    },
+pub struct RandomScripts {
+    pub count: u32,
+    pub seed: u64,
 }
 
-impl ScriptSource {
-    pub fn len(&self) -> u64 {
-        match self {
-            ScriptSource::Listed(scripts) => scripts.len() as u64,
-            ScriptSource::Generated { count, .. } => u64::from(*count),
-        }
+impl Generator for RandomScripts {
+    type Item = Script;
+
+    fn count(&self) -> u32 {
+        self.count
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    pub fn for_each_script(&self, mut visit: impl FnMut(Script) -> bool) {
-        match self {
-            ScriptSource::Listed(scripts) => {
-                for script in scripts {
-                    if !visit(script.clone()) {
-                        return;
-                    }
-                }
+    fn generate(&self, visit: &mut dyn FnMut(Script) -> bool) {
+        let RandomScripts { count, seed } = self;
+        let mut rng = seeded_rng(*seed);
+        for _ in 0..*count {
+            let deck_size = 8 + below(&mut rng, 13) as usize;
+            let deck: Vec<Card> = Deck::shuffled(u64::from(rng_word(&mut rng)))
+                .remaining()
+                .into_iter()
+                .take(deck_size)
+                .collect();
+            let mut steps = vec![Step::Deal];
+            for _ in 0..24 {
+                steps.push(match below(&mut rng, 20) {
+                    0..=1 => Step::Play,
+                    2 => Step::Deal,
+                    _ => Step::Toggle(deck[below(&mut rng, deck.len() as u32) as usize]),
+                });
             }
-            ScriptSource::Generated { count, seed } => {
-                let mut rng = seeded_rng(*seed);
-                for _ in 0..*count {
-                    let deck_size = 8 + below(&mut rng, 13) as usize;
-                    let deck: Vec<Card> = Deck::shuffled(u64::from(rng_word(&mut rng)))
-                        .remaining()
-                        .into_iter()
-                        .take(deck_size)
-                        .collect();
-                    let mut steps = vec![Step::Deal];
-                    for _ in 0..24 {
-                        steps.push(match below(&mut rng, 20) {
-                            0..=1 => Step::Play,
-                            2 => Step::Deal,
-                            _ => Step::Toggle(deck[below(&mut rng, deck.len() as u32) as usize]),
-                        });
-                    }
-                    if !visit(Script { deck, steps }) {
-                        return;
-                    }
-                }
+            if !visit(Script { deck, steps }) {
+                return;
             }
         }
     }
 }
+
+/// Where the scripts of a request come from.
+pub type ScriptSource = Source<Script, RandomScripts>;
 
 fn rng_word(rng: &mut rand_chacha::ChaCha8Rng) -> u32 {
     rand_core::Rng::next_u32(rng)
@@ -233,10 +218,7 @@ crate::wire_struct!(State {
     selected,
     play_area
 });
-crate::wire_enum!(ScriptSource {
-    Listed(scripts),
-    Generated { count, seed }
-});
+crate::wire_struct!(RandomScripts { count, seed });
 
 /// Builds a fresh tableau of the submission's.
 pub type TableauBuilder = fn() -> Box<dyn Tableau>;
@@ -259,7 +241,7 @@ impl Assignment for Contract {
         source: &ScriptSource,
         mut on_input: impl FnMut(Script, Vec<Reply<State>>) -> bool,
     ) {
-        source.for_each_script(|script| {
+        source.for_each(|script| {
             let mut replies = Vec::with_capacity(script.steps.len());
             match registered {
                 None => replies.resize(script.steps.len(), Reply::NotRegistered),
@@ -294,8 +276,8 @@ impl Assignment for Contract {
 
     fn describe_inputs(source: &ScriptSource) -> String {
         match source {
-            ScriptSource::Listed(scripts) => format!("{} scripts", scripts.len()),
-            ScriptSource::Generated { count, seed } => format!(
+            Source::Listed(scripts) => format!("{} scripts", scripts.len()),
+            Source::Generated(RandomScripts { count, seed }) => format!(
                 "{} random step sequences from seed {seed}, each state compared",
                 group_digits(u64::from(*count))
             ),
@@ -346,19 +328,19 @@ mod tests {
             selected: vec![],
             play_area: vec![card, card],
         });
-        round_trip(ScriptSource::Generated { count: 3, seed: 9 });
+        round_trip(ScriptSource::Generated(RandomScripts { count: 3, seed: 9 }));
     }
 
     #[test]
     fn generated_scripts_are_repeatable_and_toggle_cards_of_their_deck() {
-        let source = ScriptSource::Generated { count: 50, seed: 4 };
+        let source = Source::Generated(RandomScripts { count: 50, seed: 4 });
         let mut first = Vec::new();
-        source.for_each_script(|s| {
+        source.for_each(|s| {
             first.push(s);
             true
         });
         let mut second = Vec::new();
-        source.for_each_script(|s| {
+        source.for_each(|s| {
             second.push(s);
             true
         });

@@ -4,11 +4,12 @@
 use serde::Deserialize;
 
 use super::{
-    Action, Answer, Check, Contract, Outcome, Policy, Request, Round, Rules, Table, TableSource,
+    Action, Answer, Check, Contract, Outcome, Policy, RandomRounds, Request, Round, Rules, Table,
     Tally,
 };
 use crate::card::Card;
 use crate::deck::HandSource;
+use crate::source::Source;
 use crate::spec::{
     Grading, Problem, Spec, SpecTest, Written, check_of, exactly_one, expected, only_fields,
     some_cases, unused, within_generated,
@@ -115,11 +116,11 @@ impl Spec for Contract {
                         "a group of generated rounds",
                     )?;
                     Request::Tables {
-                        source: TableSource::Generated {
+                        source: Source::Generated(RandomRounds {
                             count: generate.count,
                             seed: generate.seed,
                             policy: policy(Some(&player)).map_err(|m| Problem::group(name, m))?,
-                        },
+                        }),
                         rules,
                     }
                 }
@@ -214,7 +215,7 @@ fn case_test(
         .map(|value| table_expectation(rounds, value))
         .transpose()?;
     let request = Request::Tables {
-        source: TableSource::Listed(vec![table]),
+        source: Source::Listed(vec![table]),
         rules,
     };
     Ok((request, written.into_iter().collect()))

@@ -8,12 +8,13 @@ use std::rc::Rc;
 use serde::Deserialize;
 
 use super::{
-    Answer, Builders, Call, Contract, Harness, PLAYERS, PlayerStrategy, PlayerTurn, RemoteStrategy,
-    Request, Response, Setup, SetupSource, StrategyTrial, init_players,
+    Answer, Builders, Call, Contract, Harness, PLAYERS, PlayerStrategy, PlayerTurn, RandomGames,
+    RemoteStrategy, Request, Response, Setup, StrategyTrial, init_players,
 };
 use crate::card::Card;
 use crate::deck::Deck;
 use crate::protocol::{Reply, decode_reply};
+use crate::source::Source;
 use crate::spec::{
     Driven, Field, Grading, NoRules, Problem, Spec, SpecTest, Transport, exactly_one, some_cases,
     within_generated,
@@ -102,11 +103,11 @@ impl Spec for Contract {
                 .map_err(|m| Problem::group(name, m))?;
             return whole_group(
                 Request::Engine {
-                    source: SetupSource::Generated {
+                    source: Source::Generated(RandomGames {
                         count: generate.count,
                         seed: generate.seed,
                         players,
-                    },
+                    }),
                 },
                 Grading::Bulk,
             );
@@ -127,7 +128,7 @@ impl Spec for Contract {
                 Ok(SpecTest {
                     case: Some(case.name),
                     request: Request::Engine {
-                        source: SetupSource::Listed(vec![setup]),
+                        source: Source::Listed(vec![setup]),
                     },
                     grading: Grading::Listed,
                     written: Vec::new(),

@@ -5,9 +5,10 @@ use std::collections::HashSet;
 
 use serde::Deserialize;
 
-use super::{Answer, Check, Contract, Matchup, MatchupSource, PokerRules, Request, Ties};
+use super::{Answer, Check, Contract, Matchup, PokerRules, RandomPairs, Request, Ties};
 use crate::card::{Card, format_cards};
 use crate::deck::HandSource;
+use crate::source::Source;
 use crate::spec::{
     EveryHand, Grading, Problem, Spec, SpecTest, Written, check_of, exactly_one, expected, five,
     hand_source, only_fields, some_cases, unused,
@@ -124,10 +125,10 @@ impl Spec for Contract {
                 )?;
                 crate::spec::within_generated(name, g.count)?;
                 Request::Matchups {
-                    source: MatchupSource::Generated {
+                    source: Source::Generated(RandomPairs {
                         count: g.count,
                         seed: g.seed,
-                    },
+                    }),
                     rules,
                 }
             }
@@ -183,7 +184,7 @@ fn case_test(
         )?;
         let written = case.expect.as_ref().map(ordering_expectation).transpose()?;
         let request = Request::Matchups {
-            source: MatchupSource::Listed(vec![Matchup {
+            source: Source::Listed(vec![Matchup {
                 first: case.hand.clone(),
                 second: versus.clone(),
             }]),

@@ -3,8 +3,9 @@
 
 use serde::Deserialize;
 
-use super::{Contract, Script, ScriptSource, State, Step};
+use super::{Contract, RandomScripts, Script, State, Step};
 use crate::card::{Card, format_cards};
+use crate::source::Source;
 use crate::spec::{
     Grading, NoRules, Problem, Spec, SpecTest, Written, exactly_one, some_cases, within_generated,
 };
@@ -117,10 +118,10 @@ impl Spec for Contract {
             within_generated(name, generate.count)?;
             return Ok(vec![SpecTest {
                 case: None,
-                request: ScriptSource::Generated {
+                request: Source::Generated(RandomScripts {
                     count: generate.count,
                     seed: generate.seed,
-                },
+                }),
                 grading: Grading::Bulk,
                 written: Vec::new(),
             }]);
@@ -133,7 +134,7 @@ impl Spec for Contract {
                 let (steps, written) = script_steps(&case.steps)
                     .map_err(|message| Problem::case(name, &case.name, message))?;
                 Ok(SpecTest {
-                    request: ScriptSource::Listed(vec![Script {
+                    request: Source::Listed(vec![Script {
                         deck: case.deck,
                         steps,
                     }]),
