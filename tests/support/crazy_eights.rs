@@ -1,0 +1,266 @@
+//! Crazy Eights' buggy engines: each one edit of the reference, the bug it is, and the test that
+//! must catch it.
+
+use super::*;
+
+fn crazy8(name: &'static str, bug: &'static str, edits: &[(&'static str, &str)]) -> Mutant {
+    Mutant::of(Module::Crazy8, name, bug, edits)
+}
+
+const DEAL: &str = "        for _ in 0..HAND_SIZE {\n            for hand in hands.iter_mut() {\n                hand.extend(deck.draw());\n            }\n        }\n";
+const DECLARED: &str = "declared = (card.value() == 8).then(|| players[seat].declare_suit());";
+const HELD: &str = "let Some(position) = hands[seat].iter().position(|&c| c == card) else {\n                    return finish(&hands, None, log, Some(cheat(CheatKind::NotHeld)));\n                };";
+const BURY: &str = "        deck.bury(card);\n";
+const STARTER: &str = "let Some(mut top) = turn_over_starter(deck) else {";
+
+/// Seed 003's engine bugs (DOMAIN.md's Crazy Eights line and others students write), one each.
+pub fn mutants() -> Vec<Mutant> {
+    vec![
+        crazy8(
+            "crazy8-strategy-hangs",
+            "a strategy whose should_draw_card never returns.",
+            &[(
+                "        self.inner.should_draw_card(top, declared_suit)",
+                "        loop {\n            std::hint::spin_loop();\n        }",
+            )],
+        )
+        .caught_by("your_strategies", &[
+            "strategy `eager`, game 1 of 40 (seat 0)",
+            "its code failed: ShouldDrawCard",
+            "no answer within 2000 ms",
+        ]),
+        crazy8(
+            "crazy8-strategy-plays-a-card-not-held",
+            "a strategy that plays a card it does not hold from its third turn.",
+            &[(
+                "    const STYLE: Harness = Harness::EightsLast;",
+                "    const STYLE: Harness = Harness::Cheater {\n        kind: CheatKind::NotHeld,\n        at_turn: 3,\n    };",
+            )],
+        )
+        .caught_by("your_strategies", &[
+            "strategy `cautious`, game 1 of 40",
+            "an illegal move: player 0 cheated: played",
+            "(a card it does not hold)",
+            "turns        1. player 0",
+        ]),
+        crazy8(
+            "crazy8-declared-suit-ignored",
+            "declared suit ignored: a card is checked against the top card's suit even after an 8.",
+            &[(
+                "if !is_legal(card, top, declared) {",
+                "if !is_legal(card, top, None) {",
+            )],
+        )
+        .caught_by("one_game::four_first_legal_players", &[
+            "1    player 0 plays 8♣, declares diamonds     player 0 plays 8♣, declares diamonds",
+            ">2    player 1 plays 6♦                        (game over)",
+            "cheater  player 1 cheated: played 6♦ (a card that does not match)",
+        ]),
+        crazy8(
+            "crazy8-declared-suit-never-cleared",
+            "declared suit never cleared: it stays in force after a card other than an 8 is played.",
+            &[
+                (
+                    DECLARED,
+                    "let declared_now = (card.value() == 8).then(|| players[seat].declare_suit());\n                if declared_now.is_some() {\n                    declared = declared_now;\n                }",
+                ),
+                ("declared_suit: declared,", "declared_suit: declared_now,"),
+            ],
+        )
+        .caught_by("one_game::four_first_legal_players", &[
+            "6    player 1 plays 2♥                        player 1 plays 2♥",
+            ">7    player 2 plays 8♠, declares diamonds     player 2 plays K♦",
+            "expected   scores   [0, 0, 62, 0]",
+            "actual     scores   [0, 0, 59, 0]",
+        ]),
+        crazy8(
+            "crazy8-discard-pile-not-updated",
+            "discard pile not updated: the starter stays the top card all game.",
+            &[
+                ("                top = card;\n", ""),
+                (STARTER, "let Some(top) = turn_over_starter(deck) else {"),
+            ],
+        )
+        .caught_by("one_game::four_first_legal_players", &[
+            "2    player 1 plays 6♦                        player 1 plays 6♦",
+            ">3    player 2 plays 4♦                        player 2 plays K♦",
+            "4    player 3 plays Q♦                        player 3 plays A♠",
+        ]),
+        crazy8(
+            "crazy8-held-check-missing",
+            "card-in-hand check missing: a card not held is played if it matches.",
+            &[
+                (
+                    HELD,
+                    "let position = hands[seat].iter().position(|&c| c == card);",
+                ),
+                (
+                    "hands[seat].remove(position);",
+                    "if let Some(position) = position {\n                    hands[seat].remove(position);\n                }",
+                ),
+            ],
+        )
+        .caught_by("cheaters::a_card_not_held", &[
+            "cheater (NotHeld from turn 2)",
+            "expected   scores   [0, 0, 0, 0]\n             winner   none\n             cheater  player 1 cheated: played 2♦ (a card it does not hold)",
+            "actual     scores   [0, 0, 0, 0]\n             winner   none\n             cheater  player 1 cheated: played 2♦ (a card that does not match)",
+        ]),
+        crazy8(
+            "crazy8-already-played-check-missing",
+            "already-played check missing: a replayed card is only caught as not held.",
+            &[(
+                "                if played.contains(&card) {\n                    return finish(&hands, None, log, Some(cheat(CheatKind::AlreadyPlayed)));\n                }\n",
+                "",
+            )],
+        )
+        .caught_by("cheaters::a_card_already_played", &[
+            "cheater (AlreadyPlayed from turn 3)",
+            "expected   scores   [0, 0, 0, 0]\n             winner   none\n             cheater  player 0 cheated: played 8♣ (a card already played)",
+            "actual     scores   [0, 0, 0, 0]\n             winner   none\n             cheater  player 0 cheated: played 8♣ (a card it does not hold)",
+        ]),
+        crazy8(
+            "crazy8-starter-8-kept",
+            "starter 8 not buried: an 8 turned over stays the starter.",
+            &[(
+                "        if card.value() != 8 {\n            return Some(card);\n        }\n",
+                "        return Some(card);\n",
+            )],
+        )
+        // Every turn is a draw, so the logs agree: only the scores tell that the 8♠ went
+        // back into the pile and was drawn.
+        .caught_by("one_game::a_starter_8_is_buried", &[
+            "9♦ 10♦ 8♠ 5♥ 6♥ 7♥",
+            "expected   scores   [110, 150, 143, 155]",
+            "actual     scores   [110, 105, 98, 110]",
+        ]),
+        crazy8(
+            "crazy8-starter-8-duplicated",
+            "starter 8 buried by duplicating it: it goes back into the deck but also stays on the discard pile, so playing it later is called a cheat.",
+            &[
+                (
+                    "fn turn_over_starter(deck: &mut Deck) -> Option<Card> {",
+                    "fn turn_over_starter(deck: &mut Deck, discard: &mut Vec<Card>) -> Option<Card> {",
+                ),
+                (
+                    BURY,
+                    "        discard.push(card);\n        deck.bury(card);\n",
+                ),
+                (
+                    STARTER,
+                    "let mut played = Vec::new();\n        let Some(mut top) = turn_over_starter(deck, &mut played) else {",
+                ),
+                ("let mut played = vec![top];", "played.push(top);"),
+            ],
+        )
+        .caught_by("one_game::eights_kept_for_last", &[
+            ">19   player 2 plays 8♠, declares clubs        (game over)",
+            "cheater  player 2 cheated: played 8♠ (a card already played)",
+        ]),
+        crazy8(
+            "crazy8-same-cards-for-everyone",
+            "every player dealt the same cards: each card drawn once and given to all four.",
+            &[(
+                DEAL,
+                "        for _ in 0..HAND_SIZE {\n            let card = deck.draw();\n            for hand in hands.iter_mut() {\n                hand.extend(card);\n            }\n        }\n",
+            )],
+        )
+        .caught_by("one_game::four_first_legal_players", &[
+            ">1    player 0 plays 8♣, declares diamonds     player 0 plays 2♥",
+            "2    player 1 plays 6♦                        player 1 plays 2♦",
+            "cheater  player 2 cheated: played 2♦ (a card already played)",
+        ]),
+        crazy8(
+            "crazy8-dealt-five-at-a-time",
+            "five cards dealt to one player, then five to the next, not one at a time round the table.",
+            &[(
+                DEAL,
+                "        for hand in hands.iter_mut() {\n            for _ in 0..HAND_SIZE {\n                hand.extend(deck.draw());\n            }\n        }\n",
+            )],
+        )
+        .caught_by("one_game::four_first_legal_players", &[
+            ">1    player 0 plays 8♣, declares diamonds     player 0 draws",
+            "2    player 1 plays 6♦                        player 1 draws",
+        ]),
+        crazy8(
+            "crazy8-totals-assigned",
+            "`=` instead of `+=` in tournament totals: each game's score replaces the total.",
+            &[("*total += score;", "*total = *score;")],
+        )
+        .caught_by("tournaments::to_200", &[
+            "expected   totals   [65, 278, 117, 63] after 7 games",
+            "actual     totals   [58, 0, 0, 0] after 1000 games",
+        ]),
+        crazy8(
+            "crazy8-points-to-the-first-player",
+            "points to the first player listed instead of the winner.",
+            &[(
+                "(None, Some(winner)) => (0..hands.len())\n            .map(|seat| if seat == winner { all } else { 0 })",
+                "(None, Some(_)) => (0..hands.len())\n            .map(|seat| if seat == 0 { all } else { 0 })",
+            )],
+        )
+        // The scoring group's winner is player 0, who gets the points either way.
+        .caught_by("one_game::four_first_legal_players", &[
+            "expected   scores   [0, 0, 62, 0]\n             winner   player 2",
+            "actual     scores   [62, 0, 0, 0]\n             winner   player 2",
+        ]),
+        crazy8(
+            "crazy8-no-winner-scores-own-hand",
+            "with no winner each player scores its own hand, not the others'.",
+            &[(
+                "hand_points.iter().map(|own| all - own).collect()",
+                "hand_points.clone()",
+            )],
+        )
+        .caught_by("scoring::no_winner_when_the_pile_runs_out", &[
+            "expected   scores   [327, 441, 274, 389]",
+            "actual     scores   [150, 36, 203, 88]",
+        ]),
+        crazy8(
+            "crazy8-opponent-actions-never-sent",
+            "process_opponent_actions never called.",
+            &[(
+                "            players[seat].process_opponent_actions(&log[last_turn_of[seat]..]);\n",
+                "",
+            )],
+        )
+        // The cheater picks a card it has not seen; told nothing, it picks one played.
+        .caught_by("cheaters::a_cheat_ends_the_tournament", &[
+            "cheater  player 3 cheated: played 2♥ (a card it does not hold)",
+            "cheater  player 3 cheated: played 2♣ (a card already played)",
+        ]),
+        crazy8(
+            "crazy8-game-goes-on-with-an-empty-pile",
+            "the game not ending when the draw pile empties: it goes on until a player wants to draw.",
+            &[(
+                "            if deck.is_empty() {\n                return finish(&hands, None, log, None);\n            }\n",
+                "",
+            )],
+        )
+        .caught_by("one_game::a_starter_8_is_buried", &[
+            "3    player 2 draws                           player 2 draws",
+            ">4    (game over)                              player 3 plays 5♣",
+            "expected   scores   [110, 150, 143, 155]\n             winner   none\n             turns    3",
+        ]),
+        crazy8(
+            "crazy8-deck-not-renewed",
+            "the deck not renewed between tournament games: the next game is dealt from what is left.",
+            &[("                deck.renew();\n", "")],
+        )
+        .caught_by("tournaments::to_200", &[
+            "expected   totals   [65, 278, 117, 63] after 7 games",
+            "actual     totals   [142, 132, 119, 119] after 1000 games",
+        ]),
+        crazy8(
+            "crazy8-cheat-does-not-end-the-tournament",
+            "a cheat ends the game but not the tournament: the next game starts.",
+            &[(
+                "                result.cheater = game.cheater;\n                return result;\n",
+                "                result.cheater = game.cheater;\n",
+            )],
+        )
+        .caught_by("cheaters::a_cheat_ends_the_tournament", &[
+            "expected   totals   [0, 0, 0, 0] after 1 game",
+            "actual     totals   [0, 0, 0, 0] after 1000 games",
+        ]),
+    ]
+}

@@ -1,0 +1,154 @@
+//! The Plaisante hand's buggy submissions: each one edit of the reference, the bug it is, and the test that
+//! must catch it.
+
+use super::*;
+
+pub(super) const HAS_PAIR: &str = "fn has_pair(&self) -> bool {\n        self.has_value_count(2)";
+const HAS_THREE: &str = "fn has_three_of_a_kind(&self) -> bool {\n        self.has_value_count(3)";
+const NO_REPEATS: &str = "\n            && self.count_values().iter().all(|&count| count <= 1)";
+pub(super) const COUNTING: &str = "let mut counts = vec![0; COUNTS_LEN];";
+pub(super) const BEFORE_STRAIGHT: &str = "    fn has_straight(&self) -> bool {\n";
+
+/// An `evaluate` override checking in the given order, then the reference's `has_straight`.
+fn evaluate_in(order: &[(&str, &str)]) -> String {
+    let mut body = String::from("    fn evaluate(&self) -> grader_api::HandName {\n");
+    for (check, name) in order {
+        body.push_str(&format!("        if self.{check}() {{\n            return grader_api::HandName::{name};\n        }}\n"));
+    }
+    body.push_str("        grader_api::HandName::HighCard\n    }\n\n");
+    body + BEFORE_STRAIGHT
+}
+
+pub fn mutants() -> Vec<Mutant> {
+    let seed_order = [
+        ("has_four_of_a_kind", "FourOfAKind"),
+        ("has_full_house", "FullHouse"),
+        ("has_flush", "Flush"),
+        ("has_straight", "Straight"),
+        ("has_three_of_a_kind", "ThreeOfAKind"),
+        ("has_two_pair", "TwoPair"),
+        ("has_pair", "Pair"),
+    ];
+    let swapped = |a: usize, b: usize| {
+        let mut order = seed_order;
+        order.swap(a, b);
+        evaluate_in(&order)
+    };
+    vec![
+        Mutant::new(
+            "bug-pair-at-least-two",
+            "has_pair as count >= 2.",
+            &[(
+                HAS_PAIR,
+                "fn has_pair(&self) -> bool {\n        self.count_values().iter().any(|&count| count >= 2)",
+            )],
+        )
+        .caught_by("has_pair::three_kings_is_not_a_pair", &["expected   false", "actual     true", "K♥ K♦ K♣ 7♠ 9♥"]),
+        Mutant::new(
+            "bug-three-at-least-three",
+            "has_three_of_a_kind as count >= 3.",
+            &[(
+                HAS_THREE,
+                "fn has_three_of_a_kind(&self) -> bool {\n        self.count_values().iter().any(|&count| count >= 3)",
+            )],
+        )
+        .caught_by("has_three_of_a_kind::four_kings_is_not_three_of_a_kind", &["expected   false", "actual     true"]),
+        Mutant::new(
+            "bug-full-house-loose-pair",
+            "full house as three && some count >= 2.",
+            &[(
+                "self.has_three_of_a_kind() && self.has_pair()",
+                "self.has_three_of_a_kind() && self.count_values().iter().any(|&count| count >= 2)",
+            )],
+        )
+        .caught_by("has_full_house::three_kings_and_two_odd_cards", &["expected   false", "actual     true"]),
+        Mutant::new(
+            "bug-two-pair-counts-at-least-two",
+            "two pair counts values with count >= 2.",
+            &[(
+                ".filter(|&&count| count == 2)",
+                ".filter(|&&count| count >= 2)",
+            )],
+        )
+        .caught_by("has_two_pair::a_full_house_is_not_two_pair", &["expected   false", "actual     true"]),
+        Mutant::new(
+            "bug-straight-repeats",
+            "straight without the no-repeats check.",
+            &[(NO_REPEATS, "")],
+        )
+        .caught_by("has_straight::5_5_6_7_9_spans_four_but_repeats", &["expected   false", "actual     true"]),
+        Mutant::new(
+            "bug-straight-ace-low",
+            "straight accepting A-2-3-4-5.",
+            &[(
+                NO_REPEATS,
+                "\n            && self.count_values().iter().all(|&count| count <= 1)\n            || self.cards.len() == 5 && [14, 2, 3, 4, 5].iter().all(|&v| self.count_values()[v] == 1)",
+            )],
+        )
+        .caught_by("has_straight::a_2_3_4_5_is_not_a_straight_here", &["expected   false", "actual     true"]),
+        Mutant::new(
+            "bug-evaluate-order",
+            "evaluate checks three of a kind before full house.",
+            &[(BEFORE_STRAIGHT, &swapped(1, 4))],
+        )
+        .caught_by("evaluate_order::a_full_house_is_also_three_of_a_kind_and_a_pair", &["expected   Full House", "actual     Three of a Kind"]),
+        Mutant::new(
+            "bug-straight-before-flush",
+            "evaluate checks straight before flush.",
+            &[(BEFORE_STRAIGHT, &swapped(2, 3))],
+        )
+        .caught_by("evaluate_order::2_6_of_hearts_is_a_flush_before_a_straight", &["expected   Flush", "actual     Straight"]),
+        Mutant::new(
+            "bug-counts-fourteen",
+            "a counts array of 14 cells, aces left out.",
+            &[
+                (COUNTING, "let mut counts = vec![0; COUNTS_LEN - 1];"),
+                (
+                    "counts[usize::from(card.value())] += 1;",
+                    "if card.value() < 14 {\n                counts[usize::from(card.value())] += 1;\n            }",
+                ),
+            ],
+        )
+        .caught_by("count_values::k_k_3_7_9_has_15_cells", &["length 14 where 15 was expected", "- expected cell 14 = 0"]),
+        Mutant::new(
+            "bug-counts-never-reset",
+            "counts kept in a field and never reset.",
+            &[
+                (
+                    "    cards: Vec<Card>,\n}",
+                    "    cards: Vec<Card>,\n    counts: std::cell::RefCell<Vec<u32>>,\n}",
+                ),
+                (
+                    "Hand { cards }",
+                    "Hand {\n            cards,\n            counts: std::cell::RefCell::new(vec![0; COUNTS_LEN]),\n        }",
+                ),
+                (COUNTING, "let mut counts = self.counts.borrow_mut();"),
+                (
+                    "        }\n        counts\n",
+                    "        }\n        counts.clone()\n",
+                ),
+            ],
+        )
+        .caught_by("has_full_house::kings_full_of_sevens", &["expected   true", "actual     false"]),
+        Mutant::new(
+            "bug-flush-four-cards",
+            "flush true with fewer than 5 cards.",
+            &[(
+                "        self.cards.len() == 5\n            && self\n",
+                "        !self.cards.is_empty()\n            && self\n",
+            )],
+        )
+        .caught_by("has_flush::four_hearts_are_not_a_flush", &["expected   false", "actual     true", "(4 cards)"]),
+        Mutant::new(
+            "bug-score-adds",
+            "score adds the multiplier instead of multiplying.",
+            &[(
+                BEFORE_STRAIGHT,
+                &format!(
+                    "    fn score(&self) -> u32 {{\n        self.total_value() + self.base_mult()\n    }}\n\n{BEFORE_STRAIGHT}"
+                ),
+            )],
+        )
+        .caught_by("total_value_and_score::k_k_3_7_9_scores_90", &["expected   90", "actual     47"]),
+    ]
+}

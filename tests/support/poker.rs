@@ -1,0 +1,151 @@
+//! Poker's buggy submissions: each one edit of the reference, the bug it is, and the test that
+//! must catch it.
+
+use super::*;
+
+fn poker(name: &'static str, bug: &'static str, edits: &[(&'static str, &str)]) -> Mutant {
+    Mutant::of(Module::Poker, name, bug, edits)
+}
+
+const WHEEL: &str = "    } else if wheel {\n        Some(5)\n";
+const WHEEL_TEST: &str =
+    "rules.ace_low_straight && five_distinct && [14, 2, 3, 4, 5].iter().all(|&r| counts[r] == 1)";
+const EVALUATED: &str = "let (category, tiebreak) = evaluate(&cards, rules);";
+const RANKS: &str = "let ranks: Vec<u32> = groups.iter().map(|g| g.1).collect();";
+
+/// `Hand::new` keeping the reference's category but a value vector of `vector`, an
+/// expression over `category` and `cards`.
+fn tiebreak_of(vector: &str) -> String {
+    format!(
+        "let (category, _) = evaluate(&cards, rules);\n        let tiebreak: Vec<u32> = {vector};"
+    )
+}
+
+/// The grouped ranks, then `change` applied to the mutable `ranks` for `category`.
+fn ranks_changed(category: &str, change: &str) -> String {
+    format!(
+        "let mut ranks: Vec<u32> = groups.iter().map(|g| g.1).collect();\n    if category == Category::{category} {{\n        {change}\n    }}"
+    )
+}
+
+/// DOMAIN.md's Poker bugs, one each.
+pub fn mutants() -> Vec<Mutant> {
+    vec![
+        poker(
+            "poker-wheel-not-a-straight",
+            "wheel not recognised: A-2-3-4-5 is ace high.",
+            &[(WHEEL, ""), ("let wheel =", "let _wheel =")],
+        )
+        .caught_by("category::the_wheel_is_a_straight", &[
+            "A♥ 2♣ 3♦ 4♠ 5♥",
+            "expected   straight",
+            "actual     high card",
+        ]),
+        poker(
+            "poker-wheel-ace-high",
+            "wheel ranked as ace-high: its high card 14 instead of 5.",
+            &[(WHEEL, "    } else if wheel {\n        Some(14)\n")],
+        )
+        .caught_by("tiebreak::the_wheels_high_card_is_5", &["A♥ 2♣ 3♦ 4♠ 5♥", "expected   [5, 5]", "actual     [5, 14]"]),
+        poker(
+            "poker-straight-wraps",
+            "K-A-2-3-4 accepted by modulo arithmetic: five ranks in a row modulo 13.",
+            &[(
+                WHEEL_TEST,
+                "rules.ace_low_straight\n        && five_distinct\n        && (0..13u32).any(|start| (0..5).all(|k| counts[2 + ((start + k) % 13) as usize] == 1))",
+            )],
+        )
+        .caught_by("category::k_a_2_3_4_does_not_wrap", &[
+            "K♥ A♣ 2♦ 3♠ 4♥",
+            "expected   high card",
+            "actual     straight",
+        ]),
+        poker(
+            "poker-ties-by-category-only",
+            "ties decided by category only: the value vector is just the category.",
+            &[(EVALUATED, &tiebreak_of("vec![category.number()]"))],
+        )
+        .caught_by("compare::full_house_by_its_triple", &[
+            "expected   Less",
+            "actual     Equal",
+            "3♥ 3♣ 3♦ K♠ K♥   full house         7 [3] 13",
+            "4♥ 4♣ 4♦ 2♠ 2♥   full house         7 [4] 2",
+            "cell 1 of the vectors decides",
+        ]),
+        poker(
+            "poker-ties-by-highest-card-only",
+            "ties decided by the highest card only.",
+            &[(
+                EVALUATED,
+                &tiebreak_of(
+                    "vec![\n            category.number(),\n            cards.iter().map(|c| u32::from(c.value())).max().unwrap_or(0),\n        ]",
+                ),
+            )],
+        )
+        .caught_by("compare::two_pairs_by_the_high_pair", &[
+            "expected   Greater",
+            "actual     Less",
+            "K♥ K♣ 2♦ 2♠ 3♥   two pairs          3 [13] 2 3",
+            "Q♥ Q♣ J♦ J♠ A♥   two pairs          3 [12] 11 14",
+        ]),
+        poker(
+            "poker-full-house-by-its-pair",
+            "full house compared by its pair before its triple.",
+            &[(RANKS, &ranks_changed("FullHouse", "ranks.reverse();"))],
+        )
+        .caught_by("tiebreak::full_house_is_its_triple_then_its_pair", &[
+            "3♥ 3♣ 3♦ K♠ K♥",
+            "expected   [7, 3, 13]",
+            "actual     [7, 13, 3]",
+        ]),
+        poker(
+            "poker-two-pairs-without-the-low-pair",
+            "two pair ignoring the second pair: the high pair, then the kicker.",
+            &[(RANKS, &ranks_changed("TwoPair", "ranks.remove(1);"))],
+        )
+        .caught_by("compare::two_pairs_by_the_low_pair", &[
+            "expected   Greater",
+            "actual     Less",
+            "two pairs          3 13 [5] 2",
+            "two pairs          3 13 [4] 14",
+        ]),
+        poker(
+            "poker-two-pairs-without-the-kicker",
+            "two pair ignoring the kicker: both pairs only.",
+            &[(RANKS, &ranks_changed("TwoPair", "ranks.truncate(2);"))],
+        )
+        .caught_by("compare::two_pairs_by_the_kicker", &[
+            "expected   Less",
+            "actual     Equal",
+            "two pairs          3 9 5 [2]",
+            "two pairs          3 9 5 [3]",
+            "cell 3 of the vectors decides",
+        ]),
+        poker(
+            "poker-ranks-not-grouped",
+            "sorted ranks compared without grouping by count: the category, then all five ranks high to low.",
+            &[(
+                RANKS,
+                "let mut ranks: Vec<u32> = cards.iter().map(|c| u32::from(c.value())).collect();\n    ranks.sort_unstable_by(|a, b| b.cmp(a));",
+            )],
+        )
+        .caught_by("tiebreak::two_pairs_high_pair_low_pair_kicker", &[
+            "5♥ 5♣ 9♦ 9♠ A♥",
+            "expected   [3, 9, 5, 14]",
+            "actual     [3, 14, 9, 9, 5, 5]",
+        ]),
+        poker(
+            "poker-straight-flush-is-a-flush",
+            "straight flush seen as a flush.",
+            &[(
+                "        (Some(_), true, _) => Category::StraightFlush,\n",
+                "",
+            )],
+        )
+        .caught_by("category::royal_flush", &[
+            "10♠ J♠ Q♠ K♠ A♠",
+            "expected   straight flush",
+            "actual     flush",
+        ]),
+    ]
+}
