@@ -102,7 +102,7 @@ fn warm_rerun(
     rounds: usize,
     skip: Option<&str>,
 ) -> (Duration, Duration) {
-    let touched = repo.join("reference/src/plaisante.rs");
+    let touched = repo.join("reference/src/plaisante_hand.rs");
     let mut builds = Vec::new();
     let mut grading = Vec::new();
     for _ in 0..rounds {

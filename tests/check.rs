@@ -171,7 +171,7 @@ fn every_buggy_draw_game_is_caught_by_a_test_that_names_the_difference() {
 }
 
 #[test]
-fn every_buggy_crazy8_engine_is_caught_by_a_test_that_names_the_difference() {
+fn every_buggy_crazy_eights_engine_is_caught_by_a_test_that_names_the_difference() {
     assert_each_is_caught("crazy_eights", support::crazy_eights::mutants(), &[]);
 }
 

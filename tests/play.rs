@@ -1,4 +1,4 @@
-//! `grader play` driven through stdin, as a person at a terminal would: blackjack, draw, then crazy8.
+//! `grader play` driven through stdin, as a person at a terminal would: blackjack, draw, then crazy_eights.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -90,7 +90,7 @@ fn hands_after<'a>(out: &'a str, label: &str) -> Vec<Vec<&'a str>> {
 
 #[test]
 fn two_hands_with_discards_are_shown_classified_judged_and_tallied() {
-    let (code, out) = play(&["draw", "--seed", "4"], "2\n1 5\ny\n3\n2 3 4\nn\n");
+    let (code, out) = play(&["draw_poker", "--seed", "4"], "2\n1 5\ny\n3\n2 3 4\nn\n");
     assert_eq!(code, 0, "{out}");
     assert!(
         out.contains("Welcome to five-card draw! (deck seed 4)"),
@@ -144,7 +144,7 @@ fn two_hands_with_discards_are_shown_classified_judged_and_tallied() {
 #[test]
 fn bad_input_is_explained_and_asked_again_never_a_crash() {
     let keys = "two\n4\n3\nx y z\n1 2 3 4\n1 2 7\n1 1 2\n1 2\n1 2 3\nperhaps\nn\n";
-    let (code, out) = play(&["draw", "--seed", "4"], keys);
+    let (code, out) = play(&["draw_poker", "--seed", "4"], keys);
     assert_eq!(code, 0, "{out}");
     for explanation in [
         "`two` is not a number: type 0, 1, 2 or 3.",
@@ -169,7 +169,7 @@ fn bad_input_is_explained_and_asked_again_never_a_crash() {
 #[test]
 fn end_of_input_mid_game_ends_cleanly() {
     for keys in ["", "2\n", "2\n1 2\n", "2\n1 2\ny\n"] {
-        let (code, out) = play(&["draw", "--seed", "4"], keys);
+        let (code, out) = play(&["draw_poker", "--seed", "4"], keys);
         assert_eq!(code, 0, "{keys:?}\n{out}");
         let last = out.trim_end().lines().last().unwrap();
         assert!(
@@ -177,7 +177,7 @@ fn end_of_input_mid_game_ends_cleanly() {
             "{keys:?}\n{out}"
         );
     }
-    let (_, out) = play(&["draw", "--seed", "4"], "2\n");
+    let (_, out) = play(&["draw_poker", "--seed", "4"], "2\n");
     assert!(
         out.contains("(end of input: this hand is not played out)"),
         "{out}"
@@ -191,15 +191,15 @@ fn end_of_input_mid_game_ends_cleanly() {
 #[test]
 fn the_same_seed_deals_the_same_draw_game() {
     let keys = "1\n3\ny\n0\ny\n3\n5 4 1\nn\n";
-    let first = play(&["draw", "--seed", "77"], keys);
-    assert_eq!(first, play(&["draw", "--seed", "77"], keys));
-    assert_ne!(first.1, play(&["draw", "--seed", "78"], keys).1);
+    let first = play(&["draw_poker", "--seed", "77"], keys);
+    assert_eq!(first, play(&["draw_poker", "--seed", "77"], keys));
+    assert_ne!(first.1, play(&["draw_poker", "--seed", "78"], keys).1);
 }
 
 #[test]
 fn a_blackjack_rule_is_refused_for_draw() {
     let output = Command::new(env!("CARGO_BIN_EXE_grader"))
-        .args(["play", "draw", "--h17"])
+        .args(["play", "draw_poker", "--h17"])
         .stdin(Stdio::null())
         .output()
         .unwrap();
@@ -210,10 +210,10 @@ fn a_blackjack_rule_is_refused_for_draw() {
     );
 }
 
-/// The first hand `grader play crazy8` shows on `seed`: each card as printed, and whether it
+/// The first hand `grader play crazy_eights` shows on `seed`: each card as printed, and whether it
 /// is marked as one that can be played.
-fn first_crazy8_hand(seed: &str) -> Vec<(String, bool)> {
-    let (_, out) = play(&["crazy8", "--seed", seed], "");
+fn first_crazy_eights_hand(seed: &str) -> Vec<(String, bool)> {
+    let (_, out) = play(&["crazy_eights", "--seed", seed], "");
     let hand = out
         .lines()
         .find_map(|line| line.strip_prefix("Your hand (* can be played):  "))
@@ -230,8 +230,8 @@ fn first_crazy8_hand(seed: &str) -> Vec<(String, bool)> {
 }
 
 #[test]
-fn crazy8_watch_prints_every_turn_the_scores_and_the_winner() {
-    let (code, out) = play(&["crazy8", "--seed", "3", "--watch"], "");
+fn crazy_eights_watch_prints_every_turn_the_scores_and_the_winner() {
+    let (code, out) = play(&["crazy_eights", "--seed", "3", "--watch"], "");
     assert_eq!(code, 0, "{out}");
     assert!(
         out.starts_with("Watching Crazy Eights (deck seed 3;"),
@@ -262,9 +262,9 @@ fn crazy8_watch_prints_every_turn_the_scores_and_the_winner() {
 }
 
 #[test]
-fn crazy8_bad_input_is_explained_and_asked_again_never_a_cheat() {
+fn crazy_eights_bad_input_is_explained_and_asked_again_never_a_cheat() {
     // Seed 0 deals the human an 8 and cards that don't match the starter.
-    let hand = first_crazy8_hand("0");
+    let hand = first_crazy_eights_hand("0");
     let illegal = hand.iter().position(|(_, legal)| !legal).unwrap() + 1;
     let eight = hand
         .iter()
@@ -272,7 +272,7 @@ fn crazy8_bad_input_is_explained_and_asked_again_never_a_cheat() {
         .unwrap()
         + 1;
     let keys = format!("two\n0\n6\n{illegal}\n{eight}\npurple\nh\n");
-    let (code, out) = play(&["crazy8", "--seed", "0"], &keys);
+    let (code, out) = play(&["crazy_eights", "--seed", "0"], &keys);
     assert_eq!(code, 0, "{out}");
     for explanation in [
         "`two` is not a card number: type a number from 1 to 5, or d to draw.".to_string(),
@@ -299,9 +299,9 @@ fn crazy8_bad_input_is_explained_and_asked_again_never_a_cheat() {
 }
 
 #[test]
-fn crazy8_ends_cleanly_at_the_end_of_input() {
+fn crazy_eights_ends_cleanly_at_the_end_of_input() {
     for keys in ["", "d\n", "d\nd\n1\n"] {
-        let (code, out) = play(&["crazy8", "--seed", "5"], keys);
+        let (code, out) = play(&["crazy_eights", "--seed", "5"], keys);
         assert_eq!(code, 0, "{keys:?}\n{out}");
         assert_eq!(
             out.matches("(end of input: playing on automatically)")
@@ -317,28 +317,31 @@ fn crazy8_ends_cleanly_at_the_end_of_input() {
 }
 
 #[test]
-fn the_same_seed_deals_the_same_crazy8_tournament() {
+fn the_same_seed_deals_the_same_crazy_eights_tournament() {
     let keys = "d\n1\n2\nd\n3\nc\n";
-    let first = play(&["crazy8", "--seed", "77"], keys);
-    assert_eq!(first, play(&["crazy8", "--seed", "77"], keys));
-    assert_ne!(first.1, play(&["crazy8", "--seed", "78"], keys).1);
-    let watched = play(&["crazy8", "--seed", "77", "--watch"], "");
-    assert_eq!(watched, play(&["crazy8", "--seed", "77", "--watch"], ""));
+    let first = play(&["crazy_eights", "--seed", "77"], keys);
+    assert_eq!(first, play(&["crazy_eights", "--seed", "77"], keys));
+    assert_ne!(first.1, play(&["crazy_eights", "--seed", "78"], keys).1);
+    let watched = play(&["crazy_eights", "--seed", "77", "--watch"], "");
+    assert_eq!(
+        watched,
+        play(&["crazy_eights", "--seed", "77", "--watch"], "")
+    );
 }
 
 #[test]
 fn options_of_one_game_are_refused_for_the_others() {
     for (args, complaint) in [
         (
-            &["play", "draw", "--watch"][..],
-            "--watch is an option of `grader play crazy8`",
+            &["play", "draw_poker", "--watch"][..],
+            "--watch is an option of `grader play crazy_eights`",
         ),
         (
             &["play", "blackjack", "--watch"],
-            "--watch is an option of `grader play crazy8`",
+            "--watch is an option of `grader play crazy_eights`",
         ),
         (
-            &["play", "crazy8", "--h17"],
+            &["play", "crazy_eights", "--h17"],
             "--h17 is an option of `grader play blackjack`",
         ),
     ] {

@@ -211,7 +211,7 @@ fn the_core_names_no_assignment() {
                 .map(String::from),
         );
     }
-    names.extend(["crazy8", "crazy eights", "plaisante", "draw poker"].map(String::from));
+    names.extend(["crazy_eights", "crazy eights", "plaisante", "draw poker"].map(String::from));
     let mut files = vec![root];
     let mut offenders = Vec::new();
     while let Some(path) = files.pop() {

@@ -62,10 +62,10 @@ pub mod spec;
 pub mod assignment;
 pub mod blackjack;
 pub mod card;
-pub mod crazy8;
+pub mod crazy_eights;
 pub mod deck;
-pub mod draw;
-pub mod plaisante;
+pub mod draw_poker;
+pub mod plaisante_hand;
 pub mod poker;
 pub mod protocol;
 pub mod runner;
@@ -78,7 +78,7 @@ pub use assignment::{Assignment, Unit};
 pub use blackjack::{BlackjackGame, BlackjackHand};
 pub use card::{Card, CardError, Suit, format_cards};
 pub use deck::{Deck, HandSource};
-pub use plaisante::{HandName, PlaisanteHand};
+pub use plaisante_hand::{HandName, PlaisanteHand};
 pub use submission::Submission;
 pub use tableau::Tableau;
 
@@ -87,12 +87,12 @@ use assignment::Of;
 /// Every assignment, in the order reports list them: a new assignment is its module and
 /// one line here.
 pub static ASSIGNMENTS: &[&dyn Unit] = &[
-    &Of::<plaisante::Contract>::UNIT,
+    &Of::<plaisante_hand::Contract>::UNIT,
     &Of::<tableau::Contract>::UNIT,
     &Of::<blackjack::Contract>::UNIT,
     &Of::<poker::Contract>::UNIT,
-    &Of::<draw::Contract>::UNIT,
-    &Of::<crazy8::Contract>::UNIT,
+    &Of::<draw_poker::Contract>::UNIT,
+    &Of::<crazy_eights::Contract>::UNIT,
 ];
 
 /// The assignment specs and the runner call `name`.

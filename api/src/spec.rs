@@ -367,7 +367,7 @@ pub(crate) fn within_generated(group: &str, count: u32) -> Result<(), Problem> {
 }
 
 /// Refuses a group of cases that lists none.
-pub(crate) fn some_cases<T>(group: &str, cases: &[T]) -> Result<(), Problem> {
+fn some_cases<T>(group: &str, cases: &[T]) -> Result<(), Problem> {
     if cases.is_empty() {
         return Err(Problem::group(group, "lists no cases"));
     }
@@ -459,4 +459,29 @@ pub(crate) fn only_fields(given: &[(&str, bool)], allowed: &[&str]) -> Result<()
         )),
         None => Ok(()),
     }
+}
+
+/// The tests of a group of cases, one per case: `test` makes a case's request and written
+/// expectations, or says what is wrong with it.
+pub(crate) fn case_tests<A: Assignment, C>(
+    group: &str,
+    cases: Vec<C>,
+    name_of: impl Fn(&C) -> &str,
+    mut test: impl FnMut(C) -> Result<(A::Request, Vec<Written<A>>), String>,
+) -> Result<Vec<SpecTest<A>>, Problem> {
+    some_cases(group, &cases)?;
+    cases
+        .into_iter()
+        .map(|case| {
+            let name = name_of(&case).to_string();
+            let (request, written) =
+                test(case).map_err(|message| Problem::case(group, &name, message))?;
+            Ok(SpecTest {
+                case: Some(name),
+                request,
+                grading: Grading::Listed,
+                written,
+            })
+        })
+        .collect()
 }

@@ -20,6 +20,6 @@ pub struct Game {
 /// Every game, in the order `grader play --help` lists them.
 pub static GAMES: &[Game] = &[
     crate::blackjack::terminal::GAME,
-    crate::draw::terminal::GAME,
-    crate::crazy8::terminal::GAME,
+    crate::draw_poker::terminal::GAME,
+    crate::crazy_eights::terminal::GAME,
 ];

@@ -6,10 +6,10 @@
 use grader_api::Submission;
 
 pub mod blackjack;
-pub mod crazy8;
-pub mod draw;
+pub mod crazy_eights;
+pub mod draw_poker;
 mod games;
-pub mod plaisante;
+pub mod plaisante_hand;
 pub mod poker;
 pub mod tableau;
 
@@ -17,12 +17,12 @@ pub use games::{GAMES, Game};
 
 pub fn submission() -> Submission {
     Submission::new()
-        .plaisante_hand::<plaisante::Hand>()
+        .plaisante_hand::<plaisante_hand::Hand>()
         .tableau::<tableau::Table>()
         .blackjack::<blackjack::Hand, blackjack::Game>()
         .poker::<poker::Hand>()
-        .draw_poker::<draw::Game, poker::Hand>()
-        .crazy_eights::<crazy8::Engine>()
-        .crazy_eights_player::<crazy8::Eager>("eager")
-        .crazy_eights_player::<crazy8::Cautious>("cautious")
+        .draw_poker::<draw_poker::Game, poker::Hand>()
+        .crazy_eights::<crazy_eights::Engine>()
+        .crazy_eights_player::<crazy_eights::Eager>("eager")
+        .crazy_eights_player::<crazy_eights::Cautious>("cautious")
 }

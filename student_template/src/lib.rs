@@ -5,21 +5,21 @@
 use grader_api::Submission;
 
 pub mod blackjack;
-pub mod crazy8;
-pub mod draw;
-pub mod plaisante;
+pub mod crazy_eights;
+pub mod draw_poker;
+pub mod plaisante_hand;
 pub mod poker;
 pub mod tableau;
 
 pub fn submission() -> Submission {
     Submission::new()
-        .plaisante_hand::<plaisante::Hand>()
+        .plaisante_hand::<plaisante_hand::Hand>()
         .tableau::<tableau::Table>()
         .blackjack::<blackjack::Hand, blackjack::Game>()
         .poker::<poker::Hand>()
-        .draw_poker::<draw::Game, poker::Hand>()
-        .crazy_eights::<crazy8::Engine>()
-        .crazy_eights_player::<crazy8::FirstStrategy>("first")
+        .draw_poker::<draw_poker::Game, poker::Hand>()
+        .crazy_eights::<crazy_eights::Engine>()
+        .crazy_eights_player::<crazy_eights::FirstStrategy>("first")
         // Write a second strategy that plays differently, and register it instead of this.
-        .crazy_eights_player::<crazy8::FirstStrategy>("second")
+        .crazy_eights_player::<crazy_eights::FirstStrategy>("second")
 }

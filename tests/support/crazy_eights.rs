@@ -3,8 +3,8 @@
 
 use super::*;
 
-fn crazy8(name: &'static str, bug: &'static str, edits: &[(&'static str, &str)]) -> Mutant {
-    Mutant::of(Module::Crazy8, name, bug, edits)
+fn crazy_eights(name: &'static str, bug: &'static str, edits: &[(&'static str, &str)]) -> Mutant {
+    Mutant::of(Module::CrazyEights, name, bug, edits)
 }
 
 const DEAL: &str = "        for _ in 0..HAND_SIZE {\n            for hand in hands.iter_mut() {\n                hand.extend(deck.draw());\n            }\n        }\n";
@@ -16,8 +16,8 @@ const STARTER: &str = "let Some(mut top) = turn_over_starter(deck) else {";
 /// Seed 003's engine bugs (DOMAIN.md's Crazy Eights line and others students write), one each.
 pub fn mutants() -> Vec<Mutant> {
     vec![
-        crazy8(
-            "crazy8-strategy-hangs",
+        crazy_eights(
+            "crazy_eights-strategy-hangs",
             "a strategy whose should_draw_card never returns.",
             &[(
                 "        self.inner.should_draw_card(top, declared_suit)",
@@ -29,8 +29,8 @@ pub fn mutants() -> Vec<Mutant> {
             "its code failed: ShouldDrawCard",
             "no answer within 2000 ms",
         ]),
-        crazy8(
-            "crazy8-strategy-plays-a-card-not-held",
+        crazy_eights(
+            "crazy_eights-strategy-plays-a-card-not-held",
             "a strategy that plays a card it does not hold from its third turn.",
             &[(
                 "    const STYLE: Harness = Harness::EightsLast;",
@@ -43,8 +43,8 @@ pub fn mutants() -> Vec<Mutant> {
             "(a card it does not hold)",
             "turns        1. player 0",
         ]),
-        crazy8(
-            "crazy8-declared-suit-ignored",
+        crazy_eights(
+            "crazy_eights-declared-suit-ignored",
             "declared suit ignored: a card is checked against the top card's suit even after an 8.",
             &[(
                 "if !is_legal(card, top, declared) {",
@@ -56,8 +56,8 @@ pub fn mutants() -> Vec<Mutant> {
             ">2    player 1 plays 6♦                        (game over)",
             "cheater  player 1 cheated: played 6♦ (a card that does not match)",
         ]),
-        crazy8(
-            "crazy8-declared-suit-never-cleared",
+        crazy_eights(
+            "crazy_eights-declared-suit-never-cleared",
             "declared suit never cleared: it stays in force after a card other than an 8 is played.",
             &[
                 (
@@ -73,8 +73,8 @@ pub fn mutants() -> Vec<Mutant> {
             "expected   scores   [0, 0, 62, 0]",
             "actual     scores   [0, 0, 59, 0]",
         ]),
-        crazy8(
-            "crazy8-discard-pile-not-updated",
+        crazy_eights(
+            "crazy_eights-discard-pile-not-updated",
             "discard pile not updated: the starter stays the top card all game.",
             &[
                 ("                top = card;\n", ""),
@@ -86,8 +86,8 @@ pub fn mutants() -> Vec<Mutant> {
             ">3    player 2 plays 4♦                        player 2 plays K♦",
             "4    player 3 plays Q♦                        player 3 plays A♠",
         ]),
-        crazy8(
-            "crazy8-held-check-missing",
+        crazy_eights(
+            "crazy_eights-held-check-missing",
             "card-in-hand check missing: a card not held is played if it matches.",
             &[
                 (
@@ -105,8 +105,8 @@ pub fn mutants() -> Vec<Mutant> {
             "expected   scores   [0, 0, 0, 0]\n             winner   none\n             cheater  player 1 cheated: played 2♦ (a card it does not hold)",
             "actual     scores   [0, 0, 0, 0]\n             winner   none\n             cheater  player 1 cheated: played 2♦ (a card that does not match)",
         ]),
-        crazy8(
-            "crazy8-already-played-check-missing",
+        crazy_eights(
+            "crazy_eights-already-played-check-missing",
             "already-played check missing: a replayed card is only caught as not held.",
             &[(
                 "                if played.contains(&card) {\n                    return finish(&hands, None, log, Some(cheat(CheatKind::AlreadyPlayed)));\n                }\n",
@@ -118,8 +118,8 @@ pub fn mutants() -> Vec<Mutant> {
             "expected   scores   [0, 0, 0, 0]\n             winner   none\n             cheater  player 0 cheated: played 8♣ (a card already played)",
             "actual     scores   [0, 0, 0, 0]\n             winner   none\n             cheater  player 0 cheated: played 8♣ (a card it does not hold)",
         ]),
-        crazy8(
-            "crazy8-starter-8-kept",
+        crazy_eights(
+            "crazy_eights-starter-8-kept",
             "starter 8 not buried: an 8 turned over stays the starter.",
             &[(
                 "        if card.value() != 8 {\n            return Some(card);\n        }\n",
@@ -133,8 +133,8 @@ pub fn mutants() -> Vec<Mutant> {
             "expected   scores   [110, 150, 143, 155]",
             "actual     scores   [110, 105, 98, 110]",
         ]),
-        crazy8(
-            "crazy8-starter-8-duplicated",
+        crazy_eights(
+            "crazy_eights-starter-8-duplicated",
             "starter 8 buried by duplicating it: it goes back into the deck but also stays on the discard pile, so playing it later is called a cheat.",
             &[
                 (
@@ -156,8 +156,8 @@ pub fn mutants() -> Vec<Mutant> {
             ">19   player 2 plays 8♠, declares clubs        (game over)",
             "cheater  player 2 cheated: played 8♠ (a card already played)",
         ]),
-        crazy8(
-            "crazy8-same-cards-for-everyone",
+        crazy_eights(
+            "crazy_eights-same-cards-for-everyone",
             "every player dealt the same cards: each card drawn once and given to all four.",
             &[(
                 DEAL,
@@ -169,8 +169,8 @@ pub fn mutants() -> Vec<Mutant> {
             "2    player 1 plays 6♦                        player 1 plays 2♦",
             "cheater  player 2 cheated: played 2♦ (a card already played)",
         ]),
-        crazy8(
-            "crazy8-dealt-five-at-a-time",
+        crazy_eights(
+            "crazy_eights-dealt-five-at-a-time",
             "five cards dealt to one player, then five to the next, not one at a time round the table.",
             &[(
                 DEAL,
@@ -181,8 +181,8 @@ pub fn mutants() -> Vec<Mutant> {
             ">1    player 0 plays 8♣, declares diamonds     player 0 draws",
             "2    player 1 plays 6♦                        player 1 draws",
         ]),
-        crazy8(
-            "crazy8-totals-assigned",
+        crazy_eights(
+            "crazy_eights-totals-assigned",
             "`=` instead of `+=` in tournament totals: each game's score replaces the total.",
             &[("*total += score;", "*total = *score;")],
         )
@@ -190,8 +190,8 @@ pub fn mutants() -> Vec<Mutant> {
             "expected   totals   [65, 278, 117, 63] after 7 games",
             "actual     totals   [58, 0, 0, 0] after 1000 games",
         ]),
-        crazy8(
-            "crazy8-points-to-the-first-player",
+        crazy_eights(
+            "crazy_eights-points-to-the-first-player",
             "points to the first player listed instead of the winner.",
             &[(
                 "(None, Some(winner)) => (0..hands.len())\n            .map(|seat| if seat == winner { all } else { 0 })",
@@ -203,8 +203,8 @@ pub fn mutants() -> Vec<Mutant> {
             "expected   scores   [0, 0, 62, 0]\n             winner   player 2",
             "actual     scores   [62, 0, 0, 0]\n             winner   player 2",
         ]),
-        crazy8(
-            "crazy8-no-winner-scores-own-hand",
+        crazy_eights(
+            "crazy_eights-no-winner-scores-own-hand",
             "with no winner each player scores its own hand, not the others'.",
             &[(
                 "hand_points.iter().map(|own| all - own).collect()",
@@ -215,8 +215,8 @@ pub fn mutants() -> Vec<Mutant> {
             "expected   scores   [327, 441, 274, 389]",
             "actual     scores   [150, 36, 203, 88]",
         ]),
-        crazy8(
-            "crazy8-opponent-actions-never-sent",
+        crazy_eights(
+            "crazy_eights-opponent-actions-never-sent",
             "process_opponent_actions never called.",
             &[(
                 "            players[seat].process_opponent_actions(&log[last_turn_of[seat]..]);\n",
@@ -228,8 +228,8 @@ pub fn mutants() -> Vec<Mutant> {
             "cheater  player 3 cheated: played 2♥ (a card it does not hold)",
             "cheater  player 3 cheated: played 2♣ (a card already played)",
         ]),
-        crazy8(
-            "crazy8-game-goes-on-with-an-empty-pile",
+        crazy_eights(
+            "crazy_eights-game-goes-on-with-an-empty-pile",
             "the game not ending when the draw pile empties: it goes on until a player wants to draw.",
             &[(
                 "            if deck.is_empty() {\n                return finish(&hands, None, log, None);\n            }\n",
@@ -241,8 +241,8 @@ pub fn mutants() -> Vec<Mutant> {
             ">4    (game over)                              player 3 plays 5♣",
             "expected   scores   [110, 150, 143, 155]\n             winner   none\n             turns    3",
         ]),
-        crazy8(
-            "crazy8-deck-not-renewed",
+        crazy_eights(
+            "crazy_eights-deck-not-renewed",
             "the deck not renewed between tournament games: the next game is dealt from what is left.",
             &[("                deck.renew();\n", "")],
         )
@@ -250,8 +250,8 @@ pub fn mutants() -> Vec<Mutant> {
             "expected   totals   [65, 278, 117, 63] after 7 games",
             "actual     totals   [142, 132, 119, 119] after 1000 games",
         ]),
-        crazy8(
-            "crazy8-cheat-does-not-end-the-tournament",
+        crazy_eights(
+            "crazy_eights-cheat-does-not-end-the-tournament",
             "a cheat ends the game but not the tournament: the next game starts.",
             &[(
                 "                result.cheater = game.cheater;\n                return result;\n",

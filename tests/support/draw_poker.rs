@@ -4,12 +4,12 @@
 use super::*;
 
 fn draw(name: &'static str, bug: &'static str, edits: &[(&'static str, &str)]) -> Mutant {
-    Mutant::of(Module::Draw, name, bug, edits)
+    Mutant::of(Module::DrawPoker, name, bug, edits)
 }
 
 const CHECKED: &str = "        check_positions(positions)?;\n        if let Some(&beyond) = positions.iter().find(|&&p| p as usize > hand.len()) {\n            return Err(DiscardError::OutOfRange(beyond));\n        }\n";
 
-const IMPORTS: &str = "use grader_api::draw::{DiscardError, DrawGame, check_positions};";
+const IMPORTS: &str = "use grader_api::draw_poker::{DiscardError, DrawGame, check_positions};";
 
 /// A draw mutant checking the positions itself, as students do, with only the checks asked
 /// for: at most 3 positions, none twice, each 1 to 5.
@@ -40,7 +40,10 @@ fn checked_by_hand(
         name,
         bug,
         &[
-            (IMPORTS, "use grader_api::draw::{DiscardError, DrawGame};"),
+            (
+                IMPORTS,
+                "use grader_api::draw_poker::{DiscardError, DrawGame};",
+            ),
             (CHECKED, &body),
         ],
     )

@@ -89,24 +89,24 @@ pub fn find_result_line<'a>(stdout: &'a str, test: &str) -> Option<&'a str> {
 /// Which reference module a mutant is made from.
 #[derive(Clone, Copy)]
 pub enum Module {
-    Plaisante,
+    PlaisanteHand,
     Tableau,
     Blackjack,
     Poker,
     /// The draw game, with the reference poker hand as `pub mod poker` beside it.
-    Draw,
-    Crazy8,
+    DrawPoker,
+    CrazyEights,
 }
 
 impl Module {
     fn file(self) -> &'static str {
         match self {
-            Module::Plaisante => "reference/src/plaisante.rs",
+            Module::PlaisanteHand => "reference/src/plaisante_hand.rs",
             Module::Tableau => "reference/src/tableau.rs",
             Module::Blackjack => "reference/src/blackjack/mod.rs",
             Module::Poker => "reference/src/poker.rs",
-            Module::Draw => "reference/src/draw/mod.rs",
-            Module::Crazy8 => "reference/src/crazy8/mod.rs",
+            Module::DrawPoker => "reference/src/draw_poker/mod.rs",
+            Module::CrazyEights => "reference/src/crazy_eights/mod.rs",
         }
     }
 
@@ -114,7 +114,7 @@ impl Module {
     /// edits may change them too.
     fn companions(self) -> &'static [(&'static str, Module)] {
         match self {
-            Module::Draw => &[("poker", Module::Poker)],
+            Module::DrawPoker => &[("poker", Module::Poker)],
             _ => &[],
         }
     }
@@ -139,12 +139,12 @@ impl Module {
 
     fn registration(self) -> &'static str {
         match self {
-            Module::Plaisante => "plaisante_hand::<Hand>()",
+            Module::PlaisanteHand => "plaisante_hand::<Hand>()",
             Module::Tableau => "tableau::<Table>()",
             Module::Blackjack => "blackjack::<Hand, Game>()",
             Module::Poker => "poker::<Hand>()",
-            Module::Draw => "draw_poker::<Game, poker::Hand>()",
-            Module::Crazy8 => {
+            Module::DrawPoker => "draw_poker::<Game, poker::Hand>()",
+            Module::CrazyEights => {
                 "crazy_eights::<Engine>()\n        .crazy_eights_player::<Eager>(\"eager\")\n        .crazy_eights_player::<Cautious>(\"cautious\")"
             }
         }
@@ -182,7 +182,7 @@ pub struct Caught {
 
 impl Mutant {
     fn new(name: &'static str, bug: &'static str, edits: &[(&'static str, &str)]) -> Mutant {
-        Mutant::of(Module::Plaisante, name, bug, edits)
+        Mutant::of(Module::PlaisanteHand, name, bug, edits)
     }
 
     /// A mutant of the reference's `module`.
@@ -618,7 +618,7 @@ fn writes(name: &str) -> String {
 /// tests/specs/attacks.yaml answers wrong, or the test finds what it left.
 pub fn attacks() -> Vec<Mutant> {
     let [specs, lib, grader] = secrets();
-    let plaisante = format!("{:?}", repo().join("reference/src/plaisante.rs"));
+    let plaisante = format!("{:?}", repo().join("reference/src/plaisante_hand.rs"));
     let none_read = |what: &str| {
         format!(
             "    for path in [{specs}, {lib}] {{\n        if std::fs::read(path).is_ok() {{\n            panic!(\"ATTACK SUCCEEDED: {what} read {{path}}\");\n        }}\n    }}\n"
@@ -632,7 +632,7 @@ pub fn attacks() -> Vec<Mutant> {
             "holds src/answers.rs, a link to the reference's plaisante.rs.",
             &[],
         )
-        .with_link("src/answers.rs", repo().join("reference/src/plaisante.rs")),
+        .with_link("src/answers.rs", repo().join("reference/src/plaisante_hand.rs")),
         Mutant::new(
             "attack-lib-path",
             "its [lib] is the reference's plaisante.rs, by absolute path.",
@@ -642,7 +642,7 @@ pub fn attacks() -> Vec<Mutant> {
             "[dependencies]",
             &format!(
                 "[lib]\npath = {:?}\n\n[dependencies]",
-                repo().join("reference/src/plaisante.rs")
+                repo().join("reference/src/plaisante_hand.rs")
             ),
         ),
         in_runner_on(
@@ -650,7 +650,7 @@ pub fn attacks() -> Vec<Mutant> {
             "has_pair writes a million answers straight into the answer channel.",
             (13, "Clubs"),
             &on_the_channel(
-                "                    use std::io::Write;\n                    let mut frame = Vec::new();\n                    grader_api::protocol::put_reply(&mut frame, &grader_api::protocol::Reply::Answer(grader_api::plaisante::Answer::Bool(true)));\n                    for _ in 0..1_000_000 {\n                        if channel.write_all(&frame).is_err() {\n                            break;\n                        }\n                    }\n                    std::mem::forget(channel);\n",
+                "                    use std::io::Write;\n                    let mut frame = Vec::new();\n                    grader_api::protocol::put_reply(&mut frame, &grader_api::protocol::Reply::Answer(grader_api::plaisante_hand::Answer::Bool(true)));\n                    for _ in 0..1_000_000 {\n                        if channel.write_all(&frame).is_err() {\n                            break;\n                        }\n                    }\n                    std::mem::forget(channel);\n",
             ),
         ),
         in_runner_on(

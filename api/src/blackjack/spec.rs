@@ -11,8 +11,8 @@ use crate::card::Card;
 use crate::deck::HandSource;
 use crate::source::Source;
 use crate::spec::{
-    Grading, Problem, Spec, SpecTest, Written, check_of, exactly_one, expected, only_fields,
-    some_cases, unused, within_generated,
+    Grading, Problem, Spec, SpecTest, Written, case_tests, check_of, exactly_one, expected,
+    only_fields, unused, within_generated,
 };
 
 /// `rules:` of a blackjack file or group.
@@ -153,20 +153,12 @@ impl Spec for Contract {
             "a group of cases; give `check`",
         )?;
         let cases = group.cases.unwrap_or_default();
-        some_cases(name, &cases)?;
-        cases
-            .into_iter()
-            .map(|case| {
-                let (request, written) = case_test(&case, group.check, rules)
-                    .map_err(|message| Problem::case(name, &case.name, message))?;
-                Ok(SpecTest {
-                    case: Some(case.name),
-                    request,
-                    grading: Grading::Listed,
-                    written,
-                })
-            })
-            .collect()
+        case_tests(
+            name,
+            cases,
+            |case| &case.name,
+            |case| case_test(&case, group.check, rules),
+        )
     }
 }
 

@@ -10,8 +10,8 @@ use crate::card::{Card, format_cards};
 use crate::deck::HandSource;
 use crate::source::Source;
 use crate::spec::{
-    EveryHand, Grading, Problem, Spec, SpecTest, Written, check_of, exactly_one, expected, five,
-    hand_source, only_fields, some_cases, unused,
+    EveryHand, Grading, Problem, Spec, SpecTest, Written, case_tests, check_of, exactly_one,
+    expected, five, hand_source, only_fields, unused,
 };
 
 /// `rules:` of a poker file or group.
@@ -96,20 +96,12 @@ impl Spec for Contract {
                 &[("checks", group.checks.is_some())],
                 "a group of cases; give `check`",
             )?;
-            some_cases(name, &cases)?;
-            return cases
-                .into_iter()
-                .map(|case| {
-                    let (request, written) = case_test(&case, group.check, rules)
-                        .map_err(|message| Problem::case(name, &case.name, message))?;
-                    Ok(SpecTest {
-                        case: Some(case.name),
-                        request,
-                        grading: Grading::Listed,
-                        written,
-                    })
-                })
-                .collect();
+            return case_tests(
+                name,
+                cases,
+                |case| &case.name,
+                |case| case_test(&case, group.check, rules),
+            );
         }
         unused(
             name,

@@ -7,7 +7,7 @@ use super::{Contract, RandomScripts, Script, State, Step};
 use crate::card::{Card, format_cards};
 use crate::source::Source;
 use crate::spec::{
-    Grading, NoRules, Problem, Spec, SpecTest, Written, exactly_one, some_cases, within_generated,
+    Grading, NoRules, Problem, Spec, SpecTest, Written, case_tests, exactly_one, within_generated,
 };
 
 spec_group!(Group {
@@ -127,23 +127,19 @@ impl Spec for Contract {
             }]);
         }
         let cases = group.cases.unwrap_or_default();
-        some_cases(name, &cases)?;
-        cases
-            .into_iter()
-            .map(|case| {
-                let (steps, written) = script_steps(&case.steps)
-                    .map_err(|message| Problem::case(name, &case.name, message))?;
-                Ok(SpecTest {
-                    request: Source::Listed(vec![Script {
-                        deck: case.deck,
-                        steps,
-                    }]),
-                    case: Some(case.name),
-                    grading: Grading::Listed,
-                    written,
-                })
-            })
-            .collect()
+        case_tests(
+            name,
+            cases,
+            |case| &case.name,
+            |case| {
+                let (steps, written) = script_steps(&case.steps)?;
+                let script = Script {
+                    deck: case.deck,
+                    steps,
+                };
+                Ok((Source::Listed(vec![script]), written))
+            },
+        )
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use grader_api::draw::{DiscardError, DrawGame, check_positions};
+use grader_api::draw_poker::{DiscardError, DrawGame, check_positions};
 use grader_api::{Card, Deck};
 
 pub struct Game;

@@ -6,8 +6,8 @@ use super::{Answer, Check, Contract, HandName, Request};
 use crate::card::Card;
 use crate::deck::HandSource;
 use crate::spec::{
-    EveryHand, GenerateHands, Grading, NoRules, Problem, Spec, SpecTest, Written, check_of,
-    exactly_one, expected, hand_source, some_cases, unused,
+    EveryHand, GenerateHands, Grading, NoRules, Problem, Spec, SpecTest, Written, case_tests,
+    check_of, exactly_one, expected, hand_source, unused,
 };
 
 spec_group!(Group {
@@ -49,29 +49,24 @@ impl Spec for Contract {
                 &[("checks", group.checks.is_some())],
                 "a group of cases; give `check`",
             )?;
-            some_cases(name, &cases)?;
-            return cases
-                .into_iter()
-                .map(|case| {
-                    let fail = |message: String| Problem::case(name, &case.name, message);
-                    let check = check_of(case.check, group.check).map_err(fail)?;
+            return case_tests(
+                name,
+                cases,
+                |case| &case.name,
+                |case| {
+                    let check = check_of(case.check, group.check)?;
                     let written = case
                         .expect
                         .as_ref()
                         .map(|value| expectation(check, value))
-                        .transpose()
-                        .map_err(fail)?;
-                    Ok(SpecTest {
-                        request: Request {
-                            source: HandSource::Listed(vec![case.hand]),
-                            checks: vec![check],
-                        },
-                        case: Some(case.name),
-                        grading: Grading::Listed,
-                        written: written.into_iter().collect(),
-                    })
-                })
-                .collect();
+                        .transpose()?;
+                    let request = Request {
+                        source: HandSource::Listed(vec![case.hand]),
+                        checks: vec![check],
+                    };
+                    Ok((request, written.into_iter().collect()))
+                },
+            );
         }
         unused(
             name,

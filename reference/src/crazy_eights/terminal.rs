@@ -3,7 +3,7 @@ use std::io::{self, BufRead, Write};
 use std::rc::Rc;
 use std::sync::mpsc::{self, Receiver, Sender};
 
-use grader_api::crazy8::{
+use grader_api::crazy_eights::{
     Cheat, DEFAULT_TARGET, Engine as _, Harness, PLAYERS, PlayerStrategy, PlayerTurn,
     TournamentResult, is_legal, points,
 };
@@ -23,7 +23,7 @@ const SUIT_PROMPT: &str = "Declare which suit (c/d/h/s or clubs/diamonds/hearts/
 
 /// Seed 003 at the terminal, for `grader play`.
 pub const GAME: crate::Game = crate::Game {
-    name: "crazy8",
+    name: "crazy_eights",
     about: "Seed 003: Crazy Eights, a tournament to 200 points against three harness players",
     options: &[(
         "watch",
@@ -690,8 +690,8 @@ fn suit(answer: &str) -> Option<Suit> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use grader_api::crazy8::Answer;
-    use grader_api::crazy8::{Setup, init_players};
+    use grader_api::crazy_eights::Answer;
+    use grader_api::crazy_eights::{Setup, init_players};
 
     fn session(keys: &str, seed: u64, watch: bool) -> (TournamentResult, String) {
         let mut out = Vec::new();
@@ -748,7 +748,8 @@ mod tests {
                 players: WATCHED(seed).to_vec(),
                 target: DEFAULT_TARGET,
             };
-            let Answer::Tournament(expected) = grader_api::crazy8::play(&setup, &Engine) else {
+            let Answer::Tournament(expected) = grader_api::crazy_eights::play(&setup, &Engine)
+            else {
                 panic!("not a tournament")
             };
             assert_eq!(result, expected, "seed {seed}");

@@ -1,12 +1,12 @@
-//! The reference Crazy Eights engine, by the rules `grader_api::crazy8` documents.
+//! The reference Crazy Eights engine, by the rules `grader_api::crazy_eights` documents.
 
-use grader_api::crazy8::{
+use grader_api::crazy_eights::{
     Cheat, CheatKind, Engine as EngineTrait, GameResult, HAND_SIZE, MAX_GAMES, PlayerStrategy,
     PlayerTurn, TournamentResult, init_players, is_legal, points,
 };
 use std::marker::PhantomData;
 
-use grader_api::crazy8::Harness;
+use grader_api::crazy_eights::Harness;
 use grader_api::{Card, Deck, Suit};
 
 pub struct Engine;
@@ -235,8 +235,8 @@ fn finish(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use grader_api::crazy8::Answer;
-    use grader_api::crazy8::{Harness, Setup};
+    use grader_api::crazy_eights::Answer;
+    use grader_api::crazy_eights::{Harness, Setup};
 
     fn game(players: [Harness; 4], seed: u64) -> GameResult {
         let setup = Setup {
@@ -245,7 +245,7 @@ mod tests {
             players: players.to_vec(),
             target: 0,
         };
-        match grader_api::crazy8::play(&setup, &Engine) {
+        match grader_api::crazy_eights::play(&setup, &Engine) {
             Answer::Game(result) => result,
             other => panic!("{other:?}"),
         }
@@ -332,7 +332,7 @@ mod tests {
             players: vec![Harness::FirstLegal; 4],
             target: 0,
         };
-        let Answer::Game(result) = grader_api::crazy8::play(&setup, &Engine) else {
+        let Answer::Game(result) = grader_api::crazy_eights::play(&setup, &Engine) else {
             panic!("not a game")
         };
         assert!(result.log.is_empty() && result.winner.is_none());
@@ -351,7 +351,7 @@ mod tests {
             ],
             target: 200,
         };
-        let Answer::Tournament(result) = grader_api::crazy8::play(&setup, &Engine) else {
+        let Answer::Tournament(result) = grader_api::crazy_eights::play(&setup, &Engine) else {
             panic!("not a tournament")
         };
         let winner = result.winner.expect("someone reaches 200") as usize;
@@ -368,7 +368,7 @@ mod tests {
     }
 }
 
-/// `grader play crazy8`: a tournament to 200 points in the terminal, the person at the
+/// `grader play crazy_eights`: a tournament to 200 points in the terminal, the person at the
 /// keyboard as player 0 against three harness players, or (`--watch`) four harness players.
 ///
 /// The reference [`Engine`]'s `play_tournament` runs the tournament; every seat's player is

@@ -1,11 +1,11 @@
 //! Crazy Eights (CS 126): a game engine for four players, and players of your own.
 //!
 //! The exact rules your engine follows (deal order, the starter 8, turn order, when the
-//! game ends, scoring, cheating) are in the documentation of `grader_api::crazy8`: the
+//! game ends, scoring, cheating) are in the documentation of `grader_api::crazy_eights`: the
 //! grader plays your engine and the reference engine on the same deck with the same
 //! players and compares every turn.
 
-use grader_api::crazy8::{Engine as EngineTrait, GameResult, PlayerStrategy, PlayerTurn, TournamentResult};
+use grader_api::crazy_eights::{Engine as EngineTrait, GameResult, PlayerStrategy, PlayerTurn, TournamentResult};
 use grader_api::{Card, Deck, Suit};
 
 pub struct Engine;
@@ -19,15 +19,15 @@ impl EngineTrait for Engine {
     /// over a starter, burying 8s with `deck.bury`; then turns in seat order: tell the
     /// player what the others did (`process_opponent_actions`), ask `should_draw_card`,
     /// then draw for it or take `play_card` and check the card (not already played, held,
-    /// legal — `grader_api::crazy8::is_legal`), asking `declare_suit` after an 8. End on an
-    /// empty hand or an empty draw pile and score with `grader_api::crazy8::points`.
+    /// legal — `grader_api::crazy_eights::is_legal`), asking `declare_suit` after an 8. End on an
+    /// empty hand or an empty draw pile and score with `grader_api::crazy_eights::points`.
     /// Report a cheater and stop at once. Log every turn as a `PlayerTurn`.
     fn play_game(&self, players: &mut [Box<dyn PlayerStrategy>], deck: &mut Deck) -> GameResult {
         let _ = (players, deck);
         todo!()
     }
 
-    /// `init` every player (`grader_api::crazy8::init_players` does it), then play games
+    /// `init` every player (`grader_api::crazy_eights::init_players` does it), then play games
     /// until a total reaches `target` or someone cheats; before each game after the first,
     /// `reset` every player and `deck.renew()`. Add each game's scores to the totals.
     fn play_tournament(&self, players: &mut [Box<dyn PlayerStrategy>], deck: &mut Deck, target: u32) -> TournamentResult {

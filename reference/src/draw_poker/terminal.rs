@@ -2,7 +2,7 @@ use std::cmp::Ordering;
 use std::io::{self, BufRead, Write};
 
 use grader_api::blackjack::{Outcome, Tally};
-use grader_api::draw::{DRAW_RULES, DrawGame, MAX_DISCARDS, check_positions};
+use grader_api::draw_poker::{DRAW_RULES, DrawGame, MAX_DISCARDS, check_positions};
 use grader_api::poker::{Category, PokerHand};
 use grader_api::{Card, Deck};
 
@@ -14,7 +14,7 @@ const CONTROLS: &str = "Controls: type how many cards to discard (0-3), then the
 
 /// Seed 004 at the terminal, for `grader play`.
 pub const GAME: crate::Game = crate::Game {
-    name: "draw",
+    name: "draw_poker",
     about: "Seed 004: five-card draw against the dealer; discard up to three cards by position",
     options: &[],
     play: |input, out, seed, _| play(input, out, seed).map(|_| ()),

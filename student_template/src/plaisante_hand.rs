@@ -5,7 +5,7 @@
 //! "not yet implemented". `evaluate`, `total_value`, `base_mult` and `score` are provided
 //! by the `PlaisanteHand` trait, exactly as in the assignment's starter file.
 
-use grader_api::plaisante::PlaisanteHand;
+use grader_api::plaisante_hand::PlaisanteHand;
 use grader_api::Card;
 
 pub struct Hand {
@@ -23,7 +23,7 @@ impl PlaisanteHand for Hand {
 
     /// Counts the cards of each value in one pass over the hand.
     ///
-    /// Return a sequence of `grader_api::plaisante::COUNTS_LEN` (15) cells: the cell at index `v` holds how many
+    /// Return a sequence of `grader_api::plaisante_hand::COUNTS_LEN` (15) cells: the cell at index `v` holds how many
     /// cards have value `v` (2..=10, jack 11, queen 12, king 13, ace 14; `card.value()`).
     /// For K-K-3-7-9, cell 13 holds 2, cells 3, 7 and 9 hold 1, every other cell 0.
     /// The array needs index 14 for aces, so 15 cells, even though 0 and 1 stay unused.

@@ -16,7 +16,7 @@ use crate::deck::Deck;
 use crate::protocol::{Reply, decode_reply};
 use crate::source::Source;
 use crate::spec::{
-    Driven, Field, Grading, NoRules, Problem, Spec, SpecTest, Transport, exactly_one, some_cases,
+    Driven, Field, Grading, NoRules, Problem, Spec, SpecTest, Transport, case_tests, exactly_one,
     within_generated,
 };
 use crate::wire::Wire;
@@ -113,28 +113,23 @@ impl Spec for Contract {
             );
         }
         let cases = group.cases.unwrap_or_default();
-        some_cases(name, &cases)?;
-        cases
-            .into_iter()
-            .map(|case| {
-                let players = harness(&case.players, PLAYERS, "players")
-                    .map_err(|m| Problem::case(name, &case.name, m))?;
+        case_tests(
+            name,
+            cases,
+            |case| &case.name,
+            |case| {
                 let setup = Setup {
+                    players: harness(&case.players, PLAYERS, "players")?,
                     deck: case.deck.unwrap_or_default(),
                     seed: case.seed.unwrap_or(0),
-                    players,
                     target: case.target.unwrap_or(0),
                 };
-                Ok(SpecTest {
-                    case: Some(case.name),
-                    request: Request::Engine {
-                        source: Source::Listed(vec![setup]),
-                    },
-                    grading: Grading::Listed,
-                    written: Vec::new(),
-                })
-            })
-            .collect()
+                let request = Request::Engine {
+                    source: Source::Listed(vec![setup]),
+                };
+                Ok((request, Vec::new()))
+            },
+        )
     }
 
     fn drive(

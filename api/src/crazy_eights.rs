@@ -685,7 +685,7 @@ mod tests {
     use crate::wire::round_trip;
 
     #[test]
-    fn crazy8_values_round_trip() {
+    fn crazy_eights_values_round_trip() {
         let card: Card = "8S".parse().unwrap();
         round_trip(GameResult {
             scores: vec![0, 12, 0, 0],

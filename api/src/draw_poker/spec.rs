@@ -6,8 +6,8 @@ use serde::Deserialize;
 use super::{Answer, Check, Contract, Discard, DrawTable, Request};
 use crate::card::Card;
 use crate::spec::{
-    GenerateHands, Grading, NoRules, Problem, Spec, SpecTest, Written, exactly_one, hand_source,
-    only_fields, some_cases,
+    GenerateHands, Grading, NoRules, Problem, Spec, SpecTest, Written, case_tests, exactly_one,
+    hand_source, only_fields,
 };
 
 spec_group!(Group {
@@ -52,20 +52,7 @@ impl Spec for Contract {
                 &[("checks", group.checks.is_some())],
                 "a group of cases",
             )?;
-            some_cases(name, &cases)?;
-            return cases
-                .into_iter()
-                .map(|case| {
-                    let (request, written) = case_test(&case)
-                        .map_err(|message| Problem::case(name, &case.name, message))?;
-                    Ok(SpecTest {
-                        case: Some(case.name),
-                        request,
-                        grading: Grading::Listed,
-                        written,
-                    })
-                })
-                .collect();
+            return case_tests(name, cases, |case| &case.name, |case| case_test(&case));
         }
         if group.checks.as_deref() != Some(&[Check::DealerDiscards]) {
             return Err(Problem::group(

@@ -1,6 +1,6 @@
 //! Five-card draw (seed 004): discard up to three cards and draw replacements.
 
-use grader_api::draw::{DiscardError, DrawGame};
+use grader_api::draw_poker::{DiscardError, DrawGame};
 use grader_api::{Card, Deck};
 
 pub struct Game;
@@ -13,7 +13,7 @@ impl DrawGame for Game {
     /// The player typed `positions` (1 to 5). First refuse what the assignment forbids, by
     /// returning an error and leaving the hand alone: more than 3 positions
     /// (`DiscardError::TooMany`), a position outside 1..=5 (`OutOfRange`), one given twice
-    /// (`Repeated`); `grader_api::draw::check_positions` does exactly that if you want it.
+    /// (`Repeated`); `grader_api::draw_poker::check_positions` does exactly that if you want it.
     /// Then, for each position in the order typed, put `deck.deal()` into that slot.
     fn discard_and_draw(&self, hand: &mut [Card], positions: &[u32], deck: &mut Deck) -> Result<(), DiscardError> {
         let _ = (hand, positions, deck);

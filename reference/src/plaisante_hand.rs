@@ -1,7 +1,7 @@
 //! The reference Plaisante hand: the seed's rules exactly (ace high only, no straight flush).
 
 use grader_api::Card;
-use grader_api::plaisante::{COUNTS_LEN, PlaisanteHand};
+use grader_api::plaisante_hand::{COUNTS_LEN, PlaisanteHand};
 
 pub struct Hand {
     cards: Vec<Card>,
@@ -73,7 +73,7 @@ impl PlaisanteHand for Hand {
 mod tests {
     use super::*;
     use grader_api::HandSource;
-    use grader_api::plaisante::HandName;
+    use grader_api::plaisante_hand::HandName;
 
     fn hand(cards: &[&str]) -> Hand {
         Hand::new(cards.iter().map(|c| c.parse().unwrap()).collect())
