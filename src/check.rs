@@ -31,6 +31,24 @@ pub enum Format {
     Gradescope,
     /// cardgrade's own results schema (see README).
     Json,
+    /// JUnit XML, for CI test viewers.
+    Junit,
+    /// The pretty report, then GitHub annotations for failures; appends a Markdown summary
+    /// to $GITHUB_STEP_SUMMARY and GitHub Classroom's `result` to $GITHUB_OUTPUT.
+    Github,
+}
+
+impl Format {
+    /// Results for a machine, which stdout carries alone unless `--output` names a file.
+    fn is_machine(self) -> bool {
+        matches!(self, Format::Gradescope | Format::Json | Format::Junit)
+    }
+
+    /// Results for course staff: every assignment of the specs is graded, so every
+    /// submission of a class has the same maximum.
+    fn is_staff(self) -> bool {
+        !matches!(self, Format::Pretty | Format::Terse)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -59,7 +77,8 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Pretty)]
     pub format: Format,
-    /// Write the gradescope or json results to FILE; the human report still goes to the terminal.
+    /// Write the gradescope, json, junit or (github) Classroom results to FILE, even when
+    /// grading stops early; the human report still goes to the terminal.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Tests run at once, each with its own runner process [default: the number of cores].
@@ -117,7 +136,7 @@ struct Session {
     pool: Pool,
     /// Lines for the report beyond pass and fail, such as strategies' win rates.
     notes: Mutex<Vec<String>>,
-    verdicts: Mutex<Vec<Option<Verdict>>>,
+    results: Mutex<Vec<TestResult>>,
 }
 
 /// Idle runners; a test takes one, or starts one, and gives it back if it survived.
@@ -162,7 +181,37 @@ impl Pool {
 }
 
 pub fn run(args: CheckArgs) -> ExitCode {
-    grade(args).unwrap_or_else(|stop| stop.report())
+    let (format, output) = (args.format, args.output.clone());
+    grade(args).unwrap_or_else(|stop| {
+        // A results file is promised whatever happens (Gradescope reads one).
+        if output.is_some() || format == Format::Github {
+            let nothing = Suite {
+                groups: Vec::new(),
+                build_timeout: None,
+                allowed_dependencies: Vec::new(),
+            };
+            let results = Results {
+                suite: &nothing,
+                tests: Vec::new(),
+                build_failure: Some(stop.to_string()),
+                elapsed: Duration::ZERO,
+                build_time: Duration::ZERO,
+                notes: Vec::new(),
+            };
+            if format == Format::Github {
+                print!("{}", results.github_annotations());
+                if let Err(error) = github_files(&results) {
+                    eprintln!("error: {error}");
+                }
+            }
+            if let Some(path) = output.as_deref().filter(|_| format.is_staff())
+                && let Err(error) = write_results(format, path, &results, "")
+            {
+                eprintln!("error: cannot write {}: {error}", path.display());
+            }
+        }
+        stop.report()
+    })
 }
 
 fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
@@ -187,8 +236,7 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         args.filter = Some(path);
         args.path = PathBuf::from(".");
     }
-    let machine_only =
-        matches!(args.format, Format::Gradescope | Format::Json) && args.output.is_none();
+    let machine_only = args.format.is_machine() && args.output.is_none();
 
     let suite = spec::load(&args.specs, args.timeout_ms.map(Duration::from_millis))
         .map_err(|error| Stop::Spec(error.to_string()))?;
@@ -253,7 +301,7 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
     let is_registered = |name: &str| registered.iter().any(|r| r == name);
     // Staff results keep every assignment, so every submission of a class has the same
     // maximum; a student's own report grades what the submission implements.
-    let staff = matches!(args.format, Format::Gradescope | Format::Json);
+    let staff = args.format.is_staff();
     let mut not_graded: Vec<&str> = Vec::new();
     if !staff && args.specs.is_empty() && args.assignments.is_empty() {
         for group in &suite.groups {
@@ -297,7 +345,7 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
             launcher,
             idle: Mutex::new(vec![first_runner]),
         },
-        verdicts: Mutex::new(vec![None; test_count]),
+        results: Mutex::new(vec![TestResult::default(); test_count]),
     });
 
     let selected: Vec<usize> = (0..)
@@ -319,11 +367,12 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
     let run_started = Instant::now();
     run_tests(&session, &selected, args.test_threads, &mut *reporter);
     let failed = session
-        .verdicts
+        .results
         .lock()
-        .map(|v| {
-            v.iter()
-                .filter(|v| matches!(v, Some(Verdict::Failed(_))))
+        .map(|results| {
+            results
+                .iter()
+                .filter(|r| matches!(r.verdict, Some(Verdict::Failed(_))))
                 .count()
         })
         .unwrap_or_default();
@@ -335,17 +384,13 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
     });
     drop(session.pool.idle.lock().map(|mut idle| idle.clear()));
 
-    let verdicts = session
-        .verdicts
-        .lock()
-        .map(|v| v.clone())
-        .unwrap_or_default();
     let results = Results {
         suite: &session.suite,
-        tests: verdicts
-            .into_iter()
-            .map(|verdict| TestResult { verdict })
-            .collect(),
+        tests: session
+            .results
+            .lock()
+            .map(|results| results.clone())
+            .unwrap_or_default(),
         build_failure: None,
         elapsed: started.elapsed(),
         build_time,
@@ -512,6 +557,7 @@ fn build_failed(
             .flat_map(|g| &g.tests)
             .map(|_| TestResult {
                 verdict: Some(Verdict::Failed(Failure::line(why))),
+                duration: Duration::ZERO,
             })
             .collect(),
         build_failure: Some(error.to_string()),
@@ -524,20 +570,66 @@ fn build_failed(
 }
 
 fn write_machine_output(args: &CheckArgs, results: &Results, root: &Path) -> Result<(), Stop> {
-    let json = match args.format {
-        Format::Gradescope => results.gradescope_json(),
-        Format::Json => results.cardgrade_json(&root.display().to_string()),
-        Format::Pretty | Format::Terse => return Ok(()),
-    };
-    let text = serde_json::to_string_pretty(&json).unwrap_or_default();
+    let submission = root.display().to_string();
+    if args.format == Format::Github {
+        print!("{}", results.github_annotations());
+        github_files(results).map_err(Stop::Usage)?;
+    }
     match &args.output {
-        None => {
-            println!("{text}");
+        Some(path) => write_results(args.format, path, results, &submission)
+            .map_err(|error| Stop::Usage(format!("cannot write {}: {error}", path.display()))),
+        None if args.format.is_machine() => {
+            print!("{}", results_text(args.format, results, &submission));
             Ok(())
         }
-        Some(path) => write_whole(path, &(text + "\n"))
-            .map_err(|error| Stop::Usage(format!("cannot write {}: {error}", path.display()))),
+        None => Ok(()),
     }
+}
+
+/// The results in `format` as a file holds them.
+fn results_text(format: Format, results: &Results, submission: &str) -> String {
+    let json = match format {
+        Format::Junit => return results.junit_xml(),
+        Format::Gradescope => results.gradescope_json(),
+        Format::Github => results.classroom_json(),
+        Format::Json | Format::Pretty | Format::Terse => results.cardgrade_json(submission),
+    };
+    serde_json::to_string_pretty(&json).unwrap_or_default() + "\n"
+}
+
+fn write_results(
+    format: Format,
+    path: &Path,
+    results: &Results,
+    submission: &str,
+) -> std::io::Result<()> {
+    write_whole(path, &results_text(format, results, submission))
+}
+
+/// In a GitHub Actions job: the summary appended to `$GITHUB_STEP_SUMMARY`, and the
+/// Classroom result to `$GITHUB_OUTPUT` as `result`.
+fn github_files(results: &Results) -> Result<(), String> {
+    let append = |variable: &str, text: &str| -> Result<(), String> {
+        let Some(path) = std::env::var_os(variable).filter(|p| !p.is_empty()) else {
+            return Ok(());
+        };
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .and_then(|mut file| file.write_all(text.as_bytes()))
+            .map_err(|error| {
+                format!(
+                    "cannot append to ${variable} ({}): {error}",
+                    Path::new(&path).display()
+                )
+            })
+    };
+    append("GITHUB_STEP_SUMMARY", &results.github_summary())?;
+    append(
+        "GITHUB_OUTPUT",
+        &format!("result={}\n", results.classroom_result()),
+    )
 }
 
 /// Writes `text` to a file beside `path`, then puts it in `path`'s place: whoever reads
@@ -614,6 +706,7 @@ fn list(filters: &Filters, suite: &Suite) {
 
 /// Runs test `index`, records its verdict and returns it.
 fn run_test(session: &Session, index: usize) -> Verdict {
+    let started = Instant::now();
     let (group, test) = session
         .suite
         .tests()
@@ -677,8 +770,11 @@ fn run_test(session: &Session, index: usize) -> Verdict {
             }
         }
     };
-    if let Ok(mut verdicts) = session.verdicts.lock() {
-        verdicts[index] = Some(verdict.clone());
+    if let Ok(mut results) = session.results.lock() {
+        results[index] = TestResult {
+            verdict: Some(verdict.clone()),
+            duration: started.elapsed(),
+        };
     }
     verdict
 }

@@ -9,10 +9,15 @@ use serde::Serialize;
 use crate::spec::{Group, Suite, TestCase, Visibility};
 use crate::verdict::Verdict;
 
+mod github;
+mod junit;
+
 /// The result of one test; `None` verdict when a filter left it out.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct TestResult {
     pub verdict: Option<Verdict>,
+    /// How long the test took, runner start included.
+    pub duration: Duration,
 }
 
 /// Everything one `grader check` found, ready to print or serialize.
@@ -458,6 +463,7 @@ mod tests {
                 .tests()
                 .map(|_| TestResult {
                     verdict: verdict.clone(),
+                    duration: Duration::ZERO,
                 })
                 .collect(),
             build_failure: None,

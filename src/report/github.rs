@@ -1,0 +1,237 @@
+//! GitHub's formats: workflow-command annotations for failures, a Markdown summary for the
+//! job's page, and the result GitHub Classroom's autograding-grading-reporter reads (the
+//! base64 of `{version, status, max_score, tests}`), so a Classroom workflow needs no
+//! converter.
+
+use serde::Serialize;
+
+use super::{Points, Results, earned, machine_json, plain, visible_controls};
+use crate::verdict::Verdict;
+
+/// Lines of a failure an annotation shows.
+const ANNOTATED_LINES: usize = 12;
+
+impl Results<'_> {
+    /// An `::error` line per failed test (or for the build), for the job's log.
+    pub fn github_annotations(&self) -> String {
+        let mut out = String::new();
+        if let Some(failure) = &self.build_failure {
+            out.push_str(&format!(
+                "::error title=the submission did not build::{}\n",
+                data(&first_lines(failure))
+            ));
+        }
+        for (_, test, result, _) in self.per_test() {
+            if let Some(Verdict::Failed(failure)) = &result.verdict {
+                out.push_str(&format!(
+                    "::error title={}::{}\n",
+                    property(&test.id),
+                    data(&first_lines(&failure.render(false)))
+                ));
+            }
+        }
+        out.push_str(&format!(
+            "::notice title=cardgrade score::{} / {}\n",
+            self.score(),
+            self.max_score()
+        ));
+        out
+    }
+
+    /// The score table and the failures in Markdown, for `$GITHUB_STEP_SUMMARY`.
+    pub fn github_summary(&self) -> String {
+        let mut out = format!(
+            "## cardgrade: {} / {}\n\n| assignment | group | points | failed |\n|---|---|---:|---:|\n",
+            self.score(),
+            self.max_score()
+        );
+        for group in &self.suite.groups {
+            let (got, max) = self.score_of(|g| std::ptr::eq(g, group));
+            let failed = self
+                .per_test()
+                .filter(|(g, _, result, _)| {
+                    std::ptr::eq(*g, group) && matches!(result.verdict, Some(Verdict::Failed(_)))
+                })
+                .count();
+            out.push_str(&format!(
+                "| {} | {} | {got} / {max} | {failed} |\n",
+                group.assignment.name(),
+                cell(&group.name)
+            ));
+        }
+        if let Some(failure) = &self.build_failure {
+            out.push_str(&format!(
+                "\n### The submission did not build\n\n```\n{}\n```\n",
+                fence(failure)
+            ));
+        }
+        let failures: Vec<String> = self
+            .per_test()
+            .filter_map(|(_, test, result, _)| match &result.verdict {
+                Some(Verdict::Failed(failure)) => Some(format!(
+                    "<details><summary><code>{}</code></summary>\n\n```\n{}\n```\n\n</details>\n",
+                    html(&test.id),
+                    fence(&failure.render(false))
+                )),
+                _ => None,
+            })
+            .collect();
+        if !failures.is_empty() {
+            out.push_str("\n### Failures\n\n");
+            out.push_str(&failures.concat());
+        }
+        out
+    }
+
+    /// What a GitHub Classroom grader step outputs as `result`: the JSON, base64-encoded.
+    pub fn classroom_result(&self) -> String {
+        base64(self.classroom_json().to_string().as_bytes())
+    }
+
+    /// The results as autograding-grading-reporter reads them.
+    pub fn classroom_json(&self) -> serde_json::Value {
+        let stopped = self.build_failure.iter().map(|why| ClassroomTest {
+            name: "the submission was not graded".into(),
+            status: "error",
+            score: Points::ZERO,
+            max_score: Points::ZERO,
+            message: why.clone(),
+        });
+        let tests: Vec<ClassroomTest> = stopped
+            .chain(
+                self.per_test()
+                    .map(|(_, test, result, worth)| ClassroomTest {
+                        name: test.id.clone(),
+                        status: match result.verdict {
+                            Some(Verdict::Passed) => "pass",
+                            _ => "fail",
+                        },
+                        score: earned(result, worth),
+                        max_score: worth,
+                        message: match &result.verdict {
+                            Some(Verdict::Failed(failure)) => {
+                                failure.render(false).trim_end().to_string()
+                            }
+                            Some(Verdict::Passed) => String::new(),
+                            None => "not run: filtered out".into(),
+                        },
+                    }),
+            )
+            .collect();
+        let status = if self.build_failure.is_some() {
+            "error"
+        } else if tests.iter().all(|t| t.status == "pass") {
+            "pass"
+        } else {
+            "fail"
+        };
+        machine_json(ClassroomResult {
+            version: 1,
+            status,
+            max_score: self.max_score(),
+            tests,
+        })
+    }
+}
+
+#[derive(Serialize)]
+struct ClassroomResult {
+    version: u32,
+    status: &'static str,
+    max_score: Points,
+    tests: Vec<ClassroomTest>,
+}
+
+#[derive(Serialize)]
+struct ClassroomTest {
+    name: String,
+    status: &'static str,
+    score: Points,
+    max_score: Points,
+    message: String,
+}
+
+fn first_lines(text: &str) -> String {
+    let text = visible_controls(&plain(text));
+    let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+    let mut shown = lines[..lines.len().min(ANNOTATED_LINES)].join("\n");
+    if lines.len() > ANNOTATED_LINES {
+        shown.push_str(&format!(
+            "\n… {} more lines in the job summary",
+            lines.len() - ANNOTATED_LINES
+        ));
+    }
+    shown
+}
+
+/// A workflow command's message: `%`, CR and LF escaped as GitHub reads them.
+fn data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// A workflow command's property value: as `data`, and `:` and `,` too.
+fn property(text: &str) -> String {
+    data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// Text inside a Markdown code fence: no fence of its own can close ours.
+fn fence(text: &str) -> String {
+    visible_controls(&plain(text)).replace("```", "ʼʼʼ")
+}
+
+/// Text in a Markdown table cell.
+fn cell(text: &str) -> String {
+    html(text).replace('|', "\\|")
+}
+
+fn html(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// Standard base64, padded, as `base64 --decode` reads it.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let word = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |word, (i, &b)| word | u32::from(b) << (16 - 8 * i));
+        for position in 0..4 {
+            if position <= chunk.len() {
+                out.push(char::from(
+                    ALPHABET[(word >> (18 - 6 * position) & 63) as usize],
+                ));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_is_the_standard_alphabet_with_padding() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"foob"), "Zm9vYg==");
+        assert_eq!(base64("♥ {\"a\": 1}".as_bytes()), "4pmlIHsiYSI6IDF9");
+    }
+
+    #[test]
+    fn workflow_commands_cannot_be_broken_out_of() {
+        assert_eq!(data("50%\r\nnext"), "50%25%0D%0Anext");
+        assert_eq!(property("a::b,c"), "a%3A%3Ab%2Cc");
+        assert_eq!(fence("```\nrm"), "ʼʼʼ\nrm");
+    }
+}

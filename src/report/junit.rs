@@ -1,0 +1,98 @@
+//! JUnit XML, as CI viewers read it: a test suite per assignment, a test case per test
+//! with its assignment and group as class name, a failure with its message and the whole
+//! report as body, the submission's output, and the time each test took.
+
+use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+
+use super::{Results, plain, visible_controls};
+use crate::spec::slug;
+use crate::verdict::{Failure, Value, Verdict};
+
+impl Results<'_> {
+    pub fn junit_xml(&self) -> String {
+        let mut report = Report::new("cardgrade");
+        report.set_time(self.elapsed);
+        let mut suites: Vec<TestSuite> = Vec::new();
+        for (group, test, result, _) in self.per_test() {
+            let assignment = group.assignment.name();
+            if suites
+                .last()
+                .is_none_or(|suite| suite.name.as_str() != assignment)
+            {
+                suites.push(TestSuite::new(assignment));
+            }
+            let status = match &result.verdict {
+                Some(Verdict::Passed) => TestCaseStatus::success(),
+                None => TestCaseStatus::skipped(),
+                Some(Verdict::Failed(failure)) => {
+                    let text = clean(&failure.render(false));
+                    let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                    status.set_message(headline(failure, &text));
+                    status.set_description(text.trim_end());
+                    status
+                }
+            };
+            let mut case = TestCase::new(test.id.clone(), status);
+            case.set_classname(format!("{assignment}.{}", slug(&group.name)));
+            case.set_time(result.duration);
+            if let Some(Verdict::Failed(failure)) = &result.verdict {
+                let printed = |name: &str| {
+                    failure.fields.iter().find_map(|field| match &field.value {
+                        Value::Text(_, text) if field.name == name => Some(clean(text)),
+                        _ => None,
+                    })
+                };
+                if let Some(out) = printed("stdout of your code") {
+                    case.set_system_out(out);
+                }
+                if let Some(err) = printed("stderr of your code") {
+                    case.set_system_err(err);
+                }
+            }
+            if let Some(suite) = suites.last_mut() {
+                suite.add_test_case(case);
+            }
+        }
+        if let Some(failure) = &self.build_failure {
+            let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+            status.set_message("the submission did not build");
+            status.set_description(clean(failure));
+            let mut suite = TestSuite::new("build");
+            suite.add_test_case(TestCase::new("build", status));
+            suites.insert(0, suite);
+        }
+        report.add_test_suites(suites);
+        report
+            .to_string()
+            .unwrap_or_else(|error| format!("<!-- cannot write JUnit XML: {error} -->\n"))
+    }
+}
+
+/// A failure in one line: what was checked, expected and got, where it says so; else its
+/// first line.
+fn headline(failure: &Failure, text: &str) -> String {
+    let field = |name: &str| {
+        failure.fields.iter().find_map(|field| match &field.value {
+            Value::Text(_, text) if field.name == name => {
+                Some(clean(text.lines().next().unwrap_or("")))
+            }
+            _ => None,
+        })
+    };
+    match (field("check"), field("expected"), field("actual")) {
+        (Some(check), Some(expected), Some(actual)) => {
+            format!("{check}: expected {expected}, got {actual}")
+        }
+        _ => text
+            .lines()
+            .find(|line| !line.trim().is_empty())
+            .unwrap_or("")
+            .trim()
+            .to_string(),
+    }
+}
+
+/// Text fit for XML: no color codes, no control characters but newline and tab.
+fn clean(text: &str) -> String {
+    visible_controls(&plain(text))
+}

@@ -1,0 +1,196 @@
+//! The formats course staff and CI read: JUnit XML, GitHub's annotations, summary and
+//! Classroom result, and a results file written even when grading stops early.
+
+mod support;
+
+use std::process::Command;
+
+use support::{grader_env, repo, scratch};
+
+/// The example student registers the Plaisante hand alone and fails a few of its tests.
+const EXAMPLE: &str = "tests/fixtures/example-student";
+
+fn grade(
+    format: &str,
+    output: &str,
+    extra: &[&str],
+    env: &[(&str, &std::path::Path)],
+) -> (i32, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_grader"));
+    grader_env(&mut command)
+        .args(["check", EXAMPLE, "--color", "never", "--format", format])
+        .args(["--assignment", "plaisante_hand", "--skip", "every_hand"])
+        .arg("--output")
+        .arg(scratch().join(output))
+        .args(extra)
+        .current_dir(repo());
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let out = command.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// The value of `attribute` in the first element of `xml` that starts with `element`.
+fn attribute<'a>(xml: &'a str, element: &str, attribute: &str) -> &'a str {
+    let start = xml
+        .find(element)
+        .unwrap_or_else(|| panic!("no {element} in {xml}"));
+    let tag = &xml[start..start + xml[start..].find('>').unwrap()];
+    let key = format!(" {attribute}=\"");
+    let at = tag
+        .find(&key)
+        .unwrap_or_else(|| panic!("no {attribute} in {tag}"))
+        + key.len();
+    &tag[at..at + tag[at..].find('"').unwrap()]
+}
+
+#[test]
+fn junit_counts_add_up_and_each_failure_says_what_differs() {
+    let (code, _) = grade("junit", "example.junit.xml", &[], &[]);
+    assert_eq!(code, 1);
+    let xml = std::fs::read_to_string(scratch().join("example.junit.xml")).unwrap();
+    assert!(xml.starts_with("<?xml"), "{xml}");
+    let cases = xml.matches("<testcase ").count();
+    let failures = xml.matches("<failure ").count();
+    let skipped = xml.matches("<skipped").count();
+    assert_eq!(attribute(&xml, "<testsuites", "tests"), cases.to_string());
+    assert_eq!(attribute(&xml, "<testsuite ", "tests"), cases.to_string());
+    assert_eq!(
+        attribute(&xml, "<testsuites", "failures"),
+        failures.to_string()
+    );
+    assert_eq!(
+        attribute(&xml, "<testsuites", "skipped"),
+        skipped.to_string()
+    );
+    assert_eq!(skipped, 1, "the filtered-out group is skipped");
+    assert!(failures > 0 && failures < cases, "{failures} of {cases}");
+    assert_eq!(attribute(&xml, "<testsuite ", "name"), "plaisante_hand");
+    let failed = "plaisante_hand::has_pair::three_kings_is_not_a_pair";
+    let case = &xml[xml.find(&format!("name=\"{failed}\"")).unwrap()..];
+    assert!(
+        case.contains("classname=\"plaisante_hand.has_pair\""),
+        "{case}"
+    );
+    assert!(
+        case.contains("message=\"has_pair(): expected false, got true\""),
+        "{case}"
+    );
+    assert!(
+        case.contains("hint"),
+        "the body is the whole report: {case}"
+    );
+}
+
+#[test]
+fn github_annotates_failures_summarizes_and_gives_classroom_its_result() {
+    let summary = scratch().join("github-summary.md");
+    let outputs = scratch().join("github-output");
+    for file in [&summary, &outputs] {
+        std::fs::write(file, "").unwrap();
+    }
+    let (code, stdout) = grade(
+        "github",
+        "example.classroom.json",
+        &[],
+        &[
+            ("GITHUB_STEP_SUMMARY", &summary),
+            ("GITHUB_OUTPUT", &outputs),
+        ],
+    );
+    assert_eq!(code, 1);
+    let annotations: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("::error "))
+        .collect();
+    let failed = stdout
+        .lines()
+        .filter(|l| l.starts_with("test ") && l.ends_with(" FAILED"))
+        .count();
+    assert_eq!(annotations.len(), failed, "{stdout}");
+    assert!(
+        annotations.iter().any(|a| a.starts_with(
+            "::error title=plaisante_hand%3A%3Ahas_pair%3A%3Athree_kings_is_not_a_pair::"
+        ) && a.contains("expected   false%0A")),
+        "{annotations:?}"
+    );
+    let markdown = std::fs::read_to_string(&summary).unwrap();
+    assert!(markdown.starts_with("## cardgrade: "), "{markdown}");
+    assert!(
+        markdown.contains("| plaisante_hand | has_pair | 6 / 8 | 2 |"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains(
+            "<details><summary><code>plaisante_hand::has_pair::three_kings_is_not_a_pair</code>"
+        ),
+        "{markdown}"
+    );
+
+    let written = std::fs::read_to_string(&outputs).unwrap();
+    let encoded = written
+        .strip_prefix("result=")
+        .expect("a `result` output")
+        .trim_end();
+    let decoded = Command::new("base64")
+        .arg("--decode")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(encoded.as_bytes())?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert!(decoded.status.success());
+    let result: serde_json::Value = serde_json::from_slice(&decoded.stdout).unwrap();
+    let file: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(scratch().join("example.classroom.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(result, file, "the output and --output hold the same result");
+    assert_eq!(result["version"], 1);
+    assert_eq!(result["status"], "fail");
+    let tests = result["tests"].as_array().unwrap();
+    let points = |field: &str| -> f64 { tests.iter().map(|t| t[field].as_f64().unwrap()).sum() };
+    assert!((points("max_score") - result["max_score"].as_f64().unwrap()).abs() < 1e-6);
+    assert!(points("score") < points("max_score"));
+    assert_eq!(
+        tests.iter().filter(|t| t["status"] == "fail").count(),
+        failed + 1,
+        "the failures and the filtered-out group"
+    );
+}
+
+#[test]
+fn a_results_file_is_written_when_grading_stops_before_it_starts() {
+    for (format, file) in [
+        ("gradescope", "stopped.gradescope.json"),
+        ("json", "stopped.json"),
+        ("junit", "stopped.junit.xml"),
+        ("github", "stopped.classroom.json"),
+    ] {
+        let path = scratch().join(file);
+        let _ = std::fs::remove_file(&path);
+        let (code, _) = grade(format, file, &["--spec", "no/such/spec.yaml"], &[]);
+        assert_eq!(code, 2, "{format}");
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("{format} wrote no file"));
+        assert!(text.contains("no/such/spec.yaml"), "{format}: {text}");
+        if format == "junit" {
+            assert_eq!(attribute(&text, "<testsuites", "errors"), "1", "{text}");
+        } else {
+            let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+            let score = json
+                .get("score")
+                .or(json.get("max_score"))
+                .and_then(|s| s.as_f64());
+            assert_eq!(score, Some(0.0), "{format}: {text}");
+        }
+    }
+}
