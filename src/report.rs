@@ -6,6 +6,7 @@ use std::time::Duration;
 use colored::Colorize;
 use serde::Serialize;
 
+use crate::spec::slug;
 use crate::spec::{Group, Suite, TestCase, Visibility};
 use crate::verdict::Verdict;
 
@@ -137,10 +138,21 @@ impl Results<'_> {
     }
 
     pub fn gradescope_json(&self) -> serde_json::Value {
+        let mut numbers = Vec::new();
+        for (group_number, group) in (1..).zip(&self.suite.groups) {
+            numbers.extend((1..=group.tests.len()).map(|test| format!("{group_number}.{test}")));
+        }
         let tests: Vec<GradescopeTest> = self
             .per_test()
-            .map(|(group, test, result, worth)| GradescopeTest {
-                name: test.id.clone(),
+            .zip(numbers)
+            .map(|((group, test, result, worth), number)| GradescopeTest {
+                name: if test.name == group.name {
+                    group.name.clone()
+                } else {
+                    format!("{}: {}", group.name, test.name)
+                },
+                number,
+                tags: vec![group.assignment.name().to_string(), slug(&group.name)],
                 score: earned(result, worth),
                 max_score: worth,
                 // Gradescope knows only passed and failed; a test not run earned nothing.
@@ -149,7 +161,11 @@ impl Results<'_> {
                 } else {
                     "failed"
                 },
-                output: output(result),
+                output: match output(result) {
+                    text if text.is_empty() => text,
+                    text => format!("`{}`\n\n```\n{}\n```", test.id, fence(&text)),
+                },
+                output_format: "md",
                 visibility: group.visibility,
             })
             .collect();
@@ -157,6 +173,9 @@ impl Results<'_> {
             score: self.score(),
             execution_time: self.elapsed.as_secs_f64().ceil() as u64,
             output: self.summary(),
+            visibility: Visibility::Visible,
+            // The autograder's own log holds build output and every test's name.
+            stdout_visibility: Visibility::Hidden,
             tests,
         };
         machine_json(report)
@@ -208,18 +227,27 @@ impl Results<'_> {
         machine_json(report)
     }
 
+    /// The top-level text of a results file. Where some tests are not visible it counts
+    /// only the visible ones, so it gives away neither their number nor their points.
     fn summary(&self) -> String {
-        match &self.build_failure {
-            Some(failure) => failure.clone(),
-            None => {
-                let mut summary = format!("{} / {} points", self.score(), self.max_score());
-                for note in &self.notes {
-                    summary.push('\n');
-                    summary.push_str(note);
-                }
-                summary
-            }
+        if let Some(failure) = &self.build_failure {
+            return failure.clone();
         }
+        let all_visible = self
+            .suite
+            .groups
+            .iter()
+            .all(|group| group.visibility == Visibility::Visible);
+        if !all_visible {
+            let (got, max) = self.score_of(|group| group.visibility == Visibility::Visible);
+            return format!("{got} / {max} points on the tests you can see");
+        }
+        let mut summary = format!("{} / {} points", self.score(), self.max_score());
+        for note in &self.notes {
+            summary.push('\n');
+            summary.push_str(note);
+        }
+        summary
     }
 }
 
@@ -338,6 +366,11 @@ fn clean_strings(value: &mut serde_json::Value) {
     }
 }
 
+/// Text inside a Markdown code fence: no fence of its own can close ours.
+fn fence(text: &str) -> String {
+    visible_controls(&plain(text)).replace("```", "ʼʼʼ")
+}
+
 /// Text without terminal color codes (and other `ESC [` sequences), for files.
 pub fn plain(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -384,16 +417,23 @@ struct GradescopeReport {
     score: Points,
     execution_time: u64,
     output: String,
+    visibility: Visibility,
+    stdout_visibility: Visibility,
     tests: Vec<GradescopeTest>,
 }
 
 #[derive(Serialize)]
 struct GradescopeTest {
     name: String,
+    /// Group and test, counting from 1: `2.3`.
+    number: String,
+    /// The assignment and the group.
+    tags: Vec<String>,
     score: Points,
     max_score: Points,
     status: &'static str,
     output: String,
+    output_format: &'static str,
     visibility: Visibility,
 }
 

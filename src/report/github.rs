@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use super::{Points, Results, earned, machine_json, plain, visible_controls};
+use super::{Points, Results, earned, fence, machine_json, plain, visible_controls};
 use crate::verdict::Verdict;
 
 /// Lines of a failure an annotation shows.
@@ -174,11 +174,6 @@ fn data(text: &str) -> String {
 /// A workflow command's property value: as `data`, and `:` and `,` too.
 fn property(text: &str) -> String {
     data(text).replace(':', "%3A").replace(',', "%2C")
-}
-
-/// Text inside a Markdown code fence: no fence of its own can close ours.
-fn fence(text: &str) -> String {
-    visible_controls(&plain(text)).replace("```", "ʼʼʼ")
 }
 
 /// Text in a Markdown table cell.
