@@ -18,7 +18,7 @@ use crate::report::{self, Results, TestResult};
 use crate::reporter::{Event, Libtest, Reporter, Silent};
 use crate::runner::{Launcher, Runner, StartError};
 use crate::sandbox::{Mode, Sandbox};
-use crate::spec::{self, Suite};
+use crate::spec::{self, Suite, Visibility};
 use crate::verdict::{Failure, Verdict};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -87,8 +87,9 @@ pub struct CheckArgs {
     /// Color the report.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
-    /// Spec files to grade against (repeatable) [default: the built-in specs].
-    #[arg(long = "spec", value_name = "FILE")]
+    /// Spec files, or folders of them, to grade against (repeatable) [default: the
+    /// built-in specs].
+    #[arg(long = "spec", value_name = "PATH")]
     pub specs: Vec<PathBuf>,
     /// Per-test timeout in milliseconds, replacing each spec's default.
     #[arg(long, value_name = "MS")]
@@ -109,6 +110,77 @@ pub struct CheckArgs {
     /// builds are offline.
     #[arg(long = "allow-dependency", value_name = "NAME")]
     pub allowed_dependencies: Vec<String>,
+    /// Grade as a student sees it: tests of hidden groups (and of after_due_date groups
+    /// before --due) run and count, but their input, expected answer and your output are
+    /// not shown. The default for the pretty and terse reports outside CI (no `CI` variable).
+    #[arg(long, conflicts_with = "staff_view")]
+    pub student_view: bool,
+    /// Show every test in full, hidden ones included (the default in CI and for the
+    /// machine formats).
+    #[arg(long)]
+    pub staff_view: bool,
+    /// The due date (YYYY-MM-DD, UTC): from that day on, a student's view shows
+    /// after_due_date groups in full.
+    #[arg(long, value_name = "DATE", value_parser = due_date)]
+    pub due: Option<u64>,
+}
+
+/// `YYYY-MM-DD` as days since 1970-01-01.
+fn due_date(text: &str) -> Result<u64, String> {
+    let bad = || format!("`{text}` is not a date: write it as YYYY-MM-DD, such as 2026-12-15");
+    let parts: Vec<u64> = text
+        .trim()
+        .split('-')
+        .map(|part| part.parse().map_err(|_| bad()))
+        .collect::<Result<_, _>>()?;
+    let [year, month, day] = parts[..] else {
+        return Err(bad());
+    };
+    if !(1970..=9999).contains(&year) || !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+        return Err(bad());
+    }
+    // Days from the civil date, counting years from March so leap days fall last.
+    let (y, m) = if month <= 2 {
+        (year - 1, month + 9)
+    } else {
+        (year, month - 3)
+    };
+    let era = y / 400;
+    let year_of_era = y - era * 400;
+    let day_of_year = (153 * m + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    Ok(era * 146_097 + day_of_era - 719_468)
+}
+
+/// Whose report this is: a student's withholds what the spec does not let them see.
+#[derive(Clone, Copy)]
+struct View {
+    student: bool,
+    /// The due date has come.
+    due_passed: bool,
+}
+
+impl View {
+    fn of(args: &CheckArgs) -> View {
+        let in_ci = std::env::var_os("CI").is_some_and(|v| !v.is_empty());
+        let student = args.student_view || (!args.staff_view && !in_ci && !args.format.is_staff());
+        let today = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.as_secs() / 86_400);
+        View {
+            student,
+            due_passed: args.due.is_some_and(|due| today >= due),
+        }
+    }
+
+    fn withholds(self, visibility: Visibility) -> bool {
+        self.student
+            && match visibility {
+                Visibility::Visible => false,
+                Visibility::AfterDueDate => !self.due_passed,
+                Visibility::Hidden | Visibility::AfterPublished => true,
+            }
+    }
 }
 
 /// An assignment's name as `--assignment` takes it: one of the assignments there are.
@@ -133,6 +205,7 @@ struct Session {
     expected: Vec<grade::Expected>,
     /// The names of the assignments the submission registers.
     registered: Vec<String>,
+    view: View,
     pool: Pool,
     /// Lines for the report beyond pass and fail, such as strategies' win rates.
     notes: Mutex<Vec<String>>,
@@ -340,6 +413,7 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         reference,
         expected,
         registered,
+        view: View::of(&args),
         notes: Mutex::new(Vec::new()),
         pool: Pool {
             launcher,
@@ -770,6 +844,14 @@ fn run_test(session: &Session, index: usize) -> Verdict {
             }
         }
     };
+    let verdict = match verdict {
+        Verdict::Failed(_) if session.view.withholds(group.visibility) => {
+            Verdict::Failed(Failure::line(
+                "this hidden test failed; its input, expected answer and your output are not shown",
+            ))
+        }
+        verdict => verdict,
+    };
     if let Ok(mut results) = session.results.lock() {
         results[index] = TestResult {
             verdict: Some(verdict.clone()),
@@ -777,4 +859,20 @@ fn run_test(session: &Session, index: usize) -> Verdict {
         };
     }
     verdict
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn due_dates_count_days_from_1970() {
+        assert_eq!(due_date("1970-01-01"), Ok(0));
+        assert_eq!(due_date("2000-03-01"), Ok(11_017));
+        assert_eq!(due_date("2024-02-29"), Ok(19_782));
+        assert_eq!(due_date(" 2026-12-01 "), Ok(20_788));
+        for bad in ["2026-13-01", "2026-12", "yesterday", "1969-12-31"] {
+            assert!(due_date(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -15,4 +15,5 @@ pub mod reporter;
 pub mod runner;
 pub mod sandbox;
 pub mod spec;
+pub mod split;
 pub mod verdict;

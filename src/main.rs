@@ -5,6 +5,7 @@ use grader::check::{self, CheckArgs};
 use grader::exit;
 use grader::play::{self, PlayArgs};
 use grader::sandbox;
+use grader::split::{self, SplitArgs};
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -30,9 +31,19 @@ enum Command {
     Check(CheckArgs),
     /// Play a reference implementation in the terminal.
     Play(PlayArgs),
+    /// Tools for spec files.
+    #[command(subcommand)]
+    Spec(SpecCommand),
     /// Print the sandbox layers this machine gives builds and runners, one per line;
     /// exits 1 when one is missing (what `check --sandbox strict` refuses).
     Doctor,
+}
+
+#[derive(Subcommand)]
+enum SpecCommand {
+    /// Write the student's copy of staff specs, without the groups students may not see
+    /// (hidden, after_due_date, after_published); grade with the full ones (`--spec`).
+    Split(SplitArgs),
 }
 
 fn main() -> ExitCode {
@@ -54,6 +65,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Check(args) => check::run(args),
         Command::Play(args) => play::run(args),
+        Command::Spec(SpecCommand::Split(args)) => split::run(args),
         Command::Doctor => sandbox::doctor(),
     }
 }

@@ -111,7 +111,12 @@ pub fn load(paths: &[PathBuf], timeout_override: Option<Duration>) -> Result<Sui
             add(parse(name, text, timeout_override)?);
         }
     }
-    for path in paths {
+    let files = spec_files(paths).map_err(|message| SpecError {
+        file: "--spec".into(),
+        location: None,
+        message,
+    })?;
+    for path in &files {
         let text = std::fs::read_to_string(path).map_err(|error| SpecError {
             file: path.display().to_string(),
             location: None,
@@ -255,6 +260,51 @@ fn locate(text: &str, name: &str, from_line: usize) -> Option<(usize, usize)> {
             let whole = rest.is_empty() || rest.starts_with([',', '}', '"', '\'', '#']);
             whole.then_some((index + 1, column + 1))
         })
+}
+
+/// The list item of group `name` at or after line `from` (0-based): the line its `-` is on
+/// and the `-`'s column (0-based).
+pub fn group_item(text: &str, name: &str, from: usize) -> Option<(usize, usize)> {
+    let (line, _) = locate(text, name, from)?;
+    let lines: Vec<&str> = text.lines().collect();
+    let at = line - 1;
+    let dash = |index: usize| {
+        let line = lines.get(index)?;
+        let trimmed = line.trim_start();
+        (trimmed.starts_with("- ") || trimmed == "-").then(|| line.len() - trimmed.len())
+    };
+    match dash(at) {
+        Some(column) => Some((at, column)),
+        None => at
+            .checked_sub(1)
+            .and_then(|above| Some((above, dash(above)?))),
+    }
+}
+
+/// The spec files `paths` name: each file as given, each folder's `.yaml` files in order.
+pub fn spec_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let mut inside: Vec<PathBuf> = std::fs::read_dir(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+                .flatten()
+                .map(|entry| entry.path())
+                .filter(|p| {
+                    p.extension()
+                        .is_some_and(|ext| ext == "yaml" || ext == "yml")
+                })
+                .collect();
+            if inside.is_empty() {
+                return Err(format!("{} holds no .yaml spec", path.display()));
+            }
+            inside.sort();
+            files.extend(inside);
+        } else {
+            files.push(path.clone());
+        }
+    }
+    Ok(files)
 }
 
 /// Line and column of a top-level `key:`.

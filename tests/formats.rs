@@ -194,3 +194,77 @@ fn a_results_file_is_written_when_grading_stops_before_it_starts() {
         }
     }
 }
+
+/// A spec with one visible and one hidden group, each with a case the example student fails.
+fn hidden_spec() -> std::path::PathBuf {
+    let path = scratch().join("hidden.yaml");
+    std::fs::write(
+        &path,
+        "assignment: plaisante_hand\ngroups:\n  - name: seen\n    points: 1\n    check: has_pair\n    cases:\n      - { name: three kings, hand: [KH, KD, KC, 7S, 9H] }\n  - name: secret\n    points: 1\n    visibility: hidden\n    check: has_pair\n    cases:\n      - { name: four kings, hand: [KH, KD, KC, KS, 9H] }\n",
+    )
+    .unwrap();
+    path
+}
+
+fn check_hidden(extra: &[&str], ci: bool) -> String {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_grader"));
+    grader_env(&mut command)
+        .args(["check", EXAMPLE, "--color", "never", "--spec"])
+        .arg(hidden_spec())
+        .args(extra)
+        .current_dir(repo());
+    if ci {
+        command.env("CI", "true");
+    } else {
+        command.env_remove("CI");
+    }
+    let out = command.output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_students_view_withholds_what_a_hidden_test_asks_but_counts_it() {
+    let secret = "plaisante_hand::secret::four_kings";
+    let seen = "plaisante_hand::seen::three_kings";
+    let student = check_hidden(&[], false);
+    let block = support::failure_of(&student, secret);
+    assert!(block.contains("this hidden test failed"), "{block}");
+    assert!(
+        !block.contains("K♠") && !block.contains("expected   "),
+        "{block}"
+    );
+    assert!(
+        support::failure_of(&student, seen).contains("K♥ K♦ K♣ 7♠ 9♥"),
+        "{student}"
+    );
+    assert!(
+        student.contains("total 0 / 2"),
+        "the hidden test still counts: {student}"
+    );
+    for staff in [
+        check_hidden(&[], true),
+        check_hidden(&["--staff-view"], false),
+    ] {
+        assert!(
+            support::failure_of(&staff, secret).contains("K♥ K♦ K♣ K♠ 9♥"),
+            "{staff}"
+        );
+    }
+    let forced = check_hidden(&["--student-view"], true);
+    assert!(
+        support::failure_of(&forced, secret).contains("this hidden test failed"),
+        "{forced}"
+    );
+}
+
+#[test]
+fn a_due_date_is_read_as_a_calendar_day() {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_grader"));
+    let out = grader_env(&mut command)
+        .args(["check", EXAMPLE, "--due", "2026-13-01"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not a date: write it as YYYY-MM-DD"));
+}

@@ -228,3 +228,41 @@ fn the_core_names_no_assignment() {
     }
     assert!(offenders.is_empty(), "{}", offenders.join("\n"));
 }
+
+#[test]
+fn a_students_copy_of_a_spec_leaves_out_what_students_may_not_see() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("split");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("staff")).unwrap();
+    let staff = dir.join("staff/hands.yaml");
+    std::fs::write(
+        &staff,
+        "assignment: plaisante_hand\ngroups:\n  - name: seen\n    points: 1\n    check: has_pair\n    cases:\n      - { name: kings, hand: [KH, KD] }\n  # four kings are the secret\n  - name: secret\n    visibility: hidden\n    check: has_pair\n    cases:\n      - { name: four kings, hand: [KH, KD, KC, KS] }\n  - name: later\n    visibility: after_due_date\n    check: has_flush\n    cases:\n      - { name: hearts, hand: [2H, 5H, 7H, 9H, JH] }\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_grader"))
+        .args(["spec", "split"])
+        .arg(dir.join("staff"))
+        .arg("--out")
+        .arg(dir.join("student"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("1 of 3 groups, leaving out `secret`, `later`"),
+        "{said}"
+    );
+    let copy = std::fs::read_to_string(dir.join("student/hands.yaml")).unwrap();
+    for secret in ["secret", "four kings", "KS", "later", "hearts"] {
+        assert!(!copy.contains(secret), "{secret} in:\n{copy}");
+    }
+    let students = load(&[dir.join("student")], None).unwrap();
+    let ids: Vec<&str> = students.tests().map(|(_, t)| t.id.as_str()).collect();
+    assert_eq!(ids, ["plaisante_hand::seen::kings"]);
+    assert_eq!(load(&[dir.join("staff")], None).unwrap().tests().count(), 3);
+}

@@ -30,11 +30,13 @@ pub fn scratch() -> &'static Path {
 }
 
 /// Sets up `command`, the grader or what starts it, as every test runs the grader: colors
-/// off and a runner target dir shared by every test, so grader-api is compiled once for
-/// all fixtures.
+/// off, a runner target dir shared by every test, so grader-api is compiled once for all
+/// fixtures, and as in CI, so reports show hidden tests in full (a student's view is tested
+/// on its own).
 pub fn grader_env(command: &mut Command) -> &mut Command {
     command
         .env("CARDGRADE_TARGET_DIR", scratch().join("runners"))
+        .env("CI", "true")
         .env_remove("NO_COLOR")
 }
 
