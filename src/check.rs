@@ -257,7 +257,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
     let (format, output) = (args.format, args.output.clone());
     grade(args).unwrap_or_else(|stop| {
         // A results file is promised whatever happens (Gradescope reads one).
-        if output.is_some() || format == Format::Github {
+        if (output.is_some() || format == Format::Github) && !stop.results_written() {
             let nothing = Suite {
                 groups: Vec::new(),
                 build_timeout: None,
@@ -331,7 +331,17 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         return Ok(ExitCode::from(exit::PASSED));
     }
 
-    let submission = compile::locate(&args.path).map_err(|error| Stop::Usage(error.to_string()))?;
+    let submission = match compile::locate(&args.path) {
+        Ok(submission) => submission,
+        Err(error) => {
+            let stop = Stop::NotACrate(error.to_string());
+            if args.output.is_some() {
+                let results = nothing_graded(&suite, "not a crate", &stop.to_string(), started);
+                write_machine_output(&args, &results, &args.path)?;
+            }
+            return Err(stop);
+        }
+    };
     let sandbox = sandbox_for(args.sandbox).map_err(Stop::Usage)?;
     if !machine_only {
         eprintln!(
@@ -623,24 +633,28 @@ fn build_failed(
     eprintln!("{} {error}", "error:".red().bold());
     let why = error.summary();
     eprintln!("score: 0 ({why})");
-    let results = Results {
+    let results = nothing_graded(suite, why, &error.to_string(), started);
+    write_machine_output(args, &results, root)?;
+    Ok(ExitCode::from(exit::BUILD))
+}
+
+/// Results with every test of `suite` failed for `why`, so a class's maximum stays the
+/// same for a submission that could not be graded.
+fn nothing_graded<'a>(suite: &'a Suite, why: &str, failure: &str, started: Instant) -> Results<'a> {
+    Results {
         suite,
         tests: suite
-            .groups
-            .iter()
-            .flat_map(|g| &g.tests)
+            .tests()
             .map(|_| TestResult {
                 verdict: Some(Verdict::Failed(Failure::line(why))),
                 duration: Duration::ZERO,
             })
             .collect(),
-        build_failure: Some(error.to_string()),
+        build_failure: Some(failure.to_string()),
         elapsed: started.elapsed(),
         build_time: started.elapsed(),
         notes: Vec::new(),
-    };
-    write_machine_output(args, &results, root)?;
-    Ok(ExitCode::from(exit::BUILD))
+    }
 }
 
 fn write_machine_output(args: &CheckArgs, results: &Results, root: &Path) -> Result<(), Stop> {

@@ -27,15 +27,23 @@ pub enum Stop {
     /// The submission built but registers nothing to grade.
     #[error("{0}")]
     NothingRegistered(String),
+    /// The path is not a crate; the results file, if asked for, already says so test by test.
+    #[error("{0}")]
+    NotACrate(String),
 }
 
 impl Stop {
     pub fn exit_code(&self) -> u8 {
         match self {
-            Stop::Usage(_) | Stop::Spec(_) => USAGE,
+            Stop::Usage(_) | Stop::Spec(_) | Stop::NotACrate(_) => USAGE,
             Stop::NoTests(_) => NO_TESTS,
             Stop::NothingRegistered(_) => BUILD,
         }
+    }
+
+    /// Whether the results file was written before the stop, with what the specs hold.
+    pub fn results_written(&self) -> bool {
+        matches!(self, Stop::NotACrate(_))
     }
 
     /// Prints the message on stderr and gives the exit code.

@@ -1,6 +1,7 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use grader::batch::{self, BatchArgs};
 use grader::check::{self, CheckArgs};
 use grader::exit;
 use grader::play::{self, PlayArgs};
@@ -29,6 +30,8 @@ enum Command {
     /// Build a submission crate, run it in isolation against the specs, report and score.
     #[command(after_help = EXIT_CODES)]
     Check(CheckArgs),
+    /// Grade every submission of a folder, a few at a time, with a gradebook; resumable.
+    Batch(BatchArgs),
     /// Play a reference implementation in the terminal.
     Play(PlayArgs),
     /// Tools for spec files.
@@ -63,7 +66,11 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Check(args) => check::run(args),
+        Command::Check(args) => {
+            batch::die_with_batch();
+            check::run(args)
+        }
+        Command::Batch(args) => batch::run(args),
         Command::Play(args) => play::run(args),
         Command::Spec(SpecCommand::Split(args)) => split::run(args),
         Command::Doctor => sandbox::doctor(),
