@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 use grader::batch::{self, BatchArgs};
 use grader::check::{self, CheckArgs};
 use grader::exit;
+use grader::package::{self, PackageArgs};
 use grader::play::{self, PlayArgs};
 use grader::sandbox;
 use grader::split::{self, SplitArgs};
@@ -34,12 +35,23 @@ enum Command {
     Batch(BatchArgs),
     /// Play a reference implementation in the terminal.
     Play(PlayArgs),
+    /// Package the grader for Gradescope.
+    #[command(subcommand)]
+    Gradescope(GradescopeCommand),
+    /// Print a GitHub Classroom workflow that grades with cardgrade.
+    GithubWorkflow,
     /// Tools for spec files.
     #[command(subcommand)]
     Spec(SpecCommand),
     /// Print the sandbox layers this machine gives builds and runners, one per line;
     /// exits 1 when one is missing (what `check --sandbox strict` refuses).
     Doctor,
+}
+
+#[derive(Subcommand)]
+enum GradescopeCommand {
+    /// Write an autograder zip: setup.sh, run_autograder, the grader, the specs and the api.
+    Package(PackageArgs),
 }
 
 #[derive(Subcommand)]
@@ -73,6 +85,11 @@ fn main() -> ExitCode {
         Command::Batch(args) => batch::run(args),
         Command::Play(args) => play::run(args),
         Command::Spec(SpecCommand::Split(args)) => split::run(args),
+        Command::Gradescope(GradescopeCommand::Package(args)) => package::run(args),
+        Command::GithubWorkflow => {
+            print!("{}", package::GITHUB_WORKFLOW);
+            ExitCode::from(exit::PASSED)
+        }
         Command::Doctor => sandbox::doctor(),
     }
 }

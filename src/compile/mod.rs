@@ -27,7 +27,7 @@ include!(concat!(env!("OUT_DIR"), "/embedded_api.rs"));
 
 /// The grader's own lockfile: the runner resolves grader-api's dependencies to the very
 /// versions the grader was built and tested with.
-const PINNED_LOCK: &str = include_str!("../../Cargo.lock");
+pub(crate) const PINNED_LOCK: &str = include_str!("../../Cargo.lock");
 
 /// Makes the builds of many submissions happen outside them, each in a folder of its own,
 /// sharing grader-api compiled once in a cache no build can write.
