@@ -12,18 +12,22 @@ use std::time::Instant;
 
 use crate::exit;
 
+mod class_report;
+
 /// Set for each `grader check` a batch starts: the batch's pid, so the check dies with it.
 pub const BATCH_PARENT_ENV: &str = "CARDGRADE_BATCH_PARENT";
 
 /// Where the results of a batch are kept beside the submissions' own files.
 const GRADEBOOK: &str = "gradebook.csv";
+const REPORT: &str = "report.html";
 const LOG: &str = "batch.log";
 
 #[derive(Debug, clap::Args)]
 pub struct BatchArgs {
     /// The folder of submissions: one crate per subfolder.
     pub dir: PathBuf,
-    /// The folder results go to: one `NAME.json` per submission, `gradebook.csv`, `batch.log`.
+    /// The folder results go to: one `NAME.json` per submission, `gradebook.csv`,
+    /// `report.html` and `batch.log`.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// Submissions graded at once [default: 1].
@@ -134,10 +138,12 @@ fn batch(args: &BatchArgs) -> Result<(), String> {
         }
     });
     let gradebook = gradebook(&args.out, &submissions)?;
+    let report = class_report(&args.out, &submissions)?;
     eprintln!(
-        "graded in {:.1}s; {}",
+        "graded in {:.1}s; {} and {}",
         started.elapsed().as_secs_f64(),
-        gradebook.display()
+        gradebook.display(),
+        report.display()
     );
     Ok(())
 }
@@ -295,9 +301,27 @@ fn gradebook(out: &Path, submissions: &[Submission]) -> Result<PathBuf, String> 
         }
         csv.push('\n');
     }
-    let path = out.join(GRADEBOOK);
-    let partial = out.join(format!(".{GRADEBOOK}.partial-{}", std::process::id()));
-    std::fs::write(&partial, csv)
+    write_atomically(out, GRADEBOOK, &csv)
+}
+
+/// Writes the class report of every submission with results. Returns its path.
+fn class_report(out: &Path, submissions: &[Submission]) -> Result<PathBuf, String> {
+    let results: Vec<(&str, serde_json::Value)> = submissions
+        .iter()
+        .filter_map(|s| Some((s.name.as_str(), results_of(out, s)?)))
+        .collect();
+    let class: Vec<class_report::Graded> = results
+        .iter()
+        .map(|(name, results)| class_report::Graded { name, results })
+        .collect();
+    write_atomically(out, REPORT, &class_report::html(&class))
+}
+
+/// Writes `text` to `out/name` through a partial file, so a reader sees all or nothing.
+fn write_atomically(out: &Path, name: &str, text: &str) -> Result<PathBuf, String> {
+    let path = out.join(name);
+    let partial = out.join(format!(".{name}.partial-{}", std::process::id()));
+    std::fs::write(&partial, text)
         .and_then(|()| std::fs::rename(&partial, &path))
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(path)

@@ -88,6 +88,17 @@ fn a_class_is_graded_into_results_and_a_gradebook() {
     for student in ["student-0", "student-1"] {
         assert_eq!(row(student)[1..4], ["76.22", "100.0", "failed"], "{rows:?}");
     }
+    let report = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        report.contains("aria-label=\"score histogram\""),
+        "{report}"
+    );
+    assert!(
+        report.contains(
+            "<code>plaisante_hand::has_pair::three_kings_is_not_a_pair</code></td><td>0 of 3"
+        ),
+        "{report}"
+    );
     let ungradable = row("not-a-crate");
     assert_eq!(
         ungradable[1..4],
