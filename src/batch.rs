@@ -4,11 +4,14 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::exit;
 
@@ -39,7 +42,7 @@ pub struct BatchArgs {
     /// Grade only shard K of N (1-based): every Nth submission in name order, from the Kth.
     #[arg(long, value_name = "K/N", value_parser = shard)]
     pub shard: Option<(usize, usize)>,
-    /// Options for each `grader check` (`-- --spec staff/ --assignment blackjack`).
+    /// Options for each `grader check` (`-- --spec staff/ --assignment NAME`).
     #[arg(last = true, value_name = "CHECK OPTIONS")]
     pub check: Vec<String>,
 }
@@ -124,21 +127,43 @@ fn batch(args: &BatchArgs) -> Result<(), String> {
     let finished = AtomicUsize::new(0);
     let log = Mutex::new(());
     let started = Instant::now();
+    // A bar on a terminal; plain lines for a log.
+    let progress = std::io::stderr().is_terminal().then(|| {
+        let bar = ProgressBar::new(todo.len() as u64);
+        if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} {wide_msg} ETA {eta}")
+        {
+            bar.set_style(style);
+        }
+        bar
+    });
     std::thread::scope(|scope| {
         for _ in 0..jobs {
             scope.spawn(|| {
                 while let Some(submission) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    if let Some(bar) = &progress {
+                        bar.set_message(format!("grading {}", submission.name));
+                    }
                     let line = grade(args, submission, &threads);
                     let count = finished.fetch_add(1, Ordering::Relaxed) + 1;
                     let _held = log.lock();
-                    eprintln!("[{count}/{}] {line}", todo.len());
+                    match &progress {
+                        Some(bar) => {
+                            bar.println(&line);
+                            bar.inc(1);
+                        }
+                        None => eprintln!("[{count}/{}] {line}", todo.len()),
+                    }
                     append_log(&args.out, &format!("{line}\n"));
                 }
             });
         }
     });
-    let gradebook = gradebook(&args.out, &submissions)?;
-    let report = class_report(&args.out, &submissions)?;
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+    let class = graded(&args.out, &submissions);
+    let gradebook = gradebook(&args.out, &class)?;
+    let report = class_report(&args.out, &class)?;
     eprintln!(
         "graded in {:.1}s; {} and {}",
         started.elapsed().as_secs_f64(),
@@ -246,14 +271,24 @@ fn append_log(out: &Path, line: &str) {
     }
 }
 
-/// Writes the gradebook of every submission with results: score, maximum, each group's
+/// Each submission by name, with its results if it has them.
+type Graded = Vec<(String, Option<serde_json::Value>)>;
+
+fn graded(out: &Path, submissions: &[Submission]) -> Graded {
+    submissions
+        .iter()
+        .map(|s| (s.name.clone(), results_of(out, s)))
+        .collect()
+}
+
+/// Writes the gradebook: a row per submission with its score, maximum, each group's
 /// points, the outcome and the time. Returns its path.
-fn gradebook(out: &Path, submissions: &[Submission]) -> Result<PathBuf, String> {
+fn gradebook(out: &Path, class: &Graded) -> Result<PathBuf, String> {
     let mut columns: Vec<String> = Vec::new();
     let mut rows = Vec::new();
-    for submission in submissions {
-        let Some(results) = results_of(out, submission) else {
-            rows.push((submission.name.clone(), None, BTreeMap::new()));
+    for (name, results) in class {
+        let Some(results) = results else {
+            rows.push((name.clone(), None, BTreeMap::new()));
             continue;
         };
         let mut groups: BTreeMap<String, f64> = BTreeMap::new();
@@ -268,7 +303,7 @@ fn gradebook(out: &Path, submissions: &[Submission]) -> Result<PathBuf, String> 
             }
             *groups.entry(column).or_default() += test["score"].as_f64().unwrap_or(0.0);
         }
-        rows.push((submission.name.clone(), Some(results), groups));
+        rows.push((name.clone(), Some(results), groups));
     }
     let mut csv = String::from("submission,score,max_score,outcome,seconds");
     for column in &columns {
@@ -305,16 +340,90 @@ fn gradebook(out: &Path, submissions: &[Submission]) -> Result<PathBuf, String> 
 }
 
 /// Writes the class report of every submission with results. Returns its path.
-fn class_report(out: &Path, submissions: &[Submission]) -> Result<PathBuf, String> {
-    let results: Vec<(&str, serde_json::Value)> = submissions
+fn class_report(out: &Path, class: &Graded) -> Result<PathBuf, String> {
+    let graded: Vec<class_report::Graded> = class
         .iter()
-        .filter_map(|s| Some((s.name.as_str(), results_of(out, s)?)))
+        .filter_map(|(name, results)| {
+            Some(class_report::Graded {
+                name,
+                results: results.as_ref()?,
+            })
+        })
         .collect();
-    let class: Vec<class_report::Graded> = results
-        .iter()
-        .map(|(name, results)| class_report::Graded { name, results })
-        .collect();
-    write_atomically(out, REPORT, &class_report::html(&class))
+    write_atomically(out, REPORT, &class_report::html(&graded))
+}
+
+#[derive(Debug, clap::Args)]
+pub struct MergeArgs {
+    /// The results folders of a batch's shards (`grader batch --shard K/N`).
+    #[arg(required = true, value_name = "SHARD")]
+    pub shards: Vec<PathBuf>,
+    /// The folder that gets every submission's results, the gradebook and the report.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+}
+
+/// `grader merge`: the shards' results in one folder, with one gradebook and report.
+pub fn merge(args: MergeArgs) -> ExitCode {
+    match merged(&args) {
+        Ok(line) => {
+            eprintln!("{line}");
+            ExitCode::from(exit::PASSED)
+        }
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(exit::USAGE)
+        }
+    }
+}
+
+fn merged(args: &MergeArgs) -> Result<String, String> {
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| format!("cannot make {}: {e}", args.out.display()))?;
+    let mut class: Graded = Vec::new();
+    for shard in &args.shards {
+        let entries = std::fs::read_dir(shard)
+            .map_err(|e| format!("cannot read {}: {e}", shard.display()))?;
+        let mut names: Vec<String> = entries
+            .flatten()
+            .filter_map(|entry| entry.file_name().into_string().ok())
+            .filter_map(|file| file.strip_suffix(".json").map(String::from))
+            .collect();
+        names.sort();
+        for name in names {
+            let submission = Submission {
+                name: name.clone(),
+                path: PathBuf::new(),
+            };
+            let Some(results) = results_of(shard, &submission) else {
+                continue;
+            };
+            if class.iter().any(|(seen, _)| *seen == name) {
+                return Err(format!(
+                    "two shards hold results of {name}: merge each shard once"
+                ));
+            }
+            let text = serde_json::to_string_pretty(&results).unwrap_or_default() + "\n";
+            write_atomically(&args.out, &format!("{name}.json"), &text)?;
+            class.push((name, Some(results)));
+        }
+        if let Ok(log) = std::fs::read_to_string(shard.join(LOG)) {
+            append_log(&args.out, &log);
+        }
+    }
+    if class.is_empty() {
+        return Err("the shards hold no results: pass the --out folders of grader batch".into());
+    }
+    class.sort_by(|a, b| a.0.cmp(&b.0));
+    let gradebook = gradebook(&args.out, &class)?;
+    let report = class_report(&args.out, &class)?;
+    Ok(format!(
+        "merged {} submissions from {} shards into {} and {}",
+        class.len(),
+        args.shards.len(),
+        gradebook.display(),
+        report.display()
+    ))
 }
 
 /// Writes `text` to `out/name` through a partial file, so a reader sees all or nothing.

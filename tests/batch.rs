@@ -192,3 +192,60 @@ fn a_batch_killed_mid_way_resumes_and_grades_each_submission_exactly_once() {
     );
     assert_eq!(gradebook(&out).len(), 6);
 }
+
+#[test]
+fn shards_graded_apart_merge_into_one_gradebook() {
+    let class = class("class-in-shards", 2);
+    let shards: Vec<PathBuf> = (1..=2)
+        .map(|k| {
+            let out = scratch().join(format!("class-in-shards-{k}"));
+            let _ = std::fs::remove_dir_all(&out);
+            let run = batch(&class, &out, &["--shard", &format!("{k}/2")])
+                .output()
+                .unwrap();
+            assert!(
+                run.status.success(),
+                "{}",
+                String::from_utf8_lossy(&run.stderr)
+            );
+            out
+        })
+        .collect();
+    let sizes: Vec<usize> = shards.iter().map(|s| gradebook(s).len() - 1).collect();
+    assert_eq!(
+        sizes,
+        [2, 1],
+        "three submissions, every other one per shard"
+    );
+    let merged = scratch().join("class-in-shards-merged");
+    let _ = std::fs::remove_dir_all(&merged);
+    let mut command = Command::new(env!("CARGO_BIN_EXE_grader"));
+    let run = grader_env(&mut command)
+        .arg("merge")
+        .args(&shards)
+        .arg("--out")
+        .arg(&merged)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let names: Vec<String> = gradebook(&merged)[1..]
+        .iter()
+        .map(|r| r[0].clone())
+        .collect();
+    assert_eq!(names, ["not-a-crate", "student-0", "student-1"]);
+    assert!(merged.join("report.html").is_file());
+    // A shard merged twice is refused, not counted twice.
+    let mut command = Command::new(env!("CARGO_BIN_EXE_grader"));
+    let twice = grader_env(&mut command)
+        .arg("merge")
+        .args([&shards[0], &shards[0]])
+        .arg("--out")
+        .arg(scratch().join("class-in-shards-twice"))
+        .output()
+        .unwrap();
+    assert_eq!(twice.status.code(), Some(2));
+}
