@@ -192,6 +192,7 @@ impl Results<'_> {
                 score: earned(result, worth),
                 max_score: worth,
                 visibility: group.visibility,
+                duration_ms: result.duration.as_millis() as u64,
                 output: output(result),
                 fields: match &result.verdict {
                     Some(Verdict::Failed(failure)) => failure
@@ -461,6 +462,8 @@ struct OurTest {
     score: Points,
     max_score: Points,
     visibility: Visibility,
+    /// How long the test took, its runner's start included.
+    duration_ms: u64,
     output: String,
     /// A failure's fields (input, check, expected, actual, diff, hint, output), plain.
     fields: Vec<OurField>,

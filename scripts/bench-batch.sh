@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# A class of N copies of the example student (default 40), graded two ways in one run:
+# each alone with a fresh target dir (as a hand-written loop over `grader check` would),
+# and all by `grader batch --jobs 2` with its shared dependency dir. Prints the
+# per-submission median of the first and the batch's time per submission, and their ratio.
+# Usage: scripts/bench-batch.sh [N]   (build first: cargo build --release)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+n="${1:-40}"
+grader="$PWD/target/release/grader"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+for i in $(seq -w 1 "$n"); do
+  mkdir -p "$work/class/student-$i"
+  cp -r tests/fixtures/example-student/. "$work/class/student-$i/"
+  sed -i "s|path = \"../../../api\"|path = \"$PWD/api\"|" "$work/class/student-$i/Cargo.toml"
+done
+options=(--assignment plaisante_hand --skip every_hand)
+alone=()
+for dir in "$work"/class/*/; do
+  start=$(date +%s.%N)
+  CARDGRADE_TARGET_DIR="$work/fresh-$(basename "$dir")" "$grader" check "$dir" \
+    --format json --output "$work/alone.json" --test-threads 2 "${options[@]}" >/dev/null 2>&1 || true
+  alone+=("$(echo "$(date +%s.%N) - $start" | bc)")
+  rm -rf "$work/fresh-$(basename "$dir")"
+done
+start=$(date +%s.%N)
+"$grader" batch "$work/class" --out "$work/results" --jobs 2 -- "${options[@]}" >/dev/null 2>&1
+batch=$(echo "$(date +%s.%N) - $start" | bc)
+median=$(printf '%s\n' "${alone[@]}" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
+per=$(echo "scale=3; $batch / $n" | bc)
+echo "class of $n submissions"
+echo "  each alone, fresh target dir: median $median s per submission"
+echo "  grader batch --jobs 2:        $batch s in all, $per s per submission"
+echo "  ratio batch / alone:          $(echo "scale=3; $per / $median" | bc)"
