@@ -77,13 +77,7 @@ pub fn die_with_batch() {
 }
 
 pub fn run(args: BatchArgs) -> ExitCode {
-    match batch(&args) {
-        Ok(()) => ExitCode::from(exit::PASSED),
-        Err(message) => {
-            eprintln!("error: {message}");
-            ExitCode::from(exit::USAGE)
-        }
-    }
+    exit::done_or_usage(batch(&args))
 }
 
 fn batch(args: &BatchArgs) -> Result<(), String> {
@@ -365,16 +359,7 @@ pub struct MergeArgs {
 
 /// `grader merge`: the shards' results in one folder, with one gradebook and report.
 pub fn merge(args: MergeArgs) -> ExitCode {
-    match merged(&args) {
-        Ok(line) => {
-            eprintln!("{line}");
-            ExitCode::from(exit::PASSED)
-        }
-        Err(message) => {
-            eprintln!("error: {message}");
-            ExitCode::from(exit::USAGE)
-        }
-    }
+    exit::done_or_usage(merged(&args).map(|line| eprintln!("{line}")))
 }
 
 fn merged(args: &MergeArgs) -> Result<String, String> {

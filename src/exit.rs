@@ -56,3 +56,15 @@ impl Stop {
         ExitCode::from(self.exit_code())
     }
 }
+
+/// The exit of a command that either did its work or stops for `Err`'s reason: a usage
+/// error, said on stderr.
+pub fn done_or_usage(result: Result<(), String>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::from(PASSED),
+        Err(message) => {
+            eprintln!("{} {message}", "error:".red().bold());
+            ExitCode::from(USAGE)
+        }
+    }
+}

@@ -57,16 +57,7 @@ exit 0
 "#;
 
 pub fn run(args: PackageArgs) -> ExitCode {
-    match package(&args) {
-        Ok(line) => {
-            println!("{line}");
-            ExitCode::from(exit::PASSED)
-        }
-        Err(message) => {
-            eprintln!("error: {message}");
-            ExitCode::from(exit::USAGE)
-        }
-    }
+    exit::done_or_usage(package(&args).map(|line| println!("{line}")))
 }
 
 fn package(args: &PackageArgs) -> Result<String, String> {

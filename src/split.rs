@@ -19,27 +19,17 @@ pub struct SplitArgs {
 }
 
 pub fn run(args: SplitArgs) -> ExitCode {
-    let files = match spec::spec_files(&args.specs) {
-        Ok(files) => files,
-        Err(error) => {
-            eprintln!("error: {error}");
-            return ExitCode::from(exit::USAGE);
-        }
-    };
-    if let Err(error) = std::fs::create_dir_all(&args.out) {
-        eprintln!("error: cannot make {}: {error}", args.out.display());
-        return ExitCode::from(exit::USAGE);
-    }
+    exit::done_or_usage(split_all(&args))
+}
+
+fn split_all(args: &SplitArgs) -> Result<(), String> {
+    let files = spec::spec_files(&args.specs)?;
+    std::fs::create_dir_all(&args.out)
+        .map_err(|error| format!("cannot make {}: {error}", args.out.display()))?;
     for file in files {
-        match split(&file, &args.out) {
-            Ok(line) => println!("{line}"),
-            Err(message) => {
-                eprintln!("error: {message}");
-                return ExitCode::from(exit::USAGE);
-            }
-        }
+        println!("{}", split(&file, &args.out)?);
     }
-    ExitCode::from(exit::PASSED)
+    Ok(())
 }
 
 /// Writes the student's copy of `file` into `out`, and says what it left out.

@@ -7,14 +7,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use support::{grader_env, repo, scratch};
+use support::{copy_tree, grader_env, repo, scratch};
 
 /// A class of `size` copies of the example student, and one folder that is not a crate.
 fn class(name: &str, size: usize) -> PathBuf {
     let dir = scratch().join(name);
     let _ = std::fs::remove_dir_all(&dir);
     for student in 0..size {
-        copy(
+        copy_tree(
             &repo().join("tests/fixtures/example-student"),
             &dir.join(format!("student-{student}")),
         );
@@ -22,20 +22,6 @@ fn class(name: &str, size: usize) -> PathBuf {
     std::fs::create_dir_all(dir.join("not-a-crate")).unwrap();
     std::fs::write(dir.join("not-a-crate/notes.txt"), "no Cargo.toml here").unwrap();
     dir
-}
-
-fn copy(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            if entry.file_name() != "target" {
-                copy(&entry.path(), &target);
-            }
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 fn batch(class: &Path, out: &Path, extra: &[&str]) -> Command {

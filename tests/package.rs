@@ -6,7 +6,7 @@ mod support;
 use std::path::Path;
 use std::process::Command;
 
-use support::{grader_env, repo, scratch};
+use support::{copy_tree, grader_env, repo, scratch};
 
 /// Unpacks `zip` into `into` with Python's zipfile (a zip reader other than ours), keeping
 /// each file's executable bit, and lists what it holds.
@@ -27,18 +27,6 @@ fn unpack(zip: &Path, into: &Path) -> Vec<String> {
         .lines()
         .map(String::from)
         .collect()
-}
-
-fn copy(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 /// Runs the package's run_autograder on a fake root; its exit code and results.json.
@@ -94,7 +82,7 @@ fn the_autograder_grades_a_submission_wherever_its_crate_sits_and_always_exits_0
     }
     // The student's crate sits one folder down, its api path pointing nowhere.
     let crate_dir = root.join("submission/my-work");
-    copy(&repo().join("tests/fixtures/example-student"), &crate_dir);
+    copy_tree(&repo().join("tests/fixtures/example-student"), &crate_dir);
     let manifest = crate_dir.join("Cargo.toml");
     let text = std::fs::read_to_string(&manifest).unwrap();
     let moved = text.replace("path = \"../../../api\"", "path = \"/no/such/api\"");
