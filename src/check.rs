@@ -120,36 +120,9 @@ pub struct CheckArgs {
     #[arg(long)]
     pub staff_view: bool,
     /// The due date (YYYY-MM-DD, UTC): from that day on, a student's view shows
-    /// after_due_date groups in full.
-    #[arg(long, value_name = "DATE", value_parser = due_date)]
+    /// after_due_date groups in full [default: the specs' `defaults: { due }`].
+    #[arg(long, value_name = "DATE", value_parser = spec::due_date)]
     pub due: Option<u64>,
-}
-
-/// `YYYY-MM-DD` as days since 1970-01-01.
-fn due_date(text: &str) -> Result<u64, String> {
-    let bad = || format!("`{text}` is not a date: write it as YYYY-MM-DD, such as 2026-12-15");
-    let parts: Vec<u64> = text
-        .trim()
-        .split('-')
-        .map(|part| part.parse().map_err(|_| bad()))
-        .collect::<Result<_, _>>()?;
-    let [year, month, day] = parts[..] else {
-        return Err(bad());
-    };
-    if !(1970..=9999).contains(&year) || !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-        return Err(bad());
-    }
-    // Days from the civil date, counting years from March so leap days fall last.
-    let (y, m) = if month <= 2 {
-        (year - 1, month + 9)
-    } else {
-        (year, month - 3)
-    };
-    let era = y / 400;
-    let year_of_era = y - era * 400;
-    let day_of_year = (153 * m + 2) / 5 + day - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    Ok(era * 146_097 + day_of_era - 719_468)
 }
 
 /// Whose report this is: a student's withholds what the spec does not let them see.
@@ -161,7 +134,7 @@ struct View {
 }
 
 impl View {
-    fn of(args: &CheckArgs) -> View {
+    fn of(args: &CheckArgs, spec_due: Option<u64>) -> View {
         let in_ci = std::env::var_os("CI").is_some_and(|v| !v.is_empty());
         let student = args.student_view || (!args.staff_view && !in_ci && !args.format.is_staff());
         let today = std::time::SystemTime::now()
@@ -169,7 +142,7 @@ impl View {
             .map_or(0, |since| since.as_secs() / 86_400);
         View {
             student,
-            due_passed: args.due.is_some_and(|due| today >= due),
+            due_passed: args.due.or(spec_due).is_some_and(|due| today >= due),
         }
     }
 
@@ -262,6 +235,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
                 groups: Vec::new(),
                 build_timeout: None,
                 allowed_dependencies: Vec::new(),
+                due: None,
             };
             let results = Results {
                 suite: &nothing,
@@ -418,12 +392,13 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
     }
     refuse_if_none_selected(&args, &filters, &suite, &not_graded)?;
     let test_count = suite.groups.iter().map(|g| g.tests.len()).sum();
+    let suite_due = suite.due;
     let session = Arc::new(Session {
         suite,
         reference,
         expected,
         registered,
-        view: View::of(&args),
+        view: View::of(&args, suite_due),
         notes: Mutex::new(Vec::new()),
         pool: Pool {
             launcher,
@@ -873,20 +848,4 @@ fn run_test(session: &Session, index: usize) -> Verdict {
         };
     }
     verdict
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn due_dates_count_days_from_1970() {
-        assert_eq!(due_date("1970-01-01"), Ok(0));
-        assert_eq!(due_date("2000-03-01"), Ok(11_017));
-        assert_eq!(due_date("2024-02-29"), Ok(19_782));
-        assert_eq!(due_date(" 2026-12-01 "), Ok(20_788));
-        for bad in ["2026-13-01", "2026-12", "yesterday", "1969-12-31"] {
-            assert!(due_date(bad).is_err(), "{bad}");
-        }
-    }
 }

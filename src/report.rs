@@ -496,6 +496,7 @@ mod tests {
             groups: vec![group],
             build_timeout: None,
             allowed_dependencies: Vec::new(),
+            due: None,
         }
     }
 

@@ -32,6 +32,8 @@ pub struct Suite {
     pub build_timeout: Option<Duration>,
     /// The crates any of its spec files lets a submission depend on.
     pub allowed_dependencies: Vec<String>,
+    /// The latest due date its spec files give, in days since 1970-01-01.
+    pub due: Option<u64>,
 }
 
 impl Suite {
@@ -52,6 +54,7 @@ impl Suite {
                 .collect(),
             build_timeout: self.build_timeout,
             allowed_dependencies: self.allowed_dependencies,
+            due: self.due,
         }
     }
 }
@@ -97,9 +100,11 @@ pub fn load(paths: &[PathBuf], timeout_override: Option<Duration>) -> Result<Sui
     let mut groups = Vec::new();
     let mut build_timeout = None;
     let mut allowed_dependencies: Vec<String> = Vec::new();
+    let mut due = None;
     let mut add = |file: Suite| {
         groups.extend(file.groups);
         build_timeout = build_timeout.max(file.build_timeout);
+        due = due.max(file.due);
         for name in file.allowed_dependencies {
             if !allowed_dependencies.contains(&name) {
                 allowed_dependencies.push(name);
@@ -143,6 +148,7 @@ pub fn load(paths: &[PathBuf], timeout_override: Option<Duration>) -> Result<Sui
         groups,
         build_timeout,
         allowed_dependencies,
+        due,
     })
 }
 
@@ -225,10 +231,22 @@ pub fn parse(
             tests,
         });
     }
+    let due = parsed
+        .defaults
+        .due
+        .as_deref()
+        .map(due_date)
+        .transpose()
+        .map_err(|message| SpecError {
+            file: file.to_string(),
+            location: locate_key(text, "defaults"),
+            message: format!("defaults: due: {message}"),
+        })?;
     Ok(Suite {
         groups,
         build_timeout: parsed.defaults.build_timeout_s.map(Duration::from_secs),
         allowed_dependencies: parsed.defaults.allow_dependencies,
+        due,
     })
 }
 
@@ -307,6 +325,33 @@ pub fn spec_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     Ok(files)
 }
 
+/// `YYYY-MM-DD` as days since 1970-01-01.
+pub fn due_date(text: &str) -> Result<u64, String> {
+    let bad = || format!("`{text}` is not a date: write it as YYYY-MM-DD, such as 2026-12-15");
+    let parts: Vec<u64> = text
+        .trim()
+        .split('-')
+        .map(|part| part.parse().map_err(|_| bad()))
+        .collect::<Result<_, _>>()?;
+    let [year, month, day] = parts[..] else {
+        return Err(bad());
+    };
+    if !(1970..=9999).contains(&year) || !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+        return Err(bad());
+    }
+    // Days from the civil date, counting years from March so leap days fall last.
+    let (y, m) = if month <= 2 {
+        (year - 1, month + 9)
+    } else {
+        (year, month - 3)
+    };
+    let era = y / 400;
+    let year_of_era = y - era * 400;
+    let day_of_year = (153 * m + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    Ok(era * 146_097 + day_of_era - 719_468)
+}
+
 /// Line and column of a top-level `key:`.
 fn locate_key(text: &str, key: &str) -> Option<(usize, usize)> {
     text.lines()
@@ -326,4 +371,20 @@ pub fn slug(name: &str) -> String {
         }
     }
     out.trim_end_matches('_').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn due_dates_count_days_from_1970() {
+        assert_eq!(due_date("1970-01-01"), Ok(0));
+        assert_eq!(due_date("2000-03-01"), Ok(11_017));
+        assert_eq!(due_date("2024-02-29"), Ok(19_782));
+        assert_eq!(due_date(" 2026-12-01 "), Ok(20_788));
+        for bad in ["2026-13-01", "2026-12", "yesterday", "1969-12-31"] {
+            assert!(due_date(bad).is_err(), "{bad}");
+        }
+    }
 }

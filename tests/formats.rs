@@ -268,3 +268,55 @@ fn a_due_date_is_read_as_a_calendar_day() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("is not a date: write it as YYYY-MM-DD"));
 }
+
+#[test]
+fn a_specs_due_date_opens_after_due_date_groups_once_it_has_passed() {
+    let later = "plaisante_hand::later::four_kings";
+    for (due, shown) in [("2000-01-01", true), ("2999-01-01", false)] {
+        let path = scratch().join(format!("due-{due}.yaml"));
+        std::fs::write(
+            &path,
+            format!("assignment: plaisante_hand\ndefaults: {{ due: {due} }}\ngroups:\n  - name: later\n    points: 1\n    visibility: after_due_date\n    check: has_pair\n    cases:\n      - {{ name: four kings, hand: [KH, KD, KC, KS, 9H] }}\n"),
+        )
+        .unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_grader"));
+        let out = grader_env(&mut command)
+            .args([
+                "check",
+                EXAMPLE,
+                "--color",
+                "never",
+                "--student-view",
+                "--spec",
+            ])
+            .arg(&path)
+            .current_dir(repo())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let block = support::failure_of(&stdout, later);
+        assert_eq!(
+            block.contains("K♥ K♦ K♣ K♠ 9♥"),
+            shown,
+            "due {due}: {block}"
+        );
+    }
+    let bad = scratch().join("due-bad.yaml");
+    std::fs::write(
+        &bad,
+        "assignment: plaisante_hand\ndefaults: { due: next week }\ngroups: []\n",
+    )
+    .unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_grader"));
+    let out = grader_env(&mut command)
+        .args(["check", EXAMPLE, "--spec"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("due-bad.yaml:2:1: defaults: due: `next week` is not a date"),
+        "{said}"
+    );
+}

@@ -31,6 +31,8 @@ pub struct Defaults {
     /// Crates a submission may depend on besides grader-api, by name.
     #[serde(default)]
     pub allow_dependencies: Vec<String>,
+    /// The due date (`YYYY-MM-DD`): a student's view shows after_due_date groups from then on.
+    pub due: Option<String>,
 }
 
 /// The fields every group has, whatever its assignment.
