@@ -25,15 +25,32 @@ const GRADEBOOK: &str = "gradebook.csv";
 const REPORT: &str = "report.html";
 const LOG: &str = "batch.log";
 
+/// `grader batch DIR --out RESULTS`, or `grader batch merge SHARDS --out RESULTS`.
+#[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct BatchCommand {
+    #[command(subcommand)]
+    pub merge: Option<Merge>,
+    #[command(flatten)]
+    pub args: BatchArgs,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum Merge {
+    /// Join the results of a batch's shards into one folder, gradebook and report.
+    Merge(MergeArgs),
+}
+
 #[derive(Debug, clap::Args)]
 pub struct BatchArgs {
     /// The folder of submissions: one crate per subfolder.
-    pub dir: PathBuf,
+    #[arg(required = true)]
+    pub dir: Option<PathBuf>,
     /// The folder results go to: one `NAME.json` per submission, `gradebook.csv`,
     /// `report.html` and `batch.log`.
-    #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
-    /// Submissions graded at once [default: 1].
+    #[arg(long, value_name = "DIR", required = true)]
+    pub out: Option<PathBuf>,
+    /// Submissions graded at once.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub jobs: usize,
     /// Keep the results already in --out and grade only the submissions without one.
@@ -76,12 +93,18 @@ pub fn die_with_batch() {
     }
 }
 
-pub fn run(args: BatchArgs) -> ExitCode {
-    exit::done_or_usage(batch(&args))
+pub fn run(command: BatchCommand) -> ExitCode {
+    exit::done_or_usage(match command.merge {
+        Some(Merge::Merge(args)) => merged(&args).map(|line| eprintln!("{line}")),
+        None => batch(&command.args),
+    })
 }
 
 fn batch(args: &BatchArgs) -> Result<(), String> {
-    let mut submissions = submissions(&args.dir)?;
+    let (Some(dir), Some(out)) = (&args.dir, &args.out) else {
+        return Err("grader batch needs DIR and --out RESULTS".into());
+    };
+    let mut submissions = submissions(dir)?;
     if let Some((k, n)) = args.shard {
         submissions = submissions
             .into_iter()
@@ -90,22 +113,21 @@ fn batch(args: &BatchArgs) -> Result<(), String> {
             .map(|(_, submission)| submission)
             .collect();
     }
-    std::fs::create_dir_all(&args.out)
-        .map_err(|e| format!("cannot make {}: {e}", args.out.display()))?;
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot make {}: {e}", out.display()))?;
     let done: Vec<&Submission> = submissions
         .iter()
-        .filter(|s| results_of(&args.out, s).is_some())
+        .filter(|s| results_of(out, s).is_some())
         .collect();
     if !done.is_empty() && !args.resume {
         return Err(format!(
             "{} already holds results of {} submissions: pass --resume to keep them and grade the rest, or choose another --out",
-            args.out.display(),
+            out.display(),
             done.len()
         ));
     }
     let todo: Vec<&Submission> = submissions
         .iter()
-        .filter(|s| results_of(&args.out, s).is_none())
+        .filter(|s| results_of(out, s).is_none())
         .collect();
     eprintln!(
         "grading {} submissions of {} ({} already graded), {} at a time",
@@ -137,7 +159,7 @@ fn batch(args: &BatchArgs) -> Result<(), String> {
                     if let Some(bar) = &progress {
                         bar.set_message(format!("grading {}", submission.name));
                     }
-                    let line = grade(args, submission, &threads);
+                    let line = grade(out, &args.check, submission, &threads);
                     let count = finished.fetch_add(1, Ordering::Relaxed) + 1;
                     let _held = log.lock();
                     match &progress {
@@ -147,7 +169,7 @@ fn batch(args: &BatchArgs) -> Result<(), String> {
                         }
                         None => eprintln!("[{count}/{}] {line}", todo.len()),
                     }
-                    append_log(&args.out, &format!("{line}\n"));
+                    append_log(out, &format!("{line}\n"));
                 }
             });
         }
@@ -155,9 +177,9 @@ fn batch(args: &BatchArgs) -> Result<(), String> {
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
-    let class = graded(&args.out, &submissions);
-    let gradebook = gradebook(&args.out, &class)?;
-    let report = class_report(&args.out, &class)?;
+    let class = graded(out, &submissions);
+    let gradebook = gradebook(out, &class)?;
+    let report = class_report(out, &class)?;
     eprintln!(
         "graded in {:.1}s; {} and {}",
         started.elapsed().as_secs_f64(),
@@ -210,7 +232,7 @@ fn results_of(out: &Path, submission: &Submission) -> Option<serde_json::Value> 
 }
 
 /// Grades one submission in a `grader check` of its own; says how it went, in a line.
-fn grade(args: &BatchArgs, submission: &Submission, threads: &str) -> String {
+fn grade(out: &Path, check: &[String], submission: &Submission, threads: &str) -> String {
     let started = Instant::now();
     let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("grader"));
     let mut command = Command::new(exe);
@@ -226,18 +248,18 @@ fn grade(args: &BatchArgs, submission: &Submission, threads: &str) -> String {
             threads,
         ])
         .arg("--output")
-        .arg(results_path(&args.out, submission))
-        .args(&args.check)
+        .arg(results_path(out, submission))
+        .args(check)
         .env(BATCH_PARENT_ENV, std::process::id().to_string())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
     if std::env::var_os("CARDGRADE_TARGET_DIR").is_none() {
-        command.env("CARDGRADE_TARGET_DIR", args.out.join(".targets"));
+        command.env("CARDGRADE_TARGET_DIR", out.join(".targets"));
     }
     let status = command.status();
     let seconds = started.elapsed().as_secs_f64();
-    match (status, results_of(&args.out, submission)) {
+    match (status, results_of(out, submission)) {
         (_, Some(results)) => format!(
             "{}: {} / {} ({}, {seconds:.1}s)",
             submission.name,
@@ -355,11 +377,6 @@ pub struct MergeArgs {
     /// The folder that gets every submission's results, the gradebook and the report.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
-}
-
-/// `grader merge`: the shards' results in one folder, with one gradebook and report.
-pub fn merge(args: MergeArgs) -> ExitCode {
-    exit::done_or_usage(merged(&args).map(|line| eprintln!("{line}")))
 }
 
 fn merged(args: &MergeArgs) -> Result<String, String> {

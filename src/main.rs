@@ -1,7 +1,7 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use grader::batch::{self, BatchArgs, MergeArgs};
+use grader::batch::{self, BatchCommand};
 use grader::check::{self, CheckArgs};
 use grader::exit;
 use grader::package::{self, PackageArgs};
@@ -32,9 +32,7 @@ enum Command {
     #[command(after_help = EXIT_CODES)]
     Check(CheckArgs),
     /// Grade every submission of a folder, a few at a time, with a gradebook; resumable.
-    Batch(BatchArgs),
-    /// Join the results of a batch's shards into one folder, gradebook and report.
-    Merge(MergeArgs),
+    Batch(BatchCommand),
     /// Play a reference implementation in the terminal.
     Play(PlayArgs),
     /// Package the grader for Gradescope.
@@ -84,8 +82,7 @@ fn main() -> ExitCode {
             batch::die_with_batch();
             check::run(args)
         }
-        Command::Batch(args) => batch::run(args),
-        Command::Merge(args) => batch::merge(args),
+        Command::Batch(command) => batch::run(command),
         Command::Play(args) => play::run(args),
         Command::Spec(SpecCommand::Split(args)) => split::run(args),
         Command::Gradescope(GradescopeCommand::Package(args)) => package::run(args),

@@ -207,7 +207,7 @@ fn shards_graded_apart_merge_into_one_gradebook() {
     let _ = std::fs::remove_dir_all(&merged);
     let mut command = Command::new(env!("CARGO_BIN_EXE_grader"));
     let run = grader_env(&mut command)
-        .arg("merge")
+        .args(["batch", "merge"])
         .args(&shards)
         .arg("--out")
         .arg(&merged)
@@ -227,7 +227,7 @@ fn shards_graded_apart_merge_into_one_gradebook() {
     // A shard merged twice is refused, not counted twice.
     let mut command = Command::new(env!("CARGO_BIN_EXE_grader"));
     let twice = grader_env(&mut command)
-        .arg("merge")
+        .args(["batch", "merge"])
         .args([&shards[0], &shards[0]])
         .arg("--out")
         .arg(scratch().join("class-in-shards-twice"))
