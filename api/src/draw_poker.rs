@@ -245,7 +245,9 @@ impl Discard {
         let mut deck = Deck::stacked(self.deck.clone());
         match game.discard_and_draw(&mut hand, &self.positions, &mut deck) {
             Ok(()) => Answer::Cards(hand),
-            Err(_) => Answer::Refused,
+            // The contract: an error is returned without touching the hand.
+            Err(_) if hand == self.hand => Answer::Refused,
+            Err(_) => Answer::RefusedAfterChanging(hand),
         }
     }
 }
@@ -283,6 +285,8 @@ pub enum Answer {
     Cards(Vec<Card>),
     /// `discard_and_draw` returned an error.
     Refused,
+    /// `discard_and_draw` returned an error, but changed the hand first (to this).
+    RefusedAfterChanging(Vec<Card>),
     /// Whether a rule held (`None`) or how it was broken.
     Rule(Option<String>),
     /// The dealer's discards, and how they break the rules if they do.
@@ -300,7 +304,8 @@ crate::wire_enum!(Answer {
     Rule(problem),
     Choice { positions, problem },
     Draw(result),
-    Tally(tally)
+    Tally(tally),
+    RefusedAfterChanging(cards)
 });
 
 impl fmt::Display for Answer {
@@ -308,6 +313,11 @@ impl fmt::Display for Answer {
         match self {
             Answer::Cards(cards) => write!(f, "{}", format_cards(cards)),
             Answer::Refused => write!(f, "an error (refused)"),
+            Answer::RefusedAfterChanging(cards) => write!(
+                f,
+                "an error (refused), but the hand was changed first, to {}",
+                format_cards(cards)
+            ),
             Answer::Rule(None) => write!(f, "within the rules"),
             Answer::Rule(Some(problem)) => write!(f, "against the rules: {problem}"),
             Answer::Choice {

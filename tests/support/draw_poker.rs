@@ -90,6 +90,22 @@ pub fn mutants() -> Vec<Mutant> {
             "index out of bounds: the len is 5 but the index is 5",
         ]),
         draw(
+            "draw-refuses-after-replacing",
+            "positions checked one by one while replacing: a refused discard has already changed the hand.",
+            &[(
+                "        check_positions(positions)?;\n        if let Some(&beyond) = positions.iter().find(|&&p| p as usize > hand.len()) {\n            return Err(DiscardError::OutOfRange(beyond));\n        }\n        for &position in positions {\n            hand[position as usize - 1] = deck.deal();\n        }\n",
+                "        for (index, &position) in positions.iter().enumerate() {\n            if index >= 3 {\n                return Err(DiscardError::TooMany(positions.len()));\n            }\n            if !(1..=5).contains(&position) {\n                return Err(DiscardError::OutOfRange(position));\n            }\n            if positions[..index].contains(&position) {\n                return Err(DiscardError::Repeated(position));\n            }\n            hand[position as usize - 1] = deck.deal();\n        }\n",
+            )],
+        )
+        .caught_by(
+            "refused_discards::a_repeated_position",
+            &[
+                "positions: [2, 2]",
+                "expected   an error (refused)",
+                "actual     an error (refused), but the hand was changed first, to 2♣ K♥ 4♥ 5♠ 7♣",
+            ],
+        ),
+        draw(
             "draw-replacements-in-slot-order",
             "replacements dealt in ascending slot order instead of the order typed.",
             &[(
