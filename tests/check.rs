@@ -672,3 +672,25 @@ fn help_documents_the_exit_codes() {
     }
     assert_eq!(grader(&["check", "--bogus"]).status.code(), Some(2));
 }
+
+/// A strategy that cheats costs its own test, not the other strategy's points.
+#[test]
+fn each_required_strategy_is_a_test_of_its_own() {
+    let (code, stdout, stderr) = check(
+        &support::named("crazy_eights-strategy-plays-a-card-not-held"),
+        &["--assignment", "crazy_eights", "your_strategies"],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        result_line(&stdout, "crazy_eights::your_strategies::strategy_1").ends_with(" ok"),
+        "{stdout}"
+    );
+    assert!(
+        result_line(&stdout, "crazy_eights::your_strategies::strategy_2").ends_with("FAILED"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("strategy `eager` won "),
+        "the legal one's record: {stdout}"
+    );
+}

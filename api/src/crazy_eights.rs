@@ -907,13 +907,16 @@ pub struct StrategyTrial {
     pub opponents: Vec<Harness>,
     /// Fail unless the submission registers at least this many strategies.
     pub require: u32,
+    /// The registered strategy this trial plays (counting from 0), or `None` for all.
+    pub strategy: Option<u32>,
 }
 
 crate::wire_struct!(StrategyTrial {
     games,
     seed,
     opponents,
-    require
+    require,
+    strategy
 });
 
 crate::wire_enum!(Harness {

@@ -24,7 +24,7 @@ pub fn mutants() -> Vec<Mutant> {
                 "        loop {\n            std::hint::spin_loop();\n        }",
             )],
         )
-        .caught_by("your_strategies", &[
+        .caught_by("your_strategies::strategy_1", &[
             "strategy `eager`, game 1 of 40 (seat 0)",
             "its code failed: ShouldDrawCard",
             "no answer within 2000 ms",
@@ -37,7 +37,7 @@ pub fn mutants() -> Vec<Mutant> {
                 "    const STYLE: Harness = Harness::Cheater {\n        kind: CheatKind::NotHeld,\n        at_turn: 3,\n    };",
             )],
         )
-        .caught_by("your_strategies", &[
+        .caught_by("your_strategies::strategy_2", &[
             "strategy `cautious`, game 1 of 40",
             "an illegal move: player 0 cheated: played",
             "(a card it does not hold)",

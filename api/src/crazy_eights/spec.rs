@@ -87,15 +87,27 @@ impl Spec for Contract {
         if let Some(strategies) = group.strategies {
             let opponents = harness(&strategies.opponents, PLAYERS - 1, "opponents")
                 .map_err(|m| Problem::group(name, m))?;
-            return whole_group(
+            let trial = |strategy| {
                 Request::Strategies(StrategyTrial {
                     games: strategies.games,
                     seed: strategies.seed,
-                    opponents,
+                    opponents: opponents.clone(),
                     require: strategies.require,
-                }),
-                Grading::Driven,
-            );
+                    strategy,
+                })
+            };
+            if strategies.require == 0 {
+                return whole_group(trial(None), Grading::Driven);
+            }
+            // A test per required strategy: an illegal one costs only its own points.
+            return Ok((0..strategies.require)
+                .map(|index| SpecTest {
+                    case: Some(format!("strategy {}", index + 1)),
+                    request: trial(Some(index)),
+                    grading: Grading::Driven,
+                    written: Vec::new(),
+                })
+                .collect());
         }
         if let Some(generate) = group.generate {
             within_generated(name, generate.count)?;
@@ -200,7 +212,11 @@ fn play_strategies(
         }
         Err(why) => return failed(vec![Field::problem("problem", why)]),
     };
-    if strategies.len() < trial.require as usize {
+    let playing: Vec<&String> = match trial.strategy {
+        Some(index) => strategies.get(index as usize).into_iter().collect(),
+        None => strategies.iter().collect(),
+    };
+    if strategies.len() < trial.require as usize && playing.is_empty() {
         return failed(vec![Field::problem(
             "problem",
             format!(
@@ -212,7 +228,7 @@ fn play_strategies(
         )]);
     }
     let mut notes = Vec::new();
-    for name in &strategies {
+    for name in playing {
         let mut wins = 0;
         for game in 0..trial.games {
             let seat = game as usize % PLAYERS;
