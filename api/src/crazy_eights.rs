@@ -17,7 +17,9 @@
 //!     must be an 8, or match the top card's rank, or the suit to match (the suit an 8
 //!     declared, else the top card's) ([`CheatKind::DoesNotMatch`]). An 8 is followed by
 //!     `declare_suit()`. The card goes on the discard pile.
-//! - A cheat ends the game at once: every score 0, no winner, the cheater reported.
+//! - A cheat ends the game at once: the cheating turn is not written to the log (the log
+//!   holds the turns before it), every score is 0, there is no winner, and the cheater is
+//!   reported.
 //! - After each turn: a player with no cards left wins and scores the points of the
 //!   cards in the other hands (8 = 50, K Q J 10 = 10, A = 1, others face value); else, if
 //!   the draw pile is empty, the game ends with no winner and each player scores the
@@ -25,7 +27,9 @@
 //! - A tournament: `init(id, opponent_ids)` once for each player in seat order; games until
 //!   some total reaches the target (the highest total wins, the lowest seat on a tie) or a
 //!   player cheats; before every game after the first, each player is `reset()` and the
-//!   deck is [`Deck::renew`]ed.
+//!   deck is [`Deck::renew`]ed. A tournament ended by a cheat has no winner: `games` counts
+//!   the game of the cheat, the totals are those before it (that game adds nothing), and
+//!   the cheater is reported.
 
 use std::fmt;
 
