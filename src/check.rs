@@ -835,9 +835,13 @@ fn run_test(session: &Session, index: usize) -> Verdict {
     };
     let verdict = match verdict {
         Verdict::Failed(_) if session.view.withholds(group.visibility) => {
-            Verdict::Failed(Failure::line(
-                "this hidden test failed; its input, expected answer and your output are not shown",
-            ))
+            let until = match group.visibility {
+                Visibility::AfterDueDate => " until the due date",
+                _ => "",
+            };
+            Verdict::Failed(Failure::line(format!(
+                "this hidden test failed; its input, expected answer and your output are not shown{until}"
+            )))
         }
         verdict => verdict,
     };
