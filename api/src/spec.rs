@@ -376,6 +376,13 @@ fn some_cases<T>(group: &str, cases: &[T]) -> Result<(), Problem> {
     Ok(())
 }
 
+/// The checks a bulk group asks of every hand: at least one.
+pub(crate) fn bulk_checks<C>(group: &str, checks: Option<Vec<C>>) -> Result<Vec<C>, Problem> {
+    checks
+        .filter(|checks| !checks.is_empty())
+        .ok_or_else(|| Problem::group(group, "needs `checks:`, the methods to ask of every hand"))
+}
+
 /// The check of a case: its own, or its group's.
 pub(crate) fn check_of<C: Copy>(own: Option<C>, group: Option<C>) -> Result<C, String> {
     own.or(group)

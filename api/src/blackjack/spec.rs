@@ -11,8 +11,8 @@ use crate::card::Card;
 use crate::deck::HandSource;
 use crate::source::Source;
 use crate::spec::{
-    Grading, Problem, Spec, SpecTest, Written, case_tests, check_of, exactly_one, expected,
-    only_fields, unused, within_generated,
+    Grading, Problem, Spec, SpecTest, Written, bulk_checks, case_tests, check_of, exactly_one,
+    expected, only_fields, unused, within_generated,
 };
 
 /// `rules:` of a blackjack file or group.
@@ -130,9 +130,7 @@ impl Spec for Contract {
                         seed: generate.seed,
                         hand_size: 0,
                     },
-                    checks: group.checks.filter(|c| !c.is_empty()).ok_or_else(|| {
-                        Problem::group(name, "needs `checks:`, the methods to ask of every hand")
-                    })?,
+                    checks: bulk_checks(name, group.checks)?,
                 },
             };
             unused(

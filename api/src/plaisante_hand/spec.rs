@@ -6,8 +6,8 @@ use super::{Answer, Check, Contract, HandName, Request};
 use crate::card::Card;
 use crate::deck::HandSource;
 use crate::spec::{
-    EveryHand, GenerateHands, Grading, NoRules, Problem, Spec, SpecTest, Written, case_tests,
-    check_of, exactly_one, expected, hand_source, unused,
+    EveryHand, GenerateHands, Grading, NoRules, Problem, Spec, SpecTest, Written, bulk_checks,
+    case_tests, check_of, exactly_one, expected, hand_source, unused,
 };
 
 spec_group!(Group {
@@ -83,12 +83,7 @@ impl Spec for Contract {
                 format!("hand_size must be 1 to 5, not {hand_size}"),
             ));
         }
-        let checks = group
-            .checks
-            .filter(|checks| !checks.is_empty())
-            .ok_or_else(|| {
-                Problem::group(name, "needs `checks:`, the methods to ask of every hand")
-            })?;
+        let checks = bulk_checks(name, group.checks)?;
         Ok(vec![SpecTest {
             case: None,
             request: Request { source, checks },

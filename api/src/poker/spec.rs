@@ -10,8 +10,8 @@ use crate::card::{Card, format_cards};
 use crate::deck::HandSource;
 use crate::source::Source;
 use crate::spec::{
-    EveryHand, Grading, Problem, Spec, SpecTest, Written, case_tests, check_of, exactly_one,
-    expected, five, hand_source, only_fields, unused,
+    EveryHand, Grading, Problem, Spec, SpecTest, Written, bulk_checks, case_tests, check_of,
+    exactly_one, expected, five, hand_source, only_fields, unused,
 };
 
 /// `rules:` of a poker file or group.
@@ -145,9 +145,7 @@ impl Spec for Contract {
                 }
                 Request::Hands {
                     source,
-                    checks: group.checks.filter(|c| !c.is_empty()).ok_or_else(|| {
-                        Problem::group(name, "needs `checks:`, the methods to ask of every hand")
-                    })?,
+                    checks: bulk_checks(name, group.checks)?,
                     rules,
                 }
             }
