@@ -24,8 +24,9 @@ impl Printed {
         self.kept.is_empty() && self.dropped == 0
     }
 
+    /// What was kept, a line printed several times in a row shown once with its count.
     pub fn text(&self) -> String {
-        let mut text = String::from_utf8_lossy(&self.kept).into_owned();
+        let mut text = collapse_repeats(&String::from_utf8_lossy(&self.kept));
         if self.dropped > 0 {
             text.push_str(&format!("\n… {} more bytes not shown", self.dropped));
         }
@@ -38,6 +39,24 @@ impl Printed {
         self.kept.extend_from_slice(&bytes[..taken]);
         self.dropped += (bytes.len() - taken) as u64;
     }
+}
+
+/// `text` with each run of identical lines as one line and the run's length.
+fn collapse_repeats(text: &str) -> String {
+    let mut out = String::new();
+    let mut lines = text.split_inclusive('\n').peekable();
+    while let Some(line) = lines.next() {
+        let mut repeats = 1;
+        while lines.peek() == Some(&line) {
+            lines.next();
+            repeats += 1;
+        }
+        match repeats {
+            1 => out.push_str(line),
+            _ => out.push_str(&format!("{}  (×{repeats})\n", line.trim_end_matches('\n'))),
+        }
+    }
+    out
 }
 
 /// One piece of a stream: up to a marker, or up to the end of the stream.
@@ -164,6 +183,12 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_printed_again_and_again_is_shown_once_with_its_count() {
+        let text = "start\nhand\nhand\nhand\nend\nhand\n";
+        assert_eq!(collapse_repeats(text), "start\nhand  (×3)\nend\nhand\n");
+    }
     use grader_api::protocol::output_marker;
     use std::time::Duration;
 

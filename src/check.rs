@@ -511,9 +511,10 @@ fn run_tests(
         }
         drop(finished);
         for (index, verdict) in verdicts {
-            if let Some((_, test)) = session.suite.tests().nth(index) {
+            if let Some((group, test)) = session.suite.tests().nth(index) {
                 reporter.report(Event::TestFinished {
                     id: &test.id,
+                    group: &group.id,
                     verdict: &verdict,
                 });
             }
@@ -834,14 +835,18 @@ fn run_test(session: &Session, index: usize) -> Verdict {
         }
     };
     let verdict = match verdict {
-        Verdict::Failed(_) if session.view.withholds(group.visibility) => {
+        Verdict::Failed(failure) if session.view.withholds(group.visibility) => {
             let until = match group.visibility {
                 Visibility::AfterDueDate => " until the due date",
                 _ => "",
             };
-            Verdict::Failed(Failure::line(format!(
-                "this hidden test failed; its input, expected answer and your output are not shown{until}"
-            )))
+            // The points it earns stay; only what it found is withheld.
+            Verdict::Failed(Failure {
+                credit: failure.credit,
+                ..Failure::line(format!(
+                    "this hidden test failed; its input, expected answer and your output are not shown{until}"
+                ))
+            })
         }
         verdict => verdict,
     };

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use grader_api::Submission;
 use grader_api::assignment::{Asked, Lines, shorten};
-use grader_api::protocol::{each_frame, first_frame, group_digits, is_panic};
+use grader_api::protocol::{each_frame, first_frame, group_digits, is_panic, panic_of};
 use grader_api::spec::{self as api_spec, Driven, Transport};
 use similar::{ChangeTag, TextDiff};
 
@@ -18,7 +18,7 @@ use crate::capture::Printed;
 use crate::report::visible_controls;
 use crate::runner::{Ending, Exchange, Runner};
 use crate::spec::{Group, TestCase};
-use crate::verdict::{Diff, DiffLine, Failure, Tone, Value, Verdict, WrongKind};
+use crate::verdict::{Credit, Diff, DiffLine, Failure, Tone, Unwritten, Value, Verdict, WrongKind};
 
 /// Characters of one answer a report shows; a submission may return anything.
 const SHOWN_ANSWER: usize = 2_000;
@@ -37,6 +37,8 @@ const PANICS_BEFORE_GIVING_UP: u64 = 1_000;
 const HELD_BREAKDOWN: usize = 10_000;
 /// Answers beyond those a listed test asks for that a runner may send before it is stopped.
 const SURPLUS_ANSWERS: usize = 16;
+/// What a breakdown says was expected where the answer was a `todo!()`.
+const UNWRITTEN_EXPECTED: &str = "an answer";
 /// Inputs answered by the reference per message to the comparing thread.
 const CHUNK_INPUTS: usize = 2048;
 
@@ -123,6 +125,7 @@ pub fn grade_listed(
     failure.text("actual", Tone::Actual, actual_text);
     if let Some(got) = got {
         explain_difference(&mut failure, request, &want[first], got);
+        failure.unwritten.extend(unwritten(request, first, got));
     }
     if let Some(explanation) = request.explain(reference, input, &want[first], got) {
         failure.text("reference", Tone::Plain, explanation);
@@ -150,6 +153,15 @@ fn explain_difference(failure: &mut Failure, request: &dyn Asked, expected: &[u8
     }
 }
 
+/// The question of reply `position` and where its `todo!()` is, when `reply` is one.
+fn unwritten(request: &dyn Asked, position: usize, reply: &[u8]) -> Option<Unwritten> {
+    let panic = panic_of(reply).filter(|panic| panic.is_not_yet_implemented())?;
+    Some(Unwritten {
+        question: request.question(position),
+        todo: panic.to_string(),
+    })
+}
+
 /// Inputs answered by the reference, laid end to end: each input's bytes, then its reply
 /// frames, with where each input starts, where its frames start, and where it ends.
 #[derive(Default)]
@@ -170,7 +182,7 @@ pub fn grade_bulk(
     let total = request.input_count();
     let (sender, receiver) = sync_channel::<Chunk>(8);
     let mut comparison = BulkComparison::new(request, receiver);
-    let exchange = std::thread::scope(|scope| {
+    let (exchange, stopped_on) = std::thread::scope(|scope| {
         scope.spawn(move || {
             let mut chunk = Chunk::default();
             request.respond(reference, &mut |input, frames| {
@@ -192,9 +204,15 @@ pub fn grade_bulk(
             group.timeout,
             |frame| comparison.record(frame),
         );
+        // What the runner was answering when it stopped, before the reference thread is
+        // stopped with it.
+        let stopped_on = match exchange.ending {
+            Ending::Answered => None,
+            _ => comparison.input_in_progress(),
+        };
         // Stops the reference thread if the runner ended early.
         comparison.close();
-        exchange
+        (exchange, stopped_on)
     });
     let survived = exchange.runner_survived();
     let complete = exchange.ending == Ending::Answered && comparison.inputs_compared == total;
@@ -204,12 +222,49 @@ pub fn grade_bulk(
     let mut failure = Failure::default();
     failure.text("inputs", Tone::Plain, request.describe_inputs());
     if comparison.inputs_compared > 0 {
-        let verdict_line = format!(
+        let mut verdict_line = format!(
             "{} of {} answered wrongly",
             group_digits(comparison.wrong_inputs),
             group_digits(comparison.inputs_compared)
         );
+        // Where an input has several answers, the breakdown counts answers: say both.
+        if comparison.answers_compared != comparison.inputs_compared {
+            verdict_line += &format!(
+                " ({} of {} answers)",
+                group_digits(comparison.wrong_answers),
+                group_digits(comparison.answers_compared)
+            );
+        }
         failure.text("wrong", Tone::Actual, verdict_line);
+    }
+    if comparison.wrong_answers > 0 && comparison.unwritten_answers == comparison.wrong_answers {
+        failure.unwritten = std::mem::take(&mut comparison.unwritten);
+    }
+    let checks = request.scored_checks();
+    if checks > 1 {
+        let wrong = &comparison.wrong_by_check;
+        let lines: Vec<String> = (0..checks)
+            .map(|check| match wrong.get(check).copied().unwrap_or(0) {
+                0 if complete => format!("{}  right on every input", request.question(check)),
+                0 => format!(
+                    "{}  right until the runner stopped",
+                    request.question(check)
+                ),
+                count => format!(
+                    "{}  wrong on {}",
+                    request.question(check),
+                    group_digits(count)
+                ),
+            })
+            .collect();
+        failure.text("by check", Tone::Plain, lines.join("\n"));
+        if complete {
+            let right = (0..checks).filter(|&c| wrong.get(c).is_none_or(|&n| n == 0));
+            failure.credit = Some(Credit {
+                right: right.count(),
+                of: checks,
+            });
+        }
     }
     if !complete {
         let stopped = match &exchange.ending {
@@ -227,10 +282,22 @@ pub fn grade_bulk(
             group_digits(total)
         );
         failure.text("stopped", Tone::Actual, line);
+        if let Some((input, through)) = stopped_on {
+            let heading = format!("input {}", group_digits(comparison.inputs_compared + 1));
+            let described = request.describe_input(&input, through);
+            failure.text("stopped on", Tone::Plain, format!("{heading}\n{described}"));
+        }
     }
     if !comparison.breakdown.is_empty() {
         let mut kinds: Vec<_> = comparison.breakdown.iter().collect();
-        kinds.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        // Real wrong answers first, so that `todo!()`s never bury one.
+        kinds.sort_by_key(|&(kind, count)| {
+            (
+                kind.1 == UNWRITTEN_EXPECTED,
+                std::cmp::Reverse(*count),
+                kind,
+            )
+        });
         let listed = kinds
             .iter()
             .take(SHOWN_BREAKDOWN)
@@ -259,6 +326,15 @@ pub fn grade_bulk(
         );
         example.text("actual", Tone::Actual, shown(&request.show(&sample.actual)));
         explain_difference(&mut example, request, &sample.expected, &sample.actual);
+        let explanation = request.explain(
+            reference,
+            &sample.input,
+            &sample.expected,
+            Some(&sample.actual),
+        );
+        if let Some(explanation) = explanation {
+            example.text("reference", Tone::Plain, explanation);
+        }
         failure.push(
             &format!("example {} of a wrong answer", index + 1),
             Value::Example(example),
@@ -370,6 +446,14 @@ struct BulkComparison<'a> {
     current_wrong: bool,
     inputs_compared: u64,
     wrong_inputs: u64,
+    answers_compared: u64,
+    wrong_answers: u64,
+    /// Wrong answers by the position of the reply within its input: by check, where a
+    /// request's checks are scored each on its own.
+    wrong_by_check: Vec<u64>,
+    /// Wrong answers that were a `todo!()`, and each question so answered.
+    unwritten_answers: u64,
+    unwritten: Vec<Unwritten>,
     panics: u64,
     breakdown: BTreeMap<(String, String, String), u64>,
     samples: Vec<Sample>,
@@ -389,6 +473,11 @@ impl<'a> BulkComparison<'a> {
             current_wrong: false,
             inputs_compared: 0,
             wrong_inputs: 0,
+            answers_compared: 0,
+            wrong_answers: 0,
+            wrong_by_check: Vec::new(),
+            unwritten_answers: 0,
+            unwritten: Vec::new(),
             panics: 0,
             breakdown: BTreeMap::new(),
             samples: Vec::new(),
@@ -434,9 +523,31 @@ impl<'a> BulkComparison<'a> {
             return false;
         };
         let want = first_frame(&self.chunk.bytes[current.cursor..current.end]);
+        self.answers_compared += 1;
         if want != actual {
             self.current_wrong = true;
-            let kind = self.request.breakdown(self.position, want, actual);
+            self.wrong_answers += 1;
+            if self.wrong_by_check.len() <= self.position {
+                self.wrong_by_check.resize(self.position + 1, 0);
+            }
+            self.wrong_by_check[self.position] += 1;
+            let kind = match unwritten(self.request, self.position, actual) {
+                Some(todo) => {
+                    self.unwritten_answers += 1;
+                    let known = self.unwritten.iter().any(|u| u.todo == todo.todo);
+                    if !known && self.unwritten.len() < SHOWN_BREAKDOWN {
+                        self.unwritten.push(todo);
+                    }
+                    // One line whatever was expected: a `todo!()` is not a wrong value.
+                    let question = self.request.question_kind(self.position);
+                    (
+                        question,
+                        UNWRITTEN_EXPECTED.into(),
+                        self.request.show(actual),
+                    )
+                }
+                None => self.request.breakdown(self.position, want, actual),
+            };
             if self.breakdown.len() < HELD_BREAKDOWN || self.breakdown.contains_key(&kind) {
                 *self.breakdown.entry(kind.clone()).or_default() += 1;
             }
@@ -465,6 +576,19 @@ impl<'a> BulkComparison<'a> {
             self.current = Some(current);
         }
         self.panics <= PANICS_BEFORE_GIVING_UP
+    }
+
+    /// The input the runner was answering, and the reply it had come to: the one being
+    /// compared, or else the next the reference answered.
+    fn input_in_progress(&mut self) -> Option<(Vec<u8>, usize)> {
+        let (current, position) = match self.current {
+            Some(current) => (current, self.position),
+            None => (self.next_input()?, 0),
+        };
+        Some((
+            self.chunk.bytes[current.start..current.frames_start].to_vec(),
+            position,
+        ))
     }
 
     fn close(&mut self) {

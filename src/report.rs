@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::spec::slug;
 use crate::spec::{Group, Suite, TestCase, Visibility};
-use crate::verdict::Verdict;
+use crate::verdict::{Credit, Failure, Verdict};
 
 mod github;
 mod junit;
@@ -313,8 +313,12 @@ fn shares(group: &Group) -> impl Iterator<Item = Points> {
 }
 
 fn earned(result: &TestResult, worth: Points) -> Points {
-    match result.verdict {
+    match &result.verdict {
         Some(Verdict::Passed) => worth,
+        Some(Verdict::Failed(Failure {
+            credit: Some(Credit { right, of }),
+            ..
+        })) => Points(worth.0 * *right as u64 / (*of).max(1) as u64),
         _ => Points::ZERO,
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use colored::Colorize;
 
-use crate::verdict::Verdict;
+use crate::verdict::{Failure, Unwritten, Verdict};
 
 /// What happened in a run, in order.
 pub enum Event<'a> {
@@ -16,6 +16,8 @@ pub enum Event<'a> {
     },
     TestFinished {
         id: &'a str,
+        /// The id of the test's group, `assignment::group`, as a filter selects it.
+        group: &'a str,
         verdict: &'a Verdict,
     },
     RunFinished {
@@ -45,6 +47,9 @@ pub struct Libtest {
     /// The width test names are padded to.
     pub name_width: usize,
     failures: Vec<(String, String)>,
+    /// Groups whose failures were all `todo!()`s: the group, its failed tests, and each
+    /// `todo!()` met, in the order first seen.
+    unwritten: Vec<(String, Vec<String>, Vec<Unwritten>)>,
 }
 
 impl Libtest {
@@ -54,6 +59,31 @@ impl Libtest {
             color,
             name_width,
             failures: Vec::new(),
+            unwritten: Vec::new(),
+        }
+    }
+
+    /// Records a failure: in full, or within its group's block when it is a `todo!()`.
+    fn record(&mut self, id: &str, group: &str, failure: &Failure) {
+        if failure.unwritten.is_empty() {
+            self.failures
+                .push((id.to_string(), failure.render(self.color)));
+            return;
+        }
+        let at = match self.unwritten.iter().position(|(g, _, _)| g == group) {
+            Some(at) => at,
+            None => {
+                self.unwritten
+                    .push((group.to_string(), Vec::new(), Vec::new()));
+                self.unwritten.len() - 1
+            }
+        };
+        let (_, tests, todos) = &mut self.unwritten[at];
+        tests.push(id.to_string());
+        for todo in &failure.unwritten {
+            if !todos.iter().any(|known| known.todo == todo.todo) {
+                todos.push(todo.clone());
+            }
         }
     }
 
@@ -76,11 +106,10 @@ impl Reporter for Libtest {
                 let plural = if tests == 1 { "" } else { "s" };
                 writeln!(out, "\nrunning {tests} test{plural}")
             }
-            Event::TestFinished { id, verdict } => {
+            Event::TestFinished { id, group, verdict } => {
                 let passed = matches!(verdict, Verdict::Passed);
                 if let Verdict::Failed(failure) = verdict {
-                    self.failures
-                        .push((id.to_string(), failure.render(self.color)));
+                    self.record(id, group, failure);
                 }
                 if self.terse {
                     let mark = if passed { "." } else { "F" };
@@ -105,13 +134,27 @@ impl Reporter for Libtest {
                 if self.terse {
                     text.push('\n');
                 }
-                if !self.failures.is_empty() {
+                if !self.failures.is_empty() || !self.unwritten.is_empty() {
                     text.push_str("\nfailures:\n\n");
+                    for (group, tests, todos) in &self.unwritten {
+                        let count = match tests.len() {
+                            1 => "1 test".to_string(),
+                            n => format!("{n} tests"),
+                        };
+                        text.push_str(&format!(
+                            "---- {group}: {count}, not yet implemented ----\n"
+                        ));
+                        for Unwritten { question, todo } in todos {
+                            text.push_str(&format!("  {question}: {todo}\n"));
+                        }
+                        text.push('\n');
+                    }
                     for (id, message) in &self.failures {
                         text.push_str(&format!("---- {id} ----\n{message}\n\n"));
                     }
                     text.push_str("\nfailures:\n");
-                    for (id, _) in &self.failures {
+                    let unwritten = self.unwritten.iter().flat_map(|(_, tests, _)| tests);
+                    for id in unwritten.chain(self.failures.iter().map(|(id, _)| id)) {
                         text.push_str(&format!("    {id}\n"));
                     }
                 }

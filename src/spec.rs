@@ -61,6 +61,8 @@ impl Suite {
 
 pub struct Group {
     pub assignment: &'static dyn Unit,
+    /// `assignment::group`, as filters match it.
+    pub id: String,
     pub name: String,
     pub points: f64,
     pub visibility: Visibility,
@@ -194,18 +196,18 @@ pub fn parse(
                 message: format!("group `{}`: points must be 0 or more", common.name),
             });
         }
-        let prefix = format!("{}::{}", unit.name(), slug(&common.name));
+        let group_id = format!("{}::{}", unit.name(), slug(&common.name));
         let tests = group
             .tests
             .into_iter()
             .map(|test| {
                 let (id, location, name) = match test.case {
                     Some(case) => (
-                        format!("{prefix}::{}", slug(&case)),
+                        format!("{group_id}::{}", slug(&case)),
                         locate(text, &case, from_line + 1),
                         case,
                     ),
-                    None => (prefix.clone(), group_at, common.name.clone()),
+                    None => (group_id.clone(), group_at, common.name.clone()),
                 };
                 TestCase {
                     id,
@@ -220,6 +222,7 @@ pub fn parse(
             .collect();
         groups.push(Group {
             assignment: unit,
+            id: group_id,
             name: common.name,
             points: common.points,
             visibility: common.visibility,

@@ -17,6 +17,26 @@ pub enum Verdict {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Failure {
     pub fields: Vec<Field>,
+    /// For a test whose checks are scored each on its own: how many were right on every
+    /// input, of how many; the test earns that share of its points.
+    pub credit: Option<Credit>,
+    /// Where every wrong answer was a `todo!()`: each so answered, so that a report can
+    /// say it once for the whole group.
+    pub unwritten: Vec<Unwritten>,
+}
+
+/// A question answered by a `todo!()`, and the panic that says where it is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unwritten {
+    pub question: String,
+    pub todo: String,
+}
+
+/// Checks right on every input, of the checks a test asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Credit {
+    pub right: usize,
+    pub of: usize,
 }
 
 /// One field of a failure; a field without a name is a line of its own.
@@ -93,6 +113,8 @@ impl Failure {
     /// This failure, then `more`.
     pub fn then(mut self, more: Failure) -> Failure {
         self.fields.extend(more.fields);
+        self.credit = self.credit.or(more.credit);
+        self.unwritten.extend(more.unwritten);
         self
     }
 

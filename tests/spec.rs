@@ -139,7 +139,7 @@ fn a_stray_field_is_refused_at_every_level_with_the_fields_it_takes() {
             "groups",
         ),
         (
-            "assignment: draw_poker\ngroups:\n  - name: g\n    generate: { count: 3, seed: 1, pairs: true }\n    checks: [dealer_discards]\n",
+            "assignment: draw_poker\ngroups:\n  - name: g\n    generate: { count: 3, seed: 1, decks: 2 }\n    checks: [dealer_discards]\n",
             "t.yaml:4:",
             "hand_size",
         ),

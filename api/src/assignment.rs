@@ -51,6 +51,13 @@ pub trait Assignment: Sized + 'static {
         Self::question(request, index)
     }
 
+    /// How many checks a bulk request asks of every input, reply `i` answering check `i`,
+    /// each earning its share of the test's points on its own; 1 for a request judged as
+    /// a whole.
+    fn scored_checks(_request: &Self::Request) -> usize {
+        1
+    }
+
     /// Where the inputs come from and what is asked of them, for a bulk group's report.
     fn describe_inputs(request: &Self::Request) -> String;
 
@@ -149,6 +156,7 @@ pub trait Asked: Send + Sync {
     fn input_count(&self) -> u64;
     fn question(&self, index: usize) -> String;
     fn question_kind(&self, index: usize) -> String;
+    fn scored_checks(&self) -> usize;
     fn describe_inputs(&self) -> String;
     /// Answers with `submission`, calling `on_input` with each input's bytes and its
     /// reply frames laid end to end.
@@ -348,6 +356,10 @@ impl<A: Graded> Asked for AskedOf<A> {
 
     fn question_kind(&self, index: usize) -> String {
         A::question_kind(&self.request, index)
+    }
+
+    fn scored_checks(&self) -> usize {
+        A::scored_checks(&self.request)
     }
 
     fn describe_inputs(&self) -> String {

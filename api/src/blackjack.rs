@@ -540,6 +540,13 @@ impl Assignment for Contract {
         }
     }
 
+    fn scored_checks(request: &Request) -> usize {
+        match request {
+            Request::Hands { checks, .. } => checks.len(),
+            Request::Tables { .. } => 1,
+        }
+    }
+
     fn describe_inputs(request: &Request) -> String {
         match request {
             Request::Hands { source, checks } => {

@@ -135,14 +135,18 @@ fn shuffle(cards: &mut [Card], rng: &mut ChaCha8Rng) {
 pub enum HandSource {
     /// Hands written out in a spec.
     Listed(Vec<Vec<Card>>),
-    /// `count` hands of `hand_size` distinct cards, drawn from `seed`.
+    /// `count` hands of distinct cards drawn from `seed`, each of `min_hand_size` to
+    /// `hand_size` cards, in the order drawn.
     Generated {
         count: u32,
         seed: u64,
         hand_size: u8,
+        min_hand_size: u8,
     },
-    /// Every set of `hand_size` distinct cards, in lexicographic order of card index.
-    Exhaustive { hand_size: u8 },
+    /// Every set of `hand_size` distinct cards, in lexicographic order of card index; with
+    /// `shuffled`, each hand's cards in an order of their own, so that code reading only
+    /// the first and last card of a sorted hand is found out.
+    Exhaustive { hand_size: u8, shuffled: bool },
 }
 
 impl HandSource {
@@ -151,7 +155,7 @@ impl HandSource {
         match self {
             HandSource::Listed(hands) => hands.len() as u64,
             HandSource::Generated { count, .. } => u64::from(*count),
-            HandSource::Exhaustive { hand_size } => binomial(Card::COUNT as u64, *hand_size),
+            HandSource::Exhaustive { hand_size, .. } => binomial(Card::COUNT as u64, *hand_size),
         }
     }
 
@@ -167,11 +171,23 @@ impl HandSource {
                 count,
                 seed,
                 hand_size,
-            } => format!(
-                "{} {hand_size}-card hands generated from seed {seed}",
-                crate::protocol::group_digits(u64::from(*count))
-            ),
-            HandSource::Exhaustive { hand_size } => format!("every {hand_size}-card hand"),
+                min_hand_size,
+            } => {
+                let count = crate::protocol::group_digits(u64::from(*count));
+                match min_hand_size < hand_size {
+                    true => format!(
+                        "{count} hands of {min_hand_size} to {hand_size} cards generated from seed {seed}"
+                    ),
+                    false => format!("{count} {hand_size}-card hands generated from seed {seed}"),
+                }
+            }
+            HandSource::Exhaustive {
+                hand_size,
+                shuffled,
+            } => match shuffled {
+                true => format!("every {hand_size}-card hand, each in a shuffled order"),
+                false => format!("every {hand_size}-card hand"),
+            },
         }
     }
 
@@ -189,11 +205,17 @@ impl HandSource {
                 count,
                 seed,
                 hand_size,
+                min_hand_size,
             } => {
                 let mut rng = seeded_rng(*seed);
                 let mut deck = all_cards();
-                let size = usize::from(*hand_size).min(Card::COUNT);
+                let most = usize::from(*hand_size).min(Card::COUNT);
+                let fewest = usize::from(*min_hand_size).min(most);
                 for _ in 0..*count {
+                    let size = match fewest < most {
+                        true => fewest + below(&mut rng, (most - fewest + 1) as u32) as usize,
+                        false => most,
+                    };
                     // A partial Fisher-Yates: the first `size` places get distinct cards.
                     for i in 0..size {
                         let j = i + below(&mut rng, (Card::COUNT - i) as u32) as usize;
@@ -204,14 +226,24 @@ impl HandSource {
                     }
                 }
             }
-            HandSource::Exhaustive { hand_size } => {
+            HandSource::Exhaustive {
+                hand_size,
+                shuffled,
+            } => {
                 let size = usize::from(*hand_size);
                 if size > Card::COUNT {
                     return;
                 }
+                let mut rng = seeded_rng(u64::from(*hand_size));
                 let mut picks: Vec<u8> = (0..size as u8).collect();
                 loop {
-                    let hand = picks.iter().filter_map(|&i| Card::from_index(i)).collect();
+                    let mut hand: Vec<Card> =
+                        picks.iter().filter_map(|&i| Card::from_index(i)).collect();
+                    if *shuffled {
+                        for i in (1..hand.len()).rev() {
+                            hand.swap(i, below(&mut rng, i as u32 + 1) as usize);
+                        }
+                    }
                     if !visit(hand) {
                         return;
                     }
@@ -244,15 +276,21 @@ impl crate::wire::Wire for HandSource {
                 count,
                 seed,
                 hand_size,
+                min_hand_size,
             } => {
                 put_varint(out, 1)?;
                 count.put(out)?;
                 seed.put(out)?;
-                hand_size.put(out)
+                hand_size.put(out)?;
+                min_hand_size.put(out)
             }
-            HandSource::Exhaustive { hand_size } => {
+            HandSource::Exhaustive {
+                hand_size,
+                shuffled,
+            } => {
                 put_varint(out, 2)?;
-                hand_size.put(out)
+                hand_size.put(out)?;
+                shuffled.put(out)
             }
         }
     }
@@ -265,9 +303,11 @@ impl crate::wire::Wire for HandSource {
                 count: Wire::take(input)?,
                 seed: Wire::take(input)?,
                 hand_size: Wire::take(input)?,
+                min_hand_size: Wire::take(input)?,
             },
             _ => HandSource::Exhaustive {
                 hand_size: Wire::take(input)?,
+                shuffled: Wire::take(input)?,
             },
         })
     }
@@ -337,18 +377,33 @@ mod tests {
     }
 
     #[test]
-    fn exhaustive_yields_every_hand_once() {
-        let source = HandSource::Exhaustive { hand_size: 3 };
-        let mut count = 0u64;
-        let mut seen = HashSet::new();
-        source.for_each_hand(|hand| {
-            count += 1;
-            assert!(seen.insert(hand));
-            true
-        });
-        assert_eq!(count, 22_100);
-        assert_eq!(source.len(), 22_100);
-        assert_eq!(HandSource::Exhaustive { hand_size: 5 }.len(), 2_598_960);
+    fn exhaustive_yields_every_hand_once_sorted_or_shuffled() {
+        for shuffled in [false, true] {
+            let source = HandSource::Exhaustive {
+                hand_size: 3,
+                shuffled,
+            };
+            let mut count = 0u64;
+            let mut unsorted = 0u64;
+            let mut seen = HashSet::new();
+            source.for_each_hand(|hand| {
+                count += 1;
+                unsorted += u64::from(!hand.is_sorted_by_key(|card| card.index()));
+                let mut sorted = hand.clone();
+                sorted.sort_by_key(|card| card.index());
+                assert!(seen.insert(sorted));
+                true
+            });
+            assert_eq!(count, 22_100);
+            assert_eq!(source.len(), 22_100);
+            // Shuffled, most hands of three are out of order (5 of every 6 orders are).
+            assert_eq!(unsorted > 15_000, shuffled, "{unsorted} hands unsorted");
+        }
+        let five = HandSource::Exhaustive {
+            hand_size: 5,
+            shuffled: true,
+        };
+        assert_eq!(five.len(), 2_598_960);
     }
 
     #[test]
@@ -357,6 +412,7 @@ mod tests {
             count: 200,
             seed: 9,
             hand_size: 5,
+            min_hand_size: 5,
         };
         let collect = || {
             let mut hands = Vec::new();
@@ -372,5 +428,22 @@ mod tests {
         for hand in &hands {
             assert_eq!(hand.iter().collect::<HashSet<_>>().len(), 5);
         }
+    }
+
+    #[test]
+    fn generated_hands_take_every_size_from_the_fewest_to_the_most() {
+        let source = HandSource::Generated {
+            count: 500,
+            seed: 3,
+            hand_size: 5,
+            min_hand_size: 0,
+        };
+        let mut sizes = HashSet::new();
+        source.for_each_hand(|hand| {
+            assert_eq!(hand.iter().collect::<HashSet<_>>().len(), hand.len());
+            sizes.insert(hand.len());
+            true
+        });
+        assert_eq!(sizes, (0..=5).collect());
     }
 }

@@ -4,11 +4,11 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-use crate::assignment::{self, Assignment, ask, guarded};
+use crate::assignment::{self, Assignment, Lines, ask, guarded};
 use crate::blackjack::Tally;
 use crate::card::{Card, format_cards};
 use crate::deck::{Deck, HandSource};
-use crate::poker::{Category, PokerHand, PokerHandBuilder, PokerRules, Ties, poker_hand};
+use crate::poker::{self, Category, PokerHand, PokerHandBuilder, PokerRules, Ties, poker_hand};
 use crate::protocol::Reply;
 use crate::submission::Submission;
 
@@ -275,8 +275,21 @@ checks!(
     /// The question a generated group asks of every hand.
     Check, "a draw_poker check" {
         DealerDiscards => "dealer_discards",
+        Category => "category",
+        Tiebreak => "tiebreak",
     }
 );
+
+impl Check {
+    /// The question about the hand the game ranks with, asked as poker asks it.
+    pub fn ranking(self) -> Option<poker::Check> {
+        match self {
+            Check::DealerDiscards => None,
+            Check::Category => Some(poker::Check::Category),
+            Check::Tiebreak => Some(poker::Check::Tiebreak),
+        }
+    }
+}
 
 /// What the submission's draw game returned, or what the grader made of it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -296,6 +309,8 @@ pub enum Answer {
     },
     Draw(DrawResult),
     Tally(Tally),
+    /// What the hand the game ranks with answered, under seed 004's rules.
+    Ranking(poker::Answer),
 }
 
 crate::wire_enum!(Answer {
@@ -305,7 +320,8 @@ crate::wire_enum!(Answer {
     Choice { positions, problem },
     Draw(result),
     Tally(tally),
-    RefusedAfterChanging(cards)
+    RefusedAfterChanging(cards),
+    Ranking(answer)
 });
 
 impl fmt::Display for Answer {
@@ -330,6 +346,7 @@ impl fmt::Display for Answer {
             } => write!(f, "discard {positions:?}, against the rules: {problem}"),
             Answer::Draw(result) => write!(f, "{result}"),
             Answer::Tally(tally) => write!(f, "{tally}"),
+            Answer::Ranking(answer) => write!(f, "{answer}"),
         }
     }
 }
@@ -343,26 +360,32 @@ pub enum Request {
     DealerDiscards { source: HandSource },
     /// Whole hands of five-card draw.
     Tables { tables: Vec<DrawTable> },
+    /// Hands ranked, or compared, by the hand the game ranks with, as poker asks them
+    /// (under [`DRAW_RULES`]).
+    Ranking(poker::Request),
 }
 
 crate::wire_enum!(Request {
     Discards { discards },
     DealerDiscards { source },
-    Tables { tables }
+    Tables { tables },
+    Ranking(request)
 });
 
-/// One input: a discard, a hand for the dealer, or a table.
+/// One input: a discard, a hand for the dealer, a table, or hands to rank.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Input {
     Hand(Vec<Card>),
     Discard(Discard),
     Table(DrawTable),
+    Ranking(poker::Input),
 }
 
 crate::wire_enum!(Input {
     Hand(cards),
     Discard(discard),
-    Table(table)
+    Table(table),
+    Ranking(input)
 });
 
 /// The submission's game, and the hand it ranks with.
@@ -429,6 +452,15 @@ impl Assignment for Contract {
                     }
                 }
             }
+            Request::Ranking(ranking) => poker::Contract::respond(
+                registered.map(|builders| &builders.hand),
+                &mut (),
+                ranking,
+                |input, replies| {
+                    let replies = replies.into_iter().map(|r| r.map(Answer::Ranking));
+                    on_input(Input::Ranking(input), replies.collect())
+                },
+            ),
         }
     }
 
@@ -437,6 +469,7 @@ impl Assignment for Contract {
             Request::Discards { discards } => discards.len() as u64,
             Request::DealerDiscards { source } => source.len(),
             Request::Tables { tables } => tables.len() as u64,
+            Request::Ranking(ranking) => poker::Contract::input_count(ranking),
         }
     }
 
@@ -450,6 +483,14 @@ impl Assignment for Contract {
                 .first()
                 .map(|t| t.question(index))
                 .unwrap_or_default(),
+            Request::Ranking(ranking) => poker::Contract::question(ranking, index),
+        }
+    }
+
+    fn scored_checks(request: &Request) -> usize {
+        match request {
+            Request::Ranking(ranking) => poker::Contract::scored_checks(ranking),
+            _ => 1,
         }
     }
 
@@ -460,6 +501,7 @@ impl Assignment for Contract {
                 format!("dealer_discards on {}", source.describe())
             }
             Request::Tables { tables } => format!("{} tables", tables.len()),
+            Request::Ranking(ranking) => poker::Contract::describe_inputs(ranking),
         }
     }
 
@@ -468,14 +510,16 @@ impl Assignment for Contract {
             Input::Hand(_) => "hand",
             Input::Discard(_) => "discard",
             Input::Table(_) => "table",
+            Input::Ranking(input) => poker::Contract::input_label(input),
         }
     }
 
-    fn describe_input(input: &Input, _: usize) -> String {
+    fn describe_input(input: &Input, through: usize) -> String {
         match input {
             Input::Hand(cards) => assignment::describe_hand(cards),
             Input::Discard(discard) => discard.describe(),
             Input::Table(table) => table.describe(),
+            Input::Ranking(input) => poker::Contract::describe_input(input, through),
         }
     }
 
@@ -488,11 +532,38 @@ impl Assignment for Contract {
         }
     }
 
+    fn explain(
+        reference: &Builders,
+        request: &Request,
+        input: &Input,
+        expected: &Answer,
+        actual: Option<&Answer>,
+    ) -> Option<String> {
+        match (request, input, expected) {
+            (Request::Ranking(ranking), Input::Ranking(input), Answer::Ranking(expected)) => {
+                let actual = match actual {
+                    Some(Answer::Ranking(actual)) => Some(actual),
+                    _ => None,
+                };
+                poker::Contract::explain(&reference.hand, ranking, input, expected, actual)
+            }
+            _ => None,
+        }
+    }
+
+    fn lines(answer: &Answer) -> Option<Lines> {
+        match answer {
+            Answer::Ranking(answer) => poker::Contract::lines(answer),
+            _ => None,
+        }
+    }
+
     fn kind(answer: &Answer) -> Option<&'static str> {
         match answer {
             Answer::Cards(_) => Some("cards"),
             Answer::Draw(_) => Some("hand result"),
             Answer::Tally(_) => Some("tally"),
+            Answer::Ranking(answer) => poker::Contract::kind(answer),
             _ => None,
         }
     }

@@ -292,6 +292,10 @@ impl Assignment for Contract {
             .unwrap_or_default()
     }
 
+    fn scored_checks(request: &Request) -> usize {
+        request.checks.len()
+    }
+
     fn describe_inputs(request: &Request) -> String {
         let names: Vec<&str> = request.checks.iter().map(|c| c.name()).collect();
         format!(

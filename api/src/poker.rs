@@ -12,7 +12,7 @@ use crate::source::{Generator, Source};
 use crate::submission::Submission;
 
 #[cfg(feature = "spec")]
-mod spec;
+pub(crate) mod spec;
 
 /// The hand categories, worst to best; seed 002 numbers them 1 to 9 in the value vector.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -264,6 +264,7 @@ impl Generator for RandomPairs {
                 count: 1,
                 seed: u64::from(below(&mut rng, u32::MAX)),
                 hand_size: 10,
+                min_hand_size: 10,
             }
             .for_each_hand(|ten| {
                 first = ten;
@@ -460,6 +461,13 @@ impl Assignment for Contract {
         }
     }
 
+    fn scored_checks(request: &Request) -> usize {
+        match request {
+            Request::Hands { checks, .. } => checks.len(),
+            Request::Matchups { .. } => 1,
+        }
+    }
+
     fn describe_inputs(request: &Request) -> String {
         match request {
             Request::Hands {
@@ -520,13 +528,6 @@ impl Assignment for Contract {
     fn lines(answer: &Answer) -> Option<Lines> {
         match answer {
             Answer::Cells(cells) => Some(assignment::cell_lines(cells)),
-            _ => None,
-        }
-    }
-
-    fn kind(answer: &Answer) -> Option<&'static str> {
-        match answer {
-            Answer::Cells(_) => Some("counts"),
             _ => None,
         }
     }

@@ -119,6 +119,17 @@ pub enum Reply<A> {
     NotRegistered,
 }
 
+impl<A> Reply<A> {
+    /// The same reply with its answer, if any, made into another type's.
+    pub fn map<B>(self, into: impl FnOnce(A) -> B) -> Reply<B> {
+        match self {
+            Reply::Answer(answer) => Reply::Answer(into(answer)),
+            Reply::Panicked(panic) => Reply::Panicked(panic),
+            Reply::NotRegistered => Reply::NotRegistered,
+        }
+    }
+}
+
 /// The kinds of reply frame: a tag, then a length and that many bytes of payload.
 const ANSWER: u8 = 1;
 const PANICKED: u8 = 2;
@@ -177,6 +188,14 @@ pub fn decode_reply<A: Wire>(frame: &[u8]) -> io::Result<Reply<A>> {
         return Err(invalid("a reply with bytes left over"));
     }
     Ok(reply)
+}
+
+/// The panic a reply frame reports, if it reports one.
+pub fn panic_of(frame: &[u8]) -> Option<Panic> {
+    match frame_parts(frame) {
+        Ok((PANICKED, mut payload)) => Panic::take(&mut payload).ok(),
+        _ => None,
+    }
 }
 
 /// Whether a reply frame reports a panic.

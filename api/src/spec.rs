@@ -412,6 +412,8 @@ pub(crate) struct GenerateHands {
     pub seed: u64,
     #[serde(default = "five")]
     pub hand_size: u8,
+    /// Hands of `min_hand_size` up to `hand_size` cards; all of `hand_size` by default.
+    pub min_hand_size: Option<u8>,
 }
 
 /// `exhaustive:` of a group of hands.
@@ -420,6 +422,9 @@ pub(crate) struct GenerateHands {
 pub(crate) struct EveryHand {
     #[serde(default = "five")]
     pub hand_size: u8,
+    /// Each hand's cards in a shuffled order instead of sorted.
+    #[serde(default)]
+    pub shuffled: bool,
 }
 
 /// The hands of a bulk group: generated or every hand of a size.
@@ -431,14 +436,26 @@ pub(crate) fn hand_source(
     match (generate, exhaustive) {
         (Some(g), _) => {
             within_generated(group, g.count)?;
+            let min_hand_size = g.min_hand_size.unwrap_or(g.hand_size);
+            if min_hand_size > g.hand_size {
+                return Err(Problem::group(
+                    group,
+                    format!(
+                        "min_hand_size {min_hand_size} is more than hand_size {}",
+                        g.hand_size
+                    ),
+                ));
+            }
             Ok(crate::deck::HandSource::Generated {
                 count: g.count,
                 seed: g.seed,
                 hand_size: g.hand_size,
+                min_hand_size,
             })
         }
         (None, Some(e)) => Ok(crate::deck::HandSource::Exhaustive {
             hand_size: e.hand_size,
+            shuffled: e.shuffled,
         }),
         (None, None) => Err(Problem::group(group, "needs `generate` or `exhaustive`")),
     }

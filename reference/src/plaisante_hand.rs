@@ -104,7 +104,11 @@ mod tests {
             straight: 0,
             flush_and_straight: 0,
         };
-        HandSource::Exhaustive { hand_size: 5 }.for_each_hand(|cards| {
+        HandSource::Exhaustive {
+            hand_size: 5,
+            shuffled: false,
+        }
+        .for_each_hand(|cards| {
             let h = Hand::new(cards);
             c.evaluated[h.evaluate() as usize] += 1;
             c.pair += u64::from(h.has_pair());

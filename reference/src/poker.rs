@@ -127,7 +127,11 @@ mod tests {
     fn every_category_count_and_the_7462_distinct_values_over_all_hands() {
         let mut counts: HashMap<Category, u64> = HashMap::new();
         let mut values: HashMap<Category, HashSet<Vec<u32>>> = HashMap::new();
-        HandSource::Exhaustive { hand_size: 5 }.for_each_hand(|cards| {
+        HandSource::Exhaustive {
+            hand_size: 5,
+            shuffled: false,
+        }
+        .for_each_hand(|cards| {
             let (category, vector) = evaluate(&cards, STANDARD);
             *counts.entry(category).or_default() += 1;
             values.entry(category).or_default().insert(vector);

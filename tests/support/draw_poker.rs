@@ -1,6 +1,7 @@
 //! Five-card draw's buggy submissions: each one edit of the reference, the bug it is, and the test that
 //! must catch it.
 
+use super::poker::{STRAIGHT_FLUSH, WHEEL, WHEEL_TEST, WRAPPING};
 use super::*;
 
 fn draw(name: &'static str, bug: &'static str, edits: &[(&'static str, &str)]) -> Mutant {
@@ -8,6 +9,14 @@ fn draw(name: &'static str, bug: &'static str, edits: &[(&'static str, &str)]) -
 }
 
 const CHECKED: &str = "        check_positions(positions)?;\n        if let Some(&beyond) = positions.iter().find(|&&p| p as usize > hand.len()) {\n            return Err(DiscardError::OutOfRange(beyond));\n        }\n";
+
+/// The reference's seed 004 tie-break for the categories a group's rank decides.
+const GROUP_RANK: &str = "            _ => vector.push(ranks.first().copied().unwrap_or(0)),\n";
+
+/// `GROUP_RANK` with `category`'s vector taken from `rank` instead.
+fn group_rank_of(category: &str, rank: &str) -> String {
+    format!("            Category::{category} => vector.push({rank}),\n{GROUP_RANK}")
+}
 
 const IMPORTS: &str = "use grader_api::draw_poker::{DiscardError, DrawGame, check_positions};";
 
@@ -137,5 +146,84 @@ pub fn mutants() -> Vec<Mutant> {
             "winner  the player",
             "winner  nobody (a tie)",
         ]),
+        draw(
+            "draw-wheel-not-a-straight",
+            "the wheel not recognised by the draw game's hand: A-2-3-4-5 is ace high.",
+            &[(WHEEL, ""), ("let wheel =", "let _wheel =")],
+        )
+        .caught_by("category::the_wheel_is_a_straight", &[
+            "A♥ 2♣ 3♦ 4♠ 5♥",
+            "expected   straight",
+            "actual     high card",
+        ])
+        .caught_by("random_pairs", &[
+            "second: 5♦ 2♦ 3♥ A♣ 4♣",
+            "first.compare(second): expected Less but got Greater",
+        ]),
+        draw(
+            "draw-straight-wraps",
+            "K-A-2-3-4 taken for a straight by modulo arithmetic.",
+            &[(WHEEL_TEST, WRAPPING)],
+        )
+        .caught_by("category::k_a_2_3_4_does_not_wrap", &[
+            "K♥ A♣ 2♦ 3♠ 4♥",
+            "expected   high card",
+            "actual     straight",
+        ])
+        .caught_by("random_pairs", &[
+            "first:  A♦ K♠ 2♣ 4♠ 3♣",
+            "first.compare(second): expected Less but got Greater",
+        ]),
+        draw(
+            "draw-straight-flush-is-a-flush",
+            "a straight flush seen as a flush.",
+            &[(STRAIGHT_FLUSH, "")],
+        )
+        .caught_by("category::royal_flush", &[
+            "10♠ J♠ Q♠ K♠ A♠",
+            "expected   straight flush",
+            "actual     flush",
+        ])
+        .caught_by("compare::straight_flushes_by_the_top_card", &[
+            "expected   Less",
+            "actual     Greater",
+            "A♥ 2♥ 3♥ 4♥ 5♥   straight flush     9 [5] 3",
+        ]),
+        draw(
+            "draw-hearts-outrank-spades",
+            "suits ranked clubs, diamonds, spades, hearts: hearts outrank spades.",
+            &[(
+                "vector.extend(top_card.map(|c| suit_number(c.suit())));",
+                "vector.extend(top_card.map(|c| match c.suit() {\n                    grader_api::Suit::Hearts => 4,\n                    grader_api::Suit::Spades => 3,\n                    suit => suit_number(suit),\n                }));",
+            )],
+        )
+        .caught_by("compare::spades_outrank_hearts", &[
+            "expected   Greater",
+            "actual     Less",
+            "A♠ 9♦ 7♥ 5♠ 3♣   high card          1 14 [4]",
+        ])
+        .caught_by("random_pairs", &["second: J♠ 3♥ 7♠ 5♥ K♠"]),
+        draw(
+            "draw-two-pairs-by-the-low-pair",
+            "two pairs tie-broken by the low pair.",
+            &[(GROUP_RANK, &group_rank_of("TwoPair", "ranks[1]"))],
+        )
+        .caught_by("tiebreak::two_pairs_is_the_high_pair", &[
+            "5♥ 5♣ 9♦ 9♠ A♥",
+            "expected   [3, 9]",
+            "actual     [3, 5]",
+        ])
+        .caught_by("random_pairs", &["second: K♦ K♠ 9♥ 5♣ 5♦"]),
+        draw(
+            "draw-full-house-by-its-pair",
+            "a full house tie-broken by its pair.",
+            &[(GROUP_RANK, &group_rank_of("FullHouse", "ranks[1]"))],
+        )
+        .caught_by("compare::full_house_by_its_triple_not_its_pair", &[
+            "expected   Less",
+            "actual     Greater",
+            "3♥ 3♣ 3♦ K♠ K♥   full house         7 [3]",
+        ])
+        .caught_by("random_pairs", &["second: 8♠ 8♦ 8♥ 2♦ 2♣"]),
     ]
 }

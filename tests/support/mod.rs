@@ -186,8 +186,9 @@ pub struct Mutant {
     pub files: Vec<(&'static str, String)>,
     /// Symbolic links it holds: where, and what they point at.
     pub links: Vec<(&'static str, PathBuf)>,
-    /// For a buggy mutant, the test that must catch it.
-    pub caught: Option<Caught>,
+    /// For a buggy mutant, the tests that must catch it: where a bug is caught by two
+    /// tests of different kinds (a listed case and a bulk group), both are named.
+    pub caught: Vec<Caught>,
 }
 
 /// The test of its assignment that catches a buggy mutant (without the assignment's
@@ -222,13 +223,14 @@ impl Mutant {
             manifest_edits: Vec::new(),
             files: Vec::new(),
             links: Vec::new(),
-            caught: None,
+            caught: Vec::new(),
         }
     }
 
-    /// This mutant caught by `test`, whose failure says each of `says`.
+    /// This mutant caught by `test` (and any other tests named), whose failure says each
+    /// of `says`.
     pub fn caught_by(mut self, test: &'static str, says: &'static [&'static str]) -> Mutant {
-        self.caught = Some(Caught { test, says });
+        self.caught.push(Caught { test, says });
         self
     }
 

@@ -7,8 +7,12 @@ fn poker(name: &'static str, bug: &'static str, edits: &[(&'static str, &str)]) 
     Mutant::of(Module::Poker, name, bug, edits)
 }
 
-const WHEEL: &str = "    } else if wheel {\n        Some(5)\n";
-const WHEEL_TEST: &str =
+pub(super) const WHEEL: &str = "    } else if wheel {\n        Some(5)\n";
+/// The straight flush arm of the reference's category match.
+pub(super) const STRAIGHT_FLUSH: &str = "        (Some(_), true, _) => Category::StraightFlush,\n";
+/// The wrap-around straight test students write: five ranks in a row modulo 13.
+pub(super) const WRAPPING: &str = "rules.ace_low_straight\n        && five_distinct\n        && (0..13u32).any(|start| (0..5).all(|k| counts[2 + ((start + k) % 13) as usize] == 1))";
+pub(super) const WHEEL_TEST: &str =
     "rules.ace_low_straight && five_distinct && [14, 2, 3, 4, 5].iter().all(|&r| counts[r] == 1)";
 const EVALUATED: &str = "let (category, tiebreak) = evaluate(&cards, rules);";
 const RANKS: &str = "let ranks: Vec<u32> = groups.iter().map(|g| g.1).collect();";
@@ -50,10 +54,7 @@ pub fn mutants() -> Vec<Mutant> {
         poker(
             "poker-straight-wraps",
             "K-A-2-3-4 accepted by modulo arithmetic: five ranks in a row modulo 13.",
-            &[(
-                WHEEL_TEST,
-                "rules.ace_low_straight\n        && five_distinct\n        && (0..13u32).any(|start| (0..5).all(|k| counts[2 + ((start + k) % 13) as usize] == 1))",
-            )],
+            &[(WHEEL_TEST, WRAPPING)],
         )
         .caught_by("category::k_a_2_3_4_does_not_wrap", &[
             "K♥ A♣ 2♦ 3♠ 4♥",
@@ -137,15 +138,34 @@ pub fn mutants() -> Vec<Mutant> {
         poker(
             "poker-straight-flush-is-a-flush",
             "straight flush seen as a flush.",
-            &[(
-                "        (Some(_), true, _) => Category::StraightFlush,\n",
-                "",
-            )],
+            &[(STRAIGHT_FLUSH, "")],
         )
         .caught_by("category::royal_flush", &[
             "10♠ J♠ Q♠ K♠ A♠",
             "expected   straight flush",
             "actual     flush",
         ]),
+        poker(
+            "poker-any-ace-follows",
+            "a straight test that takes any ace after the lowest card for the next rank (public code has it): 9-10-J-Q-A and 2-3-4-A-A pass as straights.",
+            &[(
+                "if five_distinct && high - low == 4 {",
+                "if {\n        let mut values: Vec<u32> = cards.iter().map(|c| u32::from(c.value())).collect();\n        values.sort_unstable();\n        values.windows(2).all(|w| w[1] == w[0] + 1 || w[1] == 14)\n    } {",
+            )],
+        )
+        .caught_by("category::9_10_j_q_a_is_ace_high", &[
+            "9♣ 10♦ J♥ Q♠ A♣",
+            "expected   high card",
+            "actual     straight",
+        ])
+        .caught_by("category::2_3_4_a_a_is_one_pair", &[
+            "expected   one pair",
+            "actual     straight",
+        ])
+        .caught_by("category::3_4_5_6_a_suited_is_a_flush", &[
+            "expected   flush",
+            "actual     straight flush",
+        ])
+        .caught_by("random_pairs", &["first:  9♠ 10♥ A♥ 8♠ J♣", "high card          1 14 [11] 10 9 8"]),
     ]
 }

@@ -129,6 +129,7 @@ impl Spec for Contract {
                         count: generate.count,
                         seed: generate.seed,
                         hand_size: 0,
+                        min_hand_size: 0,
                     },
                     checks: bulk_checks(name, group.checks)?,
                 },

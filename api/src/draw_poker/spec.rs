@@ -1,27 +1,34 @@
-//! Five-card draw specs: discards tried on a hand, whole hands played from a deck, and
-//! the dealer's discards on generated hands. The game's rules are seed 004's, fixed.
+//! Five-card draw specs: discards tried on a hand, whole hands played from a deck, the
+//! dealer's discards on generated hands, and the hand the game ranks with, asked as poker
+//! asks it. The game's rules are seed 004's, fixed.
 
 use serde::Deserialize;
 
-use super::{Answer, Check, Contract, Discard, DrawTable, Request};
+use super::{Answer, Check, Contract, DRAW_RULES, Discard, DrawTable, Request};
 use crate::card::Card;
+use crate::poker;
+use crate::poker::spec::Generate;
 use crate::spec::{
-    GenerateHands, Grading, NoRules, Problem, Spec, SpecTest, Written, case_tests, exactly_one,
-    hand_source, only_fields,
+    EveryHand, GenerateHands, Grading, NoRules, Problem, Spec, SpecTest, Written, case_tests,
+    exactly_one, hand_source, only_fields, unused,
 };
 
 spec_group!(Group {
-    /// The checks a generated group asks: `[dealer_discards]`.
+    /// The check of every case that ranks a hand and does not name its own.
+    check: Option<Check>,
+    /// The checks a bulk group asks: `[dealer_discards]`, or of the ranking hand
+    /// `category` and `tiebreak`.
     checks: Option<Vec<Check>>,
     cases: Option<Vec<Case>>,
-    generate: Option<GenerateHands>,
+    generate: Option<Generate>,
+    exhaustive: Option<EveryHand>,
 });
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Case {
     name: String,
-    /// The five cards a discard is tried on.
+    /// The five cards a discard is tried on, or the hand ranked.
     hand: Option<Vec<Card>>,
     /// The positions discarded from `hand` (1 to 5).
     discard: Option<Vec<u32>>,
@@ -30,6 +37,10 @@ pub struct Case {
     seed: Option<u64>,
     /// The player's discards for each hand played from `deck`.
     discards: Option<Vec<Vec<u32>>>,
+    /// The hand `hand` is compared with.
+    versus: Option<Vec<Card>>,
+    /// The question asked of the ranked hand.
+    check: Option<Check>,
     expect: Option<serde_yaml::Value>,
 }
 
@@ -44,39 +55,93 @@ impl Spec for Contract {
             &[
                 ("cases", group.cases.is_some()),
                 ("generate", group.generate.is_some()),
+                ("exhaustive", group.exhaustive.is_some()),
             ],
         )?;
         if let Some(cases) = group.cases {
-            crate::spec::unused(
+            unused(
                 name,
                 &[("checks", group.checks.is_some())],
-                "a group of cases",
+                "a group of cases; give `check`",
             )?;
-            return case_tests(name, cases, |case| &case.name, |case| case_test(&case));
-        }
-        if group.checks.as_deref() != Some(&[Check::DealerDiscards]) {
-            return Err(Problem::group(
+            let group_check = group.check;
+            return case_tests(
                 name,
-                "a generated draw_poker group takes `checks: [dealer_discards]`",
-            ));
+                cases,
+                |case| &case.name,
+                |case| case_test(case, group_check),
+            );
         }
-        let source = hand_source(name, group.generate, None)?;
+        unused(
+            name,
+            &[("check", group.check.is_some())],
+            "a bulk group; give `checks`",
+        )?;
+        let request = if group.checks.as_deref() == Some(&[Check::DealerDiscards]) {
+            let generate = match group.generate {
+                Some(g) if !g.pairs => Some(GenerateHands {
+                    count: g.count,
+                    seed: g.seed,
+                    hand_size: g.hand_size,
+                    min_hand_size: None,
+                }),
+                _ => {
+                    return Err(Problem::group(
+                        name,
+                        "`dealer_discards` is asked of generated hands: give `generate: { count, seed }`",
+                    ));
+                }
+            };
+            Request::DealerDiscards {
+                source: hand_source(name, generate, None)?,
+            }
+        } else {
+            let checks = group
+                .checks
+                .map(|checks| ranking_checks(&checks))
+                .transpose()
+                .map_err(|message| Problem::group(name, message))?;
+            Request::Ranking(poker::spec::bulk_request(
+                name,
+                checks,
+                group.generate,
+                group.exhaustive,
+                DRAW_RULES,
+            )?)
+        };
         Ok(vec![SpecTest {
             case: None,
-            request: Request::DealerDiscards { source },
+            request,
             grading: Grading::Bulk,
             written: Vec::new(),
         }])
     }
 }
 
-fn case_test(case: &Case) -> Result<(Request, Vec<Written<Contract>>), String> {
+/// The poker checks of a bulk group of ranked hands; `dealer_discards` is its own group.
+fn ranking_checks(checks: &[Check]) -> Result<Vec<poker::Check>, String> {
+    checks
+        .iter()
+        .map(|check| {
+            check.ranking().ok_or_else(|| {
+                "`dealer_discards` is a group of its own: `checks: [dealer_discards]`".to_string()
+            })
+        })
+        .collect()
+}
+
+fn case_test(
+    case: Case,
+    group_check: Option<Check>,
+) -> Result<(Request, Vec<Written<Contract>>), String> {
     let given = [
         ("hand", case.hand.is_some()),
         ("discard", case.discard.is_some()),
         ("deck", case.deck.is_some()),
         ("seed", case.seed.is_some()),
         ("discards", case.discards.is_some()),
+        ("versus", case.versus.is_some()),
+        ("check", case.check.is_some()),
         ("expect", case.expect.is_some()),
     ];
     if let Some(positions) = &case.discard {
@@ -95,15 +160,25 @@ fn case_test(case: &Case) -> Result<(Request, Vec<Written<Contract>>), String> {
             written.into_iter().collect(),
         ));
     }
+    if let Some(hand) = case.hand {
+        only_fields(&given, &["hand", "versus", "check", "expect"])?;
+        return ranking_case(
+            case.name,
+            hand,
+            case.versus,
+            case.check.or(group_check),
+            case.expect,
+        );
+    }
     only_fields(&given, &["deck", "seed", "discards"])?;
-    let player = case.discards.clone().ok_or(
-        "needs `discard:` (with `hand:`) to try a discard, or `discards:` to play hands from `deck:`",
+    let player = case.discards.ok_or(
+        "needs `discard:` (with `hand:`) to try a discard, `hand:` to rank a hand, or `discards:` to play hands from `deck:`",
     )?;
     if player.is_empty() {
         return Err("`discards:` lists no hands".into());
     }
     let table = DrawTable {
-        deck: case.deck.clone().unwrap_or_default(),
+        deck: case.deck.unwrap_or_default(),
         seed: case.seed.unwrap_or(0),
         player,
         dealer: None,
@@ -114,6 +189,46 @@ fn case_test(case: &Case) -> Result<(Request, Vec<Written<Contract>>), String> {
         },
         Vec::new(),
     ))
+}
+
+/// A hand ranked, or two compared, as a poker case under seed 004's rules.
+fn ranking_case(
+    name: String,
+    hand: Vec<Card>,
+    versus: Option<Vec<Card>>,
+    check: Option<Check>,
+    expect: Option<serde_yaml::Value>,
+) -> Result<(Request, Vec<Written<Contract>>), String> {
+    let check = match check {
+        Some(check) => Some(
+            check
+                .ranking()
+                .ok_or("`dealer_discards` is asked of generated hands, not of a case")?,
+        ),
+        None => None,
+    };
+    let case = poker::spec::Case {
+        name,
+        hand,
+        versus,
+        check,
+        expect,
+    };
+    let (request, written) = poker::spec::case_test(&case, None, DRAW_RULES)?;
+    let written = written
+        .into_iter()
+        .map(|written| {
+            let agrees = written.agrees;
+            Written {
+                index: written.index,
+                text: written.text,
+                agrees: Box::new(move |answer: &Answer| {
+                    matches!(answer, Answer::Ranking(answer) if agrees(answer))
+                }),
+            }
+        })
+        .collect();
+    Ok((Request::Ranking(request), written))
 }
 
 fn discard_expectation(value: &serde_yaml::Value) -> Result<Written<Contract>, String> {

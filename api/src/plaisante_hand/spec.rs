@@ -74,7 +74,7 @@ impl Spec for Contract {
             "a bulk group; give `checks`",
         )?;
         let source = hand_source(name, group.generate, group.exhaustive)?;
-        if let HandSource::Generated { hand_size, .. } | HandSource::Exhaustive { hand_size } =
+        if let HandSource::Generated { hand_size, .. } | HandSource::Exhaustive { hand_size, .. } =
             source
             && !(1..=5).contains(&hand_size)
         {

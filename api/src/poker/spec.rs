@@ -45,24 +45,25 @@ spec_group!(Group {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Case {
-    name: String,
-    hand: Vec<Card>,
+    pub(crate) name: String,
+    pub(crate) hand: Vec<Card>,
     /// The hand `hand` is compared with.
-    versus: Option<Vec<Card>>,
-    check: Option<Check>,
-    expect: Option<serde_yaml::Value>,
+    pub(crate) versus: Option<Vec<Card>>,
+    pub(crate) check: Option<Check>,
+    pub(crate) expect: Option<serde_yaml::Value>,
 }
 
+/// `generate:` of a group of hands or of pairs of hands.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Generate {
-    count: u32,
-    seed: u64,
+    pub(crate) count: u32,
+    pub(crate) seed: u64,
     #[serde(default = "five")]
-    hand_size: u8,
+    pub(crate) hand_size: u8,
     /// Generate pairs of hands to compare instead of hands.
     #[serde(default)]
-    pairs: bool,
+    pub(crate) pairs: bool,
 }
 
 impl Spec for Contract {
@@ -108,48 +109,7 @@ impl Spec for Contract {
             &[("check", group.check.is_some())],
             "a bulk group; give `checks`",
         )?;
-        let request = match group.generate {
-            Some(g) if g.pairs => {
-                unused(
-                    name,
-                    &[("checks", group.checks.is_some())],
-                    "a group of generated pairs",
-                )?;
-                crate::spec::within_generated(name, g.count)?;
-                Request::Matchups {
-                    source: Source::Generated(RandomPairs {
-                        count: g.count,
-                        seed: g.seed,
-                    }),
-                    rules,
-                }
-            }
-            generate => {
-                let source = hand_source(
-                    name,
-                    generate.map(|g| crate::spec::GenerateHands {
-                        count: g.count,
-                        seed: g.seed,
-                        hand_size: g.hand_size,
-                    }),
-                    group.exhaustive,
-                )?;
-                if let HandSource::Generated { hand_size, .. }
-                | HandSource::Exhaustive { hand_size } = source
-                    && hand_size != 5
-                {
-                    return Err(Problem::group(
-                        name,
-                        format!("poker hands have 5 cards, not hand_size {hand_size}"),
-                    ));
-                }
-                Request::Hands {
-                    source,
-                    checks: bulk_checks(name, group.checks)?,
-                    rules,
-                }
-            }
-        };
+        let request = bulk_request(name, group.checks, group.generate, group.exhaustive, rules)?;
         Ok(vec![SpecTest {
             case: None,
             request,
@@ -159,7 +119,61 @@ impl Spec for Contract {
     }
 }
 
-fn case_test(
+/// The request of a bulk group: generated pairs of hands compared, or generated or every
+/// hand asked `checks`.
+pub(crate) fn bulk_request(
+    name: &str,
+    checks: Option<Vec<Check>>,
+    generate: Option<Generate>,
+    exhaustive: Option<EveryHand>,
+    rules: PokerRules,
+) -> Result<Request, Problem> {
+    Ok(match generate {
+        Some(g) if g.pairs => {
+            unused(
+                name,
+                &[("checks", checks.is_some())],
+                "a group of generated pairs",
+            )?;
+            crate::spec::within_generated(name, g.count)?;
+            Request::Matchups {
+                source: Source::Generated(RandomPairs {
+                    count: g.count,
+                    seed: g.seed,
+                }),
+                rules,
+            }
+        }
+        generate => {
+            let source = hand_source(
+                name,
+                generate.map(|g| crate::spec::GenerateHands {
+                    count: g.count,
+                    seed: g.seed,
+                    hand_size: g.hand_size,
+                    min_hand_size: None,
+                }),
+                exhaustive,
+            )?;
+            if let HandSource::Generated { hand_size, .. }
+            | HandSource::Exhaustive { hand_size, .. } = source
+                && hand_size != 5
+            {
+                return Err(Problem::group(
+                    name,
+                    format!("poker hands have 5 cards, not hand_size {hand_size}"),
+                ));
+            }
+            Request::Hands {
+                source,
+                checks: bulk_checks(name, checks)?,
+                rules,
+            }
+        }
+    })
+}
+
+pub(crate) fn case_test(
     case: &Case,
     group_check: Option<Check>,
     rules: PokerRules,
