@@ -145,7 +145,7 @@ pub fn mutants() -> Vec<Mutant> {
             &[(
                 BEFORE_STRAIGHT,
                 &format!(
-                    "    fn score(&self) -> u32 {{\n        self.total_value() + self.base_mult()\n    }}\n\n{BEFORE_STRAIGHT}"
+                    "    fn score(&self, multipliers: &grader_api::Multipliers) -> u32 {{\n        self.total_value() + self.base_mult(multipliers)\n    }}\n\n{BEFORE_STRAIGHT}"
                 ),
             )],
         )
