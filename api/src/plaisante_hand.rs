@@ -397,9 +397,10 @@ impl Assignment for Contract {
         }
     }
 
+    // Numbers are listed by value, so a breakdown says "expected 24 but got 16": the two
+    // numbers are how a student tells a wrong multiplier from a wrong total.
     fn kind(answer: &Answer) -> Option<&'static str> {
         match answer {
-            Answer::Number(_) => Some("number"),
             Answer::Cells(_) => Some("counts"),
             _ => None,
         }
