@@ -20,8 +20,8 @@ pub struct RulesSpec {
     multipliers: Option<MultipliersSpec>,
 }
 
-/// The largest multiplier a table may give: even an ace-high hand's 70 points times it
-/// stay far inside the `u32` a score is.
+/// The largest multiplier a table may give: five cards are worth at most 70, so any score
+/// stays far inside the `u32` it is.
 const MOST_MULTIPLIER: u32 = 1000;
 
 /// `multipliers:`, a whole table: every hand by its key (`two_pair: 3`). A partial table is
