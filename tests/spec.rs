@@ -152,6 +152,79 @@ fn a_stray_field_is_refused_at_every_level_with_the_fields_it_takes() {
     }
 }
 
+/// A Plaisante spec whose file `rules:` are `rules` and whose one group of generated
+/// hands has `group_rules` lines of its own.
+fn plaisante_rules(rules: &str, group_rules: &str) -> String {
+    format!(
+        "assignment: plaisante_hand\n{rules}\ngroups:\n  - name: g\n{group_rules}    checks: [score]\n    generate: {{ count: 3, seed: 1 }}\n"
+    )
+}
+
+const COURSE_TABLE: &str = "high_card: 1, pair: 3, two_pair: 5, three_of_a_kind: 7, straight: 9, flush: 11, full_house: 13, four_of_a_kind: 15";
+
+fn plaisante_inputs(text: &str) -> String {
+    let suite = parse("t.yaml", text, None).unwrap();
+    let (_, test) = suite.tests().next().unwrap();
+    test.request.describe_inputs()
+}
+
+#[test]
+fn a_multiplier_table_of_the_file_or_the_group_is_what_a_bulk_group_scores_with() {
+    let file = format!("rules: {{ multipliers: {{ {COURSE_TABLE} }} }}");
+    assert!(
+        plaisante_inputs(&plaisante_rules(&file, ""))
+            .contains("multipliers: High Card x1, Pair x3, Two Pair x5"),
+    );
+    let group = format!(
+        "    rules: {{ multipliers: {{ {} }} }}\n",
+        COURSE_TABLE.replace("pair: 3", "pair: 4")
+    );
+    assert!(
+        plaisante_inputs(&plaisante_rules(&file, &group))
+            .contains("multipliers: High Card x1, Pair x4, Two Pair x5"),
+    );
+    // The seed's own table goes without saying.
+    assert!(!plaisante_inputs(&plaisante_rules("", "")).contains("multipliers"));
+}
+
+#[test]
+fn a_multiplier_table_names_every_hand_with_a_multiplier_from_1_to_1000() {
+    let refused = [
+        (
+            "high_card: 1, pair: 3".to_string(),
+            "multipliers gives no `two_pair`; a table gives every hand: high_card, pair, two_pair,",
+        ),
+        (
+            COURSE_TABLE.replace("pair: 3", "pair: 0"),
+            "the multiplier of `pair` is 0; a multiplier is a whole number from 1 to 1000",
+        ),
+        (
+            COURSE_TABLE.replace("flush: 11", "flush: -11"),
+            "the multiplier of `flush` is -11",
+        ),
+        (
+            COURSE_TABLE.replace("straight: 9", "straight: 1001"),
+            "the multiplier of `straight` is 1001",
+        ),
+        (
+            format!("{COURSE_TABLE}, royal_flush: 20"),
+            "`royal_flush` is not a hand of multipliers; expected one of: high_card,",
+        ),
+        (
+            COURSE_TABLE.replace("pair: 3", "pair: three"),
+            "rules.multipliers.pair: invalid type",
+        ),
+    ];
+    for (table, says) in refused {
+        let err = parse_err(&plaisante_rules(
+            &format!("rules: {{ multipliers: {{ {table} }} }}"),
+            "",
+        ));
+        assert!(err.starts_with("t.yaml:2:"), "{err}");
+        assert!(err.contains(says), "{err}");
+    }
+}
+
 #[test]
 fn a_check_of_another_assignment_is_refused_naming_this_ones() {
     let err = parse_err(

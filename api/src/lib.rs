@@ -78,7 +78,7 @@ pub use assignment::{Assignment, Unit};
 pub use blackjack::{BlackjackGame, BlackjackHand};
 pub use card::{Card, CardError, Suit, format_cards};
 pub use deck::{Deck, HandSource};
-pub use plaisante_hand::{HandName, PlaisanteHand};
+pub use plaisante_hand::{HandName, Multipliers, PlaisanteHand};
 pub use submission::Submission;
 pub use tableau::Tableau;
 

@@ -1,4 +1,5 @@
-//! Plaisante (seed 000): the hand a player plays, scored like Balatro.
+//! Plaisante (seed 000): the hand a player plays, scored as its total value times its
+//! hand's multiplier, from a table a spec may set.
 
 use std::fmt;
 use std::str::FromStr;
@@ -8,6 +9,7 @@ use crate::card::Card;
 use crate::deck::HandSource;
 use crate::protocol::Reply;
 use crate::submission::Submission;
+use crate::wire::Wire;
 
 #[cfg(feature = "spec")]
 mod spec;
@@ -39,17 +41,6 @@ impl HandName {
         HandName::FullHouse,
         HandName::FourOfAKind,
     ];
-
-    /// The multiplier the hand applies to its total value (Balatro's base multipliers).
-    pub fn multiplier(self) -> u32 {
-        match self {
-            HandName::HighCard => 1,
-            HandName::Pair | HandName::TwoPair => 2,
-            HandName::ThreeOfAKind => 3,
-            HandName::Straight | HandName::Flush | HandName::FullHouse => 4,
-            HandName::FourOfAKind => 7,
-        }
-    }
 
     pub fn label(self) -> &'static str {
         match self {
@@ -93,6 +84,58 @@ fn normalize(text: &str) -> String {
         .filter(|c| c.is_ascii_alphanumeric())
         .map(|c| c.to_ascii_lowercase())
         .collect()
+}
+
+/// The multiplier of each hand: the table [`PlaisanteHand::base_mult`] looks a hand up in.
+///
+/// Seed 000 prints no numbers, only that "each hand has a different multiplier; the
+/// better the hand, the larger the multiplier" and that a Pair multiplies by 2. So the
+/// default counts up from 1 in [`HandName`]'s order, worst to best: high card 1, pair 2,
+/// two pair 3, three of a kind 4, straight 5, flush 6, full house 7, four of a kind 8.
+/// A spec may set another table (`rules: { multipliers: {...} }`); the reference and the
+/// provided `base_mult` both use the one a request carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Multipliers([u32; HandName::ALL.len()]);
+
+impl Multipliers {
+    /// The table giving `HandName::ALL[i]` the multiplier `by_hand[i]`.
+    pub fn new(by_hand: [u32; HandName::ALL.len()]) -> Multipliers {
+        Multipliers(by_hand)
+    }
+
+    /// The multiplier of `hand`.
+    pub fn of(&self, hand: HandName) -> u32 {
+        self.0[hand as usize]
+    }
+}
+
+impl Default for Multipliers {
+    fn default() -> Multipliers {
+        Multipliers([1, 2, 3, 4, 5, 6, 7, 8])
+    }
+}
+
+impl fmt::Display for Multipliers {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let entries: Vec<String> = HandName::ALL
+            .iter()
+            .map(|&hand| format!("{hand} x{}", self.of(hand)))
+            .collect();
+        f.write_str(&entries.join(", "))
+    }
+}
+
+impl Wire for Multipliers {
+    fn put(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
+        self.0.iter().try_for_each(|multiplier| multiplier.put(out))
+    }
+    fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<Multipliers> {
+        let mut by_hand = [0; HandName::ALL.len()];
+        for multiplier in &mut by_hand {
+            *multiplier = u32::take(input)?;
+        }
+        Ok(Multipliers(by_hand))
+    }
 }
 
 /// A Plaisante hand of up to five cards, as the seed's `Hand` class.
@@ -164,14 +207,16 @@ pub trait PlaisanteHand {
         self.cards().iter().map(|c| u32::from(c.value())).sum()
     }
 
-    /// The multiplier of the hand [`evaluate`](PlaisanteHand::evaluate) names (provided).
-    fn base_mult(&self) -> u32 {
-        self.evaluate().multiplier()
+    /// The multiplier of the hand [`evaluate`](PlaisanteHand::evaluate) names, from
+    /// `multipliers`, the table the grader passes: the seed's unless a spec sets another
+    /// (provided).
+    fn base_mult(&self, multipliers: &Multipliers) -> u32 {
+        multipliers.of(self.evaluate())
     }
 
-    /// `total_value() * base_mult()` (provided).
-    fn score(&self) -> u32 {
-        self.total_value() * self.base_mult()
+    /// `total_value() * base_mult(multipliers)` (provided).
+    fn score(&self, multipliers: &Multipliers) -> u32 {
+        self.total_value() * self.base_mult(multipliers)
     }
 }
 
@@ -194,8 +239,9 @@ checks!(
 );
 
 impl Check {
-    /// Calls the method on `hand` and wraps what it returns.
-    pub fn ask(self, hand: &dyn PlaisanteHand) -> Answer {
+    /// Calls the method on `hand`, with the spec's `multipliers` where it takes them, and
+    /// wraps what it returns.
+    pub fn ask(self, hand: &dyn PlaisanteHand, multipliers: &Multipliers) -> Answer {
         match self {
             Check::CountValues => {
                 Answer::Cells(hand.count_values().into_iter().map(i64::from).collect())
@@ -209,8 +255,8 @@ impl Check {
             Check::HasStraight => Answer::Bool(hand.has_straight()),
             Check::Evaluate => Answer::Hand(hand.evaluate()),
             Check::TotalValue => Answer::Number(i64::from(hand.total_value())),
-            Check::BaseMult => Answer::Number(i64::from(hand.base_mult())),
-            Check::Score => Answer::Number(i64::from(hand.score())),
+            Check::BaseMult => Answer::Number(i64::from(hand.base_mult(multipliers))),
+            Check::Score => Answer::Number(i64::from(hand.score(multipliers))),
         }
     }
 }
@@ -242,14 +288,19 @@ impl fmt::Display for Answer {
     }
 }
 
-/// Every check of `checks` on every hand of `source`.
+/// Every check of `checks` on every hand of `source`, scored with `multipliers`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Request {
     pub source: HandSource,
     pub checks: Vec<Check>,
+    pub multipliers: Multipliers,
 }
 
-crate::wire_struct!(Request { source, checks });
+crate::wire_struct!(Request {
+    source,
+    checks,
+    multipliers
+});
 
 /// Builds the submission's hand from its cards.
 pub type HandBuilder = fn(Vec<Card>) -> Box<dyn PlaisanteHand>;
@@ -275,7 +326,9 @@ impl Assignment for Contract {
         let checks = &request.checks;
         request.source.for_each_hand(|cards| {
             let hand = registered.map(|build| guarded(|| build(cards.clone())));
-            let replies = each_check(hand, checks.len(), |hand, i| checks[i].ask(hand));
+            let replies = each_check(hand, checks.len(), |hand, i| {
+                checks[i].ask(hand, &request.multipliers)
+            });
             on_input(cards, replies)
         });
     }
@@ -298,11 +351,16 @@ impl Assignment for Contract {
 
     fn describe_inputs(request: &Request) -> String {
         let names: Vec<&str> = request.checks.iter().map(|c| c.name()).collect();
-        format!(
+        let mut text = format!(
             "{}\nchecks: {}",
             request.source.describe(),
             names.join(", ")
-        )
+        );
+        // The seed's table goes without saying; a course's own is what a student must see.
+        if request.multipliers != Multipliers::default() {
+            text.push_str(&format!("\nmultipliers: {}", request.multipliers));
+        }
+        text
     }
 
     fn input_label(_: &Vec<Card>) -> &'static str {
@@ -313,6 +371,29 @@ impl Assignment for Contract {
         assignment::describe_hand(cards)
     }
 
+    /// How a listed case's multiplier or score comes out of the request's table: a
+    /// student reading the number alone cannot tell a wrong hand from a wrong table.
+    fn explain(
+        reference: &HandBuilder,
+        request: &Request,
+        input: &Vec<Card>,
+        _: &Answer,
+        _: Option<&Answer>,
+    ) -> Option<String> {
+        let [Check::BaseMult | Check::Score] = request.checks.as_slice() else {
+            return None;
+        };
+        let multipliers = &request.multipliers;
+        let hand = reference(input.clone());
+        let name = hand.evaluate();
+        Some(format!(
+            "{name}: total_value {} x base_mult {} = score {}\nmultipliers: {multipliers}",
+            hand.total_value(),
+            hand.base_mult(multipliers),
+            hand.score(multipliers)
+        ))
+    }
+
     fn lines(answer: &Answer) -> Option<Lines> {
         match answer {
             Answer::Cells(cells) => Some(assignment::cell_lines(cells)),
@@ -320,9 +401,10 @@ impl Assignment for Contract {
         }
     }
 
+    // Numbers are listed by value, so a breakdown says "expected 24 but got 16": the two
+    // numbers are how a student tells a wrong multiplier from a wrong total.
     fn kind(answer: &Answer) -> Option<&'static str> {
         match answer {
-            Answer::Number(_) => Some("number"),
             Answer::Cells(_) => Some("counts"),
             _ => None,
         }
@@ -340,3 +422,37 @@ impl Submission {
 }
 
 crate::wire_by_position!(HandName);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::round_trip;
+
+    #[test]
+    fn the_default_multipliers_rise_with_the_hand_and_a_pair_doubles() {
+        let table = Multipliers::default();
+        assert_eq!(table.of(HandName::Pair), 2);
+        for pair in HandName::ALL.windows(2) {
+            assert!(
+                table.of(pair[0]) < table.of(pair[1]),
+                "{} {}",
+                pair[0],
+                pair[1]
+            );
+        }
+    }
+
+    #[test]
+    fn requests_round_trip_with_their_multipliers() {
+        round_trip(Request {
+            source: HandSource::Generated {
+                count: 3,
+                seed: 9,
+                hand_size: 5,
+                min_hand_size: 1,
+            },
+            checks: vec![Check::Score],
+            multipliers: Multipliers::new([1, 3, 5, 7, 9, 11, 13, 15]),
+        });
+    }
+}

@@ -73,7 +73,7 @@ impl PlaisanteHand for Hand {
 mod tests {
     use super::*;
     use grader_api::HandSource;
-    use grader_api::plaisante_hand::HandName;
+    use grader_api::plaisante_hand::{HandName, Multipliers};
 
     fn hand(cards: &[&str]) -> Hand {
         Hand::new(cards.iter().map(|c| c.parse().unwrap()).collect())
@@ -161,7 +161,16 @@ mod tests {
         assert_eq!(counts[4], 0);
         assert_eq!(h.evaluate(), HandName::Pair);
         assert_eq!(h.total_value(), 45);
-        assert_eq!(h.score(), 90);
+        assert_eq!(h.score(&Multipliers::default()), 90);
+    }
+
+    #[test]
+    fn a_spec_table_sets_the_multiplier_and_the_score() {
+        let two_pair = hand(&["KH", "KD", "7C", "7S", "9H"]);
+        let table = Multipliers::new([1, 3, 5, 7, 9, 11, 13, 15]);
+        assert_eq!(two_pair.base_mult(&table), 5);
+        assert_eq!(two_pair.score(&table), 49 * 5);
+        assert_eq!(two_pair.score(&Multipliers::default()), 49 * 3);
     }
 
     #[test]

@@ -4,6 +4,12 @@
 //! the cases for the methods you have written start passing while the rest stay
 //! "not yet implemented". `evaluate`, `total_value`, `base_mult` and `score` are provided
 //! by the `PlaisanteHand` trait, exactly as in the assignment's starter file.
+//!
+//! `base_mult` and `score` take the multiplier table the grader passes (`Multipliers`):
+//! unless your course's spec sets its own, it is high card x1, pair x2, two pair x3, three
+//! of a kind x4, straight x5, flush x6, full house x7, four of a kind x8. If you override
+//! them, look the hand up in that table (`multipliers.of(self.evaluate())`) rather than
+//! writing the numbers in: a course may grade with other numbers.
 
 use grader_api::plaisante_hand::PlaisanteHand;
 use grader_api::Card;

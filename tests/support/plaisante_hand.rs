@@ -19,7 +19,36 @@ fn evaluate_in(order: &[(&str, &str)]) -> String {
     body + BEFORE_STRAIGHT
 }
 
+/// A `base_mult` override with the multipliers written in as numbers, ignoring the table
+/// the grader passes, then the reference's `has_straight`.
+fn base_mult_written_in(by_hand: &[(&str, u32)]) -> String {
+    let mut body = String::from(
+        "    fn base_mult(&self, _multipliers: &grader_api::Multipliers) -> u32 {\n        match self.evaluate() {\n",
+    );
+    for (name, multiplier) in by_hand {
+        body.push_str(&format!(
+            "            grader_api::HandName::{name} => {multiplier},\n"
+        ));
+    }
+    body.push_str("        }\n    }\n\n");
+    body + BEFORE_STRAIGHT
+}
+
 pub fn mutants() -> Vec<Mutant> {
+    let seed_multipliers = [
+        ("HighCard", 1),
+        ("Pair", 2),
+        ("TwoPair", 3),
+        ("ThreeOfAKind", 4),
+        ("Straight", 5),
+        ("Flush", 6),
+        ("FullHouse", 7),
+        ("FourOfAKind", 8),
+    ];
+    let mut straight_and_flush_swapped = seed_multipliers;
+    straight_and_flush_swapped[4].1 = seed_multipliers[5].1;
+    straight_and_flush_swapped[5].1 = seed_multipliers[4].1;
+
     let seed_order = [
         ("has_four_of_a_kind", "FourOfAKind"),
         ("has_full_house", "FullHouse"),
@@ -145,10 +174,25 @@ pub fn mutants() -> Vec<Mutant> {
             &[(
                 BEFORE_STRAIGHT,
                 &format!(
-                    "    fn score(&self) -> u32 {{\n        self.total_value() + self.base_mult()\n    }}\n\n{BEFORE_STRAIGHT}"
+                    "    fn score(&self, multipliers: &grader_api::Multipliers) -> u32 {{\n        self.total_value() + self.base_mult(multipliers)\n    }}\n\n{BEFORE_STRAIGHT}"
                 ),
             )],
         )
         .caught_by("total_value_and_score::k_k_3_7_9_scores_90", &["expected   90", "actual     47"]),
+        Mutant::new(
+            "bug-multipliers-written-in",
+            "base_mult writes the seed's multipliers in as numbers, ignoring the table it is given.",
+            &[(BEFORE_STRAIGHT, &base_mult_written_in(&seed_multipliers))],
+        )
+        .caught_by(
+            "a_courses_own_multipliers::a_pair_multiplies_by_3_here",
+            &["expected   3", "actual     2", "Pair: total_value 45 x base_mult 3 = score 135", "multipliers: High Card x1, Pair x3, Two Pair x5"],
+        ),
+        Mutant::new(
+            "bug-multipliers-straight-and-flush-swapped",
+            "base_mult gives a straight the flush's multiplier and a flush the straight's.",
+            &[(BEFORE_STRAIGHT, &base_mult_written_in(&straight_and_flush_swapped))],
+        )
+        .caught_by("10_000_hands_from_a_seed", &["score(): expected 250 but got 300", "example 1 of a wrong answer"]),
     ]
 }

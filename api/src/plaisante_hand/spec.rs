@@ -1,16 +1,76 @@
-//! Plaisante hand specs: cases of one hand and one check, and bulk groups of hands.
+//! Plaisante hand specs: cases of one hand and one check, and bulk groups of hands, scored
+//! with the file's or the group's multipliers.
+
+use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::{Answer, Check, Contract, HandName, Request};
+use super::{Answer, Check, Contract, HandName, Multipliers, Request};
 use crate::card::Card;
 use crate::deck::HandSource;
 use crate::spec::{
-    EveryHand, GenerateHands, Grading, NoRules, Problem, Spec, SpecTest, Written, bulk_checks,
-    case_tests, check_of, exactly_one, expected, hand_source, unused,
+    EveryHand, GenerateHands, Grading, Problem, Spec, SpecTest, Written, bulk_checks, case_tests,
+    check_of, exactly_one, expected, hand_source, unused,
 };
 
+/// `rules:` of a Plaisante hand file or group.
+#[derive(Deserialize, Default, Clone, Copy)]
+#[serde(deny_unknown_fields)]
+pub struct RulesSpec {
+    multipliers: Option<MultipliersSpec>,
+}
+
+/// The largest multiplier a table may give: five cards are worth at most 70, so any score
+/// stays far inside the `u32` it is.
+const MOST_MULTIPLIER: u32 = 1000;
+
+/// `multipliers:`, a whole table: every hand by its key (`two_pair: 3`). A partial table is
+/// refused rather than filled from the seed's, so a course's table never silently mixes in
+/// numbers it did not choose.
+#[derive(Deserialize, Clone, Copy)]
+#[serde(try_from = "BTreeMap<String, i64>")]
+struct MultipliersSpec(Multipliers);
+
+impl TryFrom<BTreeMap<String, i64>> for MultipliersSpec {
+    type Error = String;
+
+    fn try_from(mut given: BTreeMap<String, i64>) -> Result<MultipliersSpec, String> {
+        let keys: Vec<String> = HandName::ALL.iter().map(|&hand| key(hand)).collect();
+        let mut by_hand = [0; HandName::ALL.len()];
+        for (multiplier, key) in by_hand.iter_mut().zip(&keys) {
+            let value = given.remove(key).ok_or_else(|| {
+                format!(
+                    "multipliers gives no `{key}`; a table gives every hand: {}",
+                    keys.join(", ")
+                )
+            })?;
+            *multiplier = u32::try_from(value)
+                .ok()
+                .filter(|m| (1..=MOST_MULTIPLIER).contains(m))
+                .ok_or_else(|| {
+                    format!(
+                        "the multiplier of `{key}` is {value}; a multiplier is a whole number from 1 to {MOST_MULTIPLIER}"
+                    )
+                })?;
+        }
+        match given.keys().next() {
+            Some(stray) => Err(format!(
+                "`{stray}` is not a hand of multipliers; expected one of: {}",
+                keys.join(", ")
+            )),
+            None => Ok(MultipliersSpec(Multipliers::new(by_hand))),
+        }
+    }
+}
+
+/// How `rules.multipliers` names `hand`: its label in snake case (`three_of_a_kind`).
+fn key(hand: HandName) -> String {
+    hand.label().to_ascii_lowercase().replace(' ', "_")
+}
+
 spec_group!(Group {
+    /// Rules for this group alone.
+    rules: Option<RulesSpec>,
     /// The check of every case that does not name its own.
     check: Option<Check>,
     /// The checks a bulk group asks of every hand.
@@ -30,10 +90,10 @@ pub struct Case {
 }
 
 impl Spec for Contract {
-    type Rules = NoRules;
+    type Rules = RulesSpec;
     type Group = Group;
 
-    fn tests(_: &NoRules, group: Group) -> Result<Vec<SpecTest<Contract>>, Problem> {
+    fn tests(file: &RulesSpec, group: Group) -> Result<Vec<SpecTest<Contract>>, Problem> {
         let name = &group.name;
         exactly_one(
             name,
@@ -43,6 +103,13 @@ impl Spec for Contract {
                 ("exhaustive", group.exhaustive.is_some()),
             ],
         )?;
+        // A group's table replaces the file's whole, as a file's replaces the seed's.
+        let multipliers = group
+            .rules
+            .unwrap_or_default()
+            .multipliers
+            .or(file.multipliers)
+            .map_or_else(Multipliers::default, |table| table.0);
         if let Some(cases) = group.cases {
             unused(
                 name,
@@ -63,6 +130,7 @@ impl Spec for Contract {
                     let request = Request {
                         source: HandSource::Listed(vec![case.hand]),
                         checks: vec![check],
+                        multipliers,
                     };
                     Ok((request, written.into_iter().collect()))
                 },
@@ -86,7 +154,11 @@ impl Spec for Contract {
         let checks = bulk_checks(name, group.checks)?;
         Ok(vec![SpecTest {
             case: None,
-            request: Request { source, checks },
+            request: Request {
+                source,
+                checks,
+                multipliers,
+            },
             grading: Grading::Bulk,
             written: Vec::new(),
         }])
