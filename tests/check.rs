@@ -206,6 +206,25 @@ fn every_buggy_crazy_eights_engine_is_caught_by_a_test_that_names_the_difference
     assert_each_is_caught("crazy_eights", support::crazy_eights::mutants(), &[]);
 }
 
+#[test]
+fn correct_submissions_written_otherwise_pass_every_test() {
+    let alternatives = support::plaisante_hand::alternatives()
+        .into_iter()
+        .map(|m| ("plaisante_hand", m))
+        .chain(
+            support::draw_poker::alternatives()
+                .into_iter()
+                .map(|m| ("draw_poker", m)),
+        );
+    for (assignment, alternative) in alternatives {
+        let (code, stdout, stderr) = check(
+            &support::named(alternative.name),
+            &["--assignment", assignment, "--skip", "every_hand"],
+        );
+        assert_eq!(code, 0, "{}: {stdout}\n{stderr}", alternative.name);
+    }
+}
+
 /// Each hostile fixture, the group of tests/specs/hostile.yaml that triggers it, and what
 /// the trigger's failure must say.
 const HOSTILE: &[(&str, &str, &str)] = &[

@@ -463,6 +463,8 @@ pub fn named(name: &str) -> PathBuf {
         .chain(poker::mutants())
         .chain(draw_poker::mutants())
         .chain(crazy_eights::mutants())
+        .chain(plaisante_hand::alternatives())
+        .chain(draw_poker::alternatives())
         .chain(hostile())
         .find(|m| m.name == name)
         .unwrap_or_else(|| panic!("no mutant {name}"))
