@@ -10,8 +10,10 @@
 //! - Players take turns in seat order from player 0. Before each turn the player gets
 //!   `process_opponent_actions` with the turns played since its own last turn (before its
 //!   first turn: every turn so far). Then `should_draw_card(top, declared_suit)`:
-//!   - true: the player draws one card (`receive_card`); the turn is logged as a draw (a
-//!     draw from an empty pile ends the game at once, before the turn is logged);
+//!   - true: the player draws one card (`receive_card`); the turn is logged as a draw. A
+//!     draw from an empty pile (only the first turn can meet one, when the deal and the
+//!     starter took the whole deck) ends the game at once, before the turn is logged, with
+//!     no winner: each player scores the points of the other players' hands;
 //!   - false: `play_card()`; the card must not be one already played (else the player
 //!     cheated: [`CheatKind::AlreadyPlayed`]), must be held ([`CheatKind::NotHeld`]), and
 //!     must be an 8, or match the top card's rank, or the suit to match (the suit an 8
@@ -25,9 +27,10 @@
 //!   the draw pile is empty, the game ends with no winner and each player scores the
 //!   points of the other players' hands.
 //! - A tournament: `init(id, opponent_ids)` once for each player in seat order; games until
-//!   some total reaches the target (the highest total wins, the lowest seat on a tie) or a
-//!   player cheats; before every game after the first, each player is `reset()` and the
-//!   deck is [`Deck::renew`]ed. A tournament ended by a cheat has no winner: `games` counts
+//!   some total reaches the target or a player cheats. The highest total wins; when several
+//!   players share it, the lowest seat among them wins (totals [287, 55, 279, 287]: player
+//!   0). Before every game after the first, each player is `reset()` and the deck is
+//!   [`Deck::renew`]ed. A tournament ended by a cheat has no winner: `games` counts
 //!   the game of the cheat, the totals are those before it (that game adds nothing), and
 //!   the cheater is reported.
 

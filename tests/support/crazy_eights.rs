@@ -251,6 +251,30 @@ pub fn mutants() -> Vec<Mutant> {
             "actual     totals   [142, 132, 119, 119] after 1000 games",
         ]),
         crazy_eights(
+            "crazy_eights-tie-for-the-lead-to-the-last-seat",
+            "a tournament tied for the lead given to the last tied seat, not the lowest.",
+            &[(
+                ".position(|&t| t == best)",
+                ".rposition(|&t| t == best)",
+            )],
+        )
+        .caught_by("tournaments::a_tie_for_the_lead_goes_to_the_lowest_seat", &[
+            "expected   totals   [287, 55, 279, 287] after 11 games\n             winner   player 0",
+            "actual     totals   [287, 55, 279, 287] after 11 games\n             winner   player 3",
+        ]),
+        crazy_eights(
+            "crazy_eights-draw-from-an-empty-pile-unwrapped",
+            "a draw from an empty pile unwrapped: the engine panics instead of ending the game.",
+            &[(
+                "                match deck.draw() {\n                    Some(card) => {\n                        hands[seat].push(card);\n                        players[seat].receive_card(card);\n                    }\n                    None => return finish(&hands, None, log, None),\n                }\n",
+                "                let card = deck.draw().unwrap();\n                hands[seat].push(card);\n                players[seat].receive_card(card);\n",
+            )],
+        )
+        .caught_by("one_game::a_draw_from_an_empty_pile_ends_the_game", &[
+            "expected   scores   [75, 75, 75, 60]\n             winner   none\n             turns    0",
+            "called `Option::unwrap()` on a `None` value",
+        ]),
+        crazy_eights(
             "crazy_eights-cheat-does-not-end-the-tournament",
             "a cheat ends the game but not the tournament: the next game starts.",
             &[(
