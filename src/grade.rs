@@ -124,9 +124,7 @@ pub fn grade_listed(
     if let Some(got) = got {
         explain_difference(&mut failure, request, &want[first], got);
     }
-    if let Some(explanation) = request.explain(reference, input, &want[first], got) {
-        failure.text("reference", Tone::Plain, explanation);
-    }
+    explain_by_reference(&mut failure, request, reference, input, &want[first], got);
     let unchecked = want.len() - first - 1;
     if unchecked > 0 {
         let later = if unchecked == 1 { "answer" } else { "answers" };
@@ -147,6 +145,21 @@ fn explain_difference(failure: &mut Failure, request: &dyn Asked, expected: &[u8
     }
     if let Some((label, detail)) = request.detail(expected, actual) {
         failure.text(label, Tone::Plain, detail);
+    }
+}
+
+/// What the reference makes of `input` where its answer and the submission's part, if the
+/// assignment says more than the answers do.
+fn explain_by_reference(
+    failure: &mut Failure,
+    request: &dyn Asked,
+    reference: &Submission,
+    input: &[u8],
+    expected: &[u8],
+    actual: Option<&[u8]>,
+) {
+    if let Some(explanation) = request.explain(reference, input, expected, actual) {
+        failure.text("reference", Tone::Plain, explanation);
     }
 }
 
@@ -259,6 +272,14 @@ pub fn grade_bulk(
         );
         example.text("actual", Tone::Actual, shown(&request.show(&sample.actual)));
         explain_difference(&mut example, request, &sample.expected, &sample.actual);
+        explain_by_reference(
+            &mut example,
+            request,
+            reference,
+            &sample.input,
+            &sample.expected,
+            Some(&sample.actual),
+        );
         failure.push(
             &format!("example {} of a wrong answer", index + 1),
             Value::Example(example),
