@@ -126,12 +126,15 @@ pub fn mutants() -> Vec<Mutant> {
                 "        return Some(card);\n",
             )],
         )
-        // Every turn is a draw, so the logs agree: only the scores tell that the 8♠ went
-        // back into the pile and was drawn.
+        // Every turn is a draw, so the logs agree: the scores differ, and the tables at the
+        // end show why: the submission's starter is the 8♠ the reference buried and player 0
+        // drew.
         .caught_by("one_game::a_starter_8_is_buried", &[
             "9♦ 10♦ 8♠ 5♥ 6♥ 7♥",
             "expected   scores   [110, 150, 143, 155]",
             "actual     scores   [110, 105, 98, 110]",
+            "at the end the reference's table:\n             starter 5♥, top card 5♥\n             player 0: 2♣ 2♦ 6♣ 6♦ 8♠ J♣ (76 points)",
+            "your engine's table:\n             starter 8♠, top card 8♠\n             player 0: 2♣ 2♦ 5♥ 6♣ 6♦ J♣ (31 points)",
         ]),
         crazy_eights(
             "crazy_eights-starter-8-duplicated",
@@ -214,6 +217,36 @@ pub fn mutants() -> Vec<Mutant> {
         .caught_by("scoring::no_winner_when_the_pile_runs_out", &[
             "expected   scores   [327, 441, 274, 389]",
             "actual     scores   [150, 36, 203, 88]",
+        ]),
+        crazy_eights(
+            "crazy_eights-eight-scored-at-face-value",
+            "an 8 left in a hand scores 8, not 50.",
+            &[(
+                ".map(|h| h.iter().map(|&c| points(c)).sum())",
+                ".map(|h| {\n            h.iter()\n                .map(|&c| if c.value() == 8 { 8 } else { points(c) })\n                .sum()\n        })",
+            )],
+        )
+        // The logs agree; a generated game's example shows both tables at the end, the 8
+        // still held and what each hand is worth.
+        .caught_by("generated_games", &[
+            "example 1 of a wrong answer",
+            "expected   scores   [0, 0, 110, 0]",
+            "actual     scores   [0, 0, 68, 0]",
+            "at the end the reference's table:\n               starter J♣, top card 8♠ (declared clubs)\n               player 0: 6♥ 8♣ J♥ Q♠ (76 points)",
+            "your engine's table:\n               starter J♣, top card 8♠ (declared clubs)\n               player 0: 6♥ 8♣ J♥ Q♠ (76 points)",
+        ]),
+        crazy_eights(
+            "crazy_eights-declare-suit-never-asked",
+            "declare_suit never called: a played 8 declares its own suit.",
+            &[(
+                DECLARED,
+                "declared = (card.value() == 8).then(|| card.suit());",
+            )],
+        )
+        // A generated game's example shows the reference's table before the turn that differs.
+        .caught_by("generated_games", &[
+            ">8    player 3 plays 8♦, declares clubs        player 3 plays 8♦, declares diamonds",
+            "reference  before turn 8: top card J♣\n               player 0: 9♦ 2♠ A♠ (12 points)",
         ]),
         crazy_eights(
             "crazy_eights-opponent-actions-never-sent",
