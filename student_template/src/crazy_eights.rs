@@ -3,7 +3,7 @@
 //! The exact rules your engine follows (deal order, the starter 8, turn order, when the
 //! game ends, scoring, cheating) are in the documentation of `grader_api::crazy_eights`: the
 //! grader plays your engine and the reference engine on the same deck with the same
-//! players and compares every turn.
+//! players and compares every turn, the outcome, and the hands the players are left with.
 
 use grader_api::crazy_eights::{Engine as EngineTrait, GameResult, PlayerStrategy, PlayerTurn, TournamentResult};
 use grader_api::{Card, Deck, Suit};
