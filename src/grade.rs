@@ -127,9 +127,7 @@ pub fn grade_listed(
         explain_difference(&mut failure, request, &want[first], got);
         failure.unwritten.extend(unwritten(request, first, got));
     }
-    if let Some(explanation) = request.explain(reference, input, &want[first], got) {
-        failure.text("reference", Tone::Plain, explanation);
-    }
+    explain_by_reference(&mut failure, request, reference, input, &want[first], got);
     let unchecked = want.len() - first - 1;
     if unchecked > 0 {
         let later = if unchecked == 1 { "answer" } else { "answers" };
@@ -160,6 +158,21 @@ fn unwritten(request: &dyn Asked, position: usize, reply: &[u8]) -> Option<Unwri
         question: request.question(position),
         todo: panic.to_string(),
     })
+}
+
+/// What the reference makes of `input` where its answer and the submission's part, if the
+/// assignment says more than the answers do.
+fn explain_by_reference(
+    failure: &mut Failure,
+    request: &dyn Asked,
+    reference: &Submission,
+    input: &[u8],
+    expected: &[u8],
+    actual: Option<&[u8]>,
+) {
+    if let Some(explanation) = request.explain(reference, input, expected, actual) {
+        failure.text("reference", Tone::Plain, explanation);
+    }
 }
 
 /// Inputs answered by the reference, laid end to end: each input's bytes, then its reply
@@ -326,15 +339,14 @@ pub fn grade_bulk(
         );
         example.text("actual", Tone::Actual, shown(&request.show(&sample.actual)));
         explain_difference(&mut example, request, &sample.expected, &sample.actual);
-        let explanation = request.explain(
+        explain_by_reference(
+            &mut example,
+            request,
             reference,
             &sample.input,
             &sample.expected,
             Some(&sample.actual),
         );
-        if let Some(explanation) = explanation {
-            example.text("reference", Tone::Plain, explanation);
-        }
         failure.push(
             &format!("example {} of a wrong answer", index + 1),
             Value::Example(example),

@@ -1,7 +1,8 @@
 //! Crazy Eights (seed 003): a game engine driving four `PlayerStrategy` objects.
 //!
 //! The rules every engine follows, so that the same deck and players give the same game
-//! on every engine that follows them:
+//! on every engine that follows them (the grader compares the [`GameResult`], and the
+//! cards each player is left with as it was told them: dealt and drawn, less those played):
 //! - Deal five cards to each player, one at a time in seat order (0, 1, 2, 3, 0, ...),
 //!   drawing with [`Deck::draw`]; then `receive_initial_cards` to each, in seat order.
 //! - Turn over the starter: while it is an 8, [`Deck::bury`] it and turn over the next;
@@ -10,8 +11,10 @@
 //! - Players take turns in seat order from player 0. Before each turn the player gets
 //!   `process_opponent_actions` with the turns played since its own last turn (before its
 //!   first turn: every turn so far). Then `should_draw_card(top, declared_suit)`:
-//!   - true: the player draws one card (`receive_card`); the turn is logged as a draw (a
-//!     draw from an empty pile ends the game at once, before the turn is logged);
+//!   - true: the player draws one card (`receive_card`); the turn is logged as a draw. A
+//!     draw from an empty pile (only the first turn can meet one, when the deal and the
+//!     starter took the whole deck) ends the game at once, before the turn is logged, with
+//!     no winner: each player scores the points of the other players' hands;
 //!   - false: `play_card()`; the card must not be one already played (else the player
 //!     cheated: [`CheatKind::AlreadyPlayed`]), must be held ([`CheatKind::NotHeld`]), and
 //!     must be an 8, or match the top card's rank, or the suit to match (the suit an 8
@@ -25,13 +28,16 @@
 //!   the draw pile is empty, the game ends with no winner and each player scores the
 //!   points of the other players' hands.
 //! - A tournament: `init(id, opponent_ids)` once for each player in seat order; games until
-//!   some total reaches the target (the highest total wins, the lowest seat on a tie) or a
-//!   player cheats; before every game after the first, each player is `reset()` and the
-//!   deck is [`Deck::renew`]ed. A tournament ended by a cheat has no winner: `games` counts
+//!   some total reaches the target or a player cheats. The highest total wins; when several
+//!   players share it, the lowest seat among them wins (totals [287, 55, 279, 287]: player
+//!   0). Before every game after the first, each player is `reset()` and the deck is
+//!   [`Deck::renew`]ed. A tournament ended by a cheat has no winner: `games` counts
 //!   the game of the cheat, the totals are those before it (that game adds nothing), and
 //!   the cheater is reported.
 
+use std::cell::RefCell;
 use std::fmt;
+use std::rc::Rc;
 
 use crate::assignment::{Assignment, ask, guarded};
 use crate::card::{Card, Suit, format_cards};
@@ -449,14 +455,9 @@ impl Setup {
         }
     }
 
-    /// Fresh harness players, initialized as a game expects them.
+    /// Fresh harness players in seat order, not yet initialized.
     pub fn players(&self) -> Vec<Box<dyn PlayerStrategy>> {
-        let mut players: Vec<Box<dyn PlayerStrategy>> =
-            self.players.iter().map(|h| h.player()).collect();
-        if self.target == 0 {
-            init_players(&mut players);
-        }
-        players
+        self.players.iter().map(|h| h.player()).collect()
     }
 }
 
@@ -508,15 +509,18 @@ impl Generator for RandomGames {
 /// Where the setups of a request come from.
 pub type SetupSource = Source<Setup, RandomGames>;
 
-/// Plays `setup` with `engine`: a game or a tournament.
+/// Plays `setup` with `engine`: a game, with what its players saw of the table at its
+/// end, or a tournament.
 pub fn play(setup: &Setup, engine: &dyn Engine) -> Answer {
-    let mut deck = setup.deck();
-    let mut players = setup.players();
     if setup.target == 0 {
-        Answer::Game(engine.play_game(&mut players, &mut deck))
-    } else {
-        Answer::Tournament(engine.play_tournament(&mut players, &mut deck, setup.target))
+        let (result, sight) = watch_game(setup, engine);
+        return Answer::Game {
+            result,
+            table: sight.table_at_end(),
+        };
     }
+    let mut players = setup.players();
+    Answer::Tournament(engine.play_tournament(&mut players, &mut setup.deck(), setup.target))
 }
 
 /// The table before a turn: the top card, the suit an 8 declared, and every hand.
@@ -533,47 +537,117 @@ impl fmt::Display for TurnState {
         if let Some(suit) = self.declared {
             write!(f, " (declared {})", suit.name())?;
         }
-        for (seat, hand) in self.hands.iter().enumerate() {
-            write!(f, "\nplayer {seat}: {}", format_cards(hand))?;
+        write!(f, "{}", HandLines(&self.hands))
+    }
+}
+
+/// Each seat's hand on a line of its own, with the points it is worth.
+struct HandLines<'a>(&'a [Vec<Card>]);
+
+impl fmt::Display for HandLines<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (seat, hand) in self.0.iter().enumerate() {
+            let worth: u32 = hand.iter().map(|&card| points(card)).sum();
+            if hand.is_empty() {
+                write!(f, "\nplayer {seat}: (no cards)")?;
+            } else {
+                write!(
+                    f,
+                    "\nplayer {seat}: {} ({worth} points)",
+                    format_cards(hand)
+                )?;
+            }
         }
         Ok(())
     }
 }
 
-/// Plays one game of `setup` on `engine` with every player watched, and returns the table
-/// before each turn (each turn begins with one `should_draw_card`).
-pub fn states_before_turns(setup: &Setup, engine: &dyn Engine) -> Vec<TurnState> {
-    let seen = std::rc::Rc::new(std::cell::RefCell::new((
-        vec![Vec::new(); setup.players.len()],
-        Vec::new(),
-    )));
+/// A game's table at its end as its players saw it: the starter (the top card when the
+/// first turn began; `None` when none did) and the cards each seat was left with (dealt and
+/// drawn, less those it played, even one refused as a cheat), sorted, since a hand's order
+/// is the engine's to keep.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TableSeen {
+    pub starter: Option<Card>,
+    pub hands: Vec<Vec<Card>>,
+}
+
+impl TableSeen {
+    /// The table after the last turn of `log`: the starter, the top card then, every hand.
+    pub fn describe(&self, log: &[PlayerTurn]) -> String {
+        let Some(starter) = self.starter else {
+            return format!("no starter (no turn began){}", HandLines(&self.hands));
+        };
+        let last_play = log
+            .iter()
+            .rev()
+            .find_map(|turn| turn.played_card.map(|card| (card, turn.declared_suit)));
+        let (top, declared) = last_play.unwrap_or((starter, None));
+        let table = TurnState {
+            top,
+            declared,
+            hands: self.hands.clone(),
+        };
+        format!("starter {starter}, {table}")
+    }
+}
+
+/// What the players of one game saw: the cards each seat holds, and the table before each
+/// turn (each turn begins with one `should_draw_card`).
+#[derive(Default)]
+struct Sight {
+    hands: Vec<Vec<Card>>,
+    before_turns: Vec<TurnState>,
+}
+
+impl Sight {
+    fn table_at_end(mut self) -> TableSeen {
+        self.hands.iter_mut().for_each(|hand| hand.sort());
+        TableSeen {
+            starter: self.before_turns.first().map(|state| state.top),
+            hands: self.hands,
+        }
+    }
+}
+
+/// Plays one game of `setup` on `engine` with every player watched.
+fn watch_game(setup: &Setup, engine: &dyn Engine) -> (GameResult, Sight) {
+    let sight = Rc::new(RefCell::new(Sight {
+        hands: vec![Vec::new(); setup.players.len()],
+        before_turns: Vec::new(),
+    }));
     let mut players: Vec<Box<dyn PlayerStrategy>> = setup
-        .players
-        .iter()
+        .players()
+        .into_iter()
         .enumerate()
-        .map(|(seat, harness)| {
+        .map(|(seat, inner)| {
             Box::new(Watched {
                 seat,
-                inner: harness.player(),
-                seen: std::rc::Rc::clone(&seen),
+                inner,
+                sight: Rc::clone(&sight),
             }) as Box<dyn PlayerStrategy>
         })
         .collect();
     init_players(&mut players);
-    let _ = engine.play_game(&mut players, &mut setup.deck());
+    let result = engine.play_game(&mut players, &mut setup.deck());
     drop(players);
-    std::rc::Rc::try_unwrap(seen)
-        .map(|cell| cell.into_inner().1)
-        .unwrap_or_default()
+    // Only an engine that kept a player past the game holds the sight still.
+    let sight = Rc::try_unwrap(sight)
+        .map(RefCell::into_inner)
+        .unwrap_or_default();
+    (result, sight)
 }
 
-type Seen = std::rc::Rc<std::cell::RefCell<(Vec<Vec<Card>>, Vec<TurnState>)>>;
+/// Plays one game of `setup` on `engine` and returns the table before each turn.
+pub fn states_before_turns(setup: &Setup, engine: &dyn Engine) -> Vec<TurnState> {
+    watch_game(setup, engine).1.before_turns
+}
 
 /// A harness player whose hand and turns are written down as the game goes.
 struct Watched {
     seat: usize,
     inner: Box<dyn PlayerStrategy>,
-    seen: Seen,
+    sight: Rc<RefCell<Sight>>,
 }
 
 impl PlayerStrategy for Watched {
@@ -581,27 +655,27 @@ impl PlayerStrategy for Watched {
         self.inner.init(player_id, opponent_ids);
     }
     fn receive_initial_cards(&mut self, cards: &[Card]) {
-        self.seen.borrow_mut().0[self.seat] = cards.to_vec();
+        self.sight.borrow_mut().hands[self.seat] = cards.to_vec();
         self.inner.receive_initial_cards(cards);
     }
     fn should_draw_card(&mut self, top: Card, declared_suit: Option<Suit>) -> bool {
-        let mut seen = self.seen.borrow_mut();
-        let hands = seen.0.clone();
-        seen.1.push(TurnState {
+        let mut sight = self.sight.borrow_mut();
+        let hands = sight.hands.clone();
+        sight.before_turns.push(TurnState {
             top,
             declared: declared_suit,
             hands,
         });
-        drop(seen);
+        drop(sight);
         self.inner.should_draw_card(top, declared_suit)
     }
     fn receive_card(&mut self, card: Card) {
-        self.seen.borrow_mut().0[self.seat].push(card);
+        self.sight.borrow_mut().hands[self.seat].push(card);
         self.inner.receive_card(card);
     }
     fn play_card(&mut self) -> Card {
         let card = self.inner.play_card();
-        self.seen.borrow_mut().0[self.seat].retain(|&c| c != card);
+        self.sight.borrow_mut().hands[self.seat].retain(|&c| c != card);
         card
     }
     fn declare_suit(&mut self) -> Suit {
@@ -611,16 +685,17 @@ impl PlayerStrategy for Watched {
         self.inner.process_opponent_actions(actions);
     }
     fn reset(&mut self) {
-        self.seen.borrow_mut().0[self.seat].clear();
+        self.sight.borrow_mut().hands[self.seat].clear();
         self.inner.reset();
     }
 }
 
-/// The index of the first turn where two logs differ.
+/// The index of the first turn where two logs differ; when they agree, their length: the
+/// turn after the last, which a cheat or a draw from an empty pile keeps out of the log.
 pub fn first_difference(expected: &[PlayerTurn], actual: &[PlayerTurn]) -> usize {
     (0..expected.len().max(actual.len()))
         .find(|&i| expected.get(i) != actual.get(i))
-        .unwrap_or(0)
+        .unwrap_or(expected.len())
 }
 
 /// Two game logs side by side from a little before the first turn that differs.
@@ -667,6 +742,7 @@ crate::wire_struct!(TournamentResult {
     winner,
     cheater
 });
+crate::wire_struct!(TableSeen { starter, hands });
 crate::wire_struct!(Setup {
     deck,
     seed,
@@ -706,6 +782,13 @@ mod tests {
                 card,
             }),
         });
+        round_trip(Answer::Game {
+            result: GameResult::default(),
+            table: TableSeen {
+                starter: Some(card),
+                hands: vec![vec![card], Vec::new()],
+            },
+        });
         round_trip(SetupSource::Generated(RandomGames {
             count: 3,
             seed: 4,
@@ -732,6 +815,36 @@ mod tests {
         );
         assert!("cheats: sometimes".parse::<Harness>().is_err());
         assert!("clever".parse::<Harness>().is_err());
+    }
+
+    #[test]
+    fn the_table_at_the_end_shows_the_last_card_played_and_what_each_hand_is_worth() {
+        let card = |text: &str| text.parse::<Card>().unwrap();
+        let table = TableSeen {
+            starter: Some(card("5H")),
+            hands: vec![vec![card("8C"), card("KD")], Vec::new()],
+        };
+        let eight = PlayerTurn {
+            player_id: 1,
+            drew_a_card: false,
+            played_card: Some(card("8S")),
+            declared_suit: Some(Suit::Clubs),
+        };
+        let draw = PlayerTurn {
+            player_id: 0,
+            drew_a_card: true,
+            played_card: None,
+            declared_suit: None,
+        };
+        assert_eq!(
+            table.describe(&[eight, draw]),
+            "starter 5♥, top card 8♠ (declared clubs)\nplayer 0: 8♣ K♦ (60 points)\nplayer 1: (no cards)"
+        );
+        assert!(
+            table
+                .describe(&[draw])
+                .starts_with("starter 5♥, top card 5♥\n")
+        );
     }
 
     #[test]
@@ -826,14 +939,11 @@ pub fn perform(strategy: &mut dyn PlayerStrategy, call: &Call) -> Response {
 /// draws whenever asked, so the engine's game ends without it.
 pub struct RemoteStrategy<T: FnMut(Call) -> Result<Response, String>> {
     transport: T,
-    failure: std::rc::Rc<std::cell::RefCell<Option<String>>>,
+    failure: Rc<RefCell<Option<String>>>,
 }
 
 impl<T: FnMut(Call) -> Result<Response, String>> RemoteStrategy<T> {
-    pub fn new(
-        transport: T,
-        failure: std::rc::Rc<std::cell::RefCell<Option<String>>>,
-    ) -> RemoteStrategy<T> {
+    pub fn new(transport: T, failure: Rc<RefCell<Option<String>>>) -> RemoteStrategy<T> {
         RemoteStrategy { transport, failure }
     }
 
@@ -958,7 +1068,12 @@ crate::wire_enum!(Response {
 /// What the submission's engine or strategy answered.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Answer {
-    Game(GameResult),
+    /// A game's result, and what its players saw of the table at its end (compared too: a
+    /// correct engine leaves the same table).
+    Game {
+        result: GameResult,
+        table: TableSeen,
+    },
     Tournament(TournamentResult),
     /// A strategy's response to one call.
     Response(Response),
@@ -967,7 +1082,7 @@ pub enum Answer {
 }
 
 crate::wire_enum!(Answer {
-    Game(result),
+    Game { result, table },
     Tournament(result),
     Response(response),
     Names(names)
@@ -976,7 +1091,7 @@ crate::wire_enum!(Answer {
 impl fmt::Display for Answer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Answer::Game(result) => write!(f, "{result}"),
+            Answer::Game { result, .. } => write!(f, "{result}"),
             Answer::Tournament(result) => write!(f, "{result}"),
             Answer::Response(response) => write!(f, "{response}"),
             Answer::Names(names) => write!(f, "{}", names.join(", ")),
@@ -1186,8 +1301,11 @@ impl Assignment for Contract {
         expected: &Answer,
         actual: Option<&Answer>,
     ) -> Option<String> {
-        let (Input::Setup(setup), Answer::Game(want), Some(Answer::Game(got))) =
-            (input, expected, actual)
+        let (
+            Input::Setup(setup),
+            Answer::Game { result: want, .. },
+            Some(Answer::Game { result: got, .. }),
+        ) = (input, expected, actual)
         else {
             return None;
         };
@@ -1199,17 +1317,34 @@ impl Assignment for Contract {
     }
 
     fn detail(expected: &Answer, actual: &Answer) -> Option<(&'static str, String)> {
-        match (expected, actual) {
-            (Answer::Game(want), Answer::Game(got)) if want.log != got.log => {
-                Some(("turns", logs_side_by_side(&want.log, &got.log)))
-            }
-            _ => None,
+        let (
+            Answer::Game {
+                result: want,
+                table: reference,
+            },
+            Answer::Game {
+                result: got,
+                table: yours,
+            },
+        ) = (expected, actual)
+        else {
+            return None;
+        };
+        if want.log != got.log {
+            return Some(("turns", logs_side_by_side(&want.log, &got.log)));
         }
+        // The same turns to another end: the cause is in the table the turns left.
+        let tables = format!(
+            "the reference's table:\n{}\nyour engine's table:\n{}",
+            reference.describe(&want.log),
+            yours.describe(&got.log)
+        );
+        Some(("at the end", tables))
     }
 
     fn kind(answer: &Answer) -> Option<&'static str> {
         match answer {
-            Answer::Game(_) => Some("game record"),
+            Answer::Game { .. } => Some("game record"),
             Answer::Tournament(_) => Some("tournament record"),
             _ => None,
         }

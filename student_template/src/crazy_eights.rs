@@ -3,7 +3,7 @@
 //! The exact rules your engine follows (deal order, the starter 8, turn order, when the
 //! game ends, scoring, cheating) are in the documentation of `grader_api::crazy_eights`: the
 //! grader plays your engine and the reference engine on the same deck with the same
-//! players and compares every turn.
+//! players and compares every turn, the outcome, and the hands the players are left with.
 
 use grader_api::crazy_eights::{Engine as EngineTrait, GameResult, PlayerStrategy, PlayerTurn, TournamentResult};
 use grader_api::{Card, Deck, Suit};
@@ -20,8 +20,10 @@ impl EngineTrait for Engine {
     /// player what the others did (`process_opponent_actions`), ask `should_draw_card`,
     /// then draw for it or take `play_card` and check the card (not already played, held,
     /// legal — `grader_api::crazy_eights::is_legal`), asking `declare_suit` after an 8. End on an
-    /// empty hand or an empty draw pile and score with `grader_api::crazy_eights::points`.
-    /// Report a cheater and stop at once. Log every turn as a `PlayerTurn`.
+    /// empty hand or an empty draw pile and score with `grader_api::crazy_eights::points`;
+    /// a draw from an empty pile (the deal and the starter took the whole deck) ends the game
+    /// at once, unlogged, with no winner. Log every turn as a `PlayerTurn`. Report a cheater
+    /// and stop at once, without logging the cheating turn.
     fn play_game(&self, players: &mut [Box<dyn PlayerStrategy>], deck: &mut Deck) -> GameResult {
         let _ = (players, deck);
         todo!()
@@ -29,7 +31,9 @@ impl EngineTrait for Engine {
 
     /// `init` every player (`grader_api::crazy_eights::init_players` does it), then play games
     /// until a total reaches `target` or someone cheats; before each game after the first,
-    /// `reset` every player and `deck.renew()`. Add each game's scores to the totals.
+    /// `reset` every player and `deck.renew()`. Add each game's scores to the totals. The
+    /// highest total wins; on a tie for it, the lowest seat among those tied. A cheat ends
+    /// the tournament with no winner, the totals as they were before that game.
     fn play_tournament(&self, players: &mut [Box<dyn PlayerStrategy>], deck: &mut Deck, target: u32) -> TournamentResult {
         let _ = (players, deck, target);
         todo!()

@@ -126,12 +126,15 @@ pub fn mutants() -> Vec<Mutant> {
                 "        return Some(card);\n",
             )],
         )
-        // Every turn is a draw, so the logs agree: only the scores tell that the 8♠ went
-        // back into the pile and was drawn.
+        // Every turn is a draw, so the logs agree: the scores differ, and the tables at the
+        // end show why: the submission's starter is the 8♠ the reference buried and player 0
+        // drew.
         .caught_by("one_game::a_starter_8_is_buried", &[
             "9♦ 10♦ 8♠ 5♥ 6♥ 7♥",
             "expected   scores   [110, 150, 143, 155]",
             "actual     scores   [110, 105, 98, 110]",
+            "at the end the reference's table:\n             starter 5♥, top card 5♥\n             player 0: 2♣ 2♦ 6♣ 6♦ 8♠ J♣ (76 points)",
+            "your engine's table:\n             starter 8♠, top card 8♠\n             player 0: 2♣ 2♦ 5♥ 6♣ 6♦ J♣ (31 points)",
         ]),
         crazy_eights(
             "crazy_eights-starter-8-duplicated",
@@ -216,6 +219,36 @@ pub fn mutants() -> Vec<Mutant> {
             "actual     scores   [150, 36, 203, 88]",
         ]),
         crazy_eights(
+            "crazy_eights-eight-scored-at-face-value",
+            "an 8 left in a hand scores 8, not 50.",
+            &[(
+                ".map(|h| h.iter().map(|&c| points(c)).sum())",
+                ".map(|h| {\n            h.iter()\n                .map(|&c| if c.value() == 8 { 8 } else { points(c) })\n                .sum()\n        })",
+            )],
+        )
+        // The logs agree; a generated game's example shows both tables at the end, the 8
+        // still held and what each hand is worth.
+        .caught_by("generated_games", &[
+            "example 1 of a wrong answer",
+            "expected   scores   [0, 0, 110, 0]",
+            "actual     scores   [0, 0, 68, 0]",
+            "at the end the reference's table:\n               starter J♣, top card 8♠ (declared clubs)\n               player 0: 6♥ 8♣ J♥ Q♠ (76 points)",
+            "your engine's table:\n               starter J♣, top card 8♠ (declared clubs)\n               player 0: 6♥ 8♣ J♥ Q♠ (76 points)",
+        ]),
+        crazy_eights(
+            "crazy_eights-declare-suit-never-asked",
+            "declare_suit never called: a played 8 declares its own suit.",
+            &[(
+                DECLARED,
+                "declared = (card.value() == 8).then(|| card.suit());",
+            )],
+        )
+        // A generated game's example shows the reference's table before the turn that differs.
+        .caught_by("generated_games", &[
+            ">8    player 3 plays 8♦, declares clubs        player 3 plays 8♦, declares diamonds",
+            "reference  before turn 8: top card J♣\n               player 0: 9♦ 2♠ A♠ (12 points)",
+        ]),
+        crazy_eights(
             "crazy_eights-opponent-actions-never-sent",
             "process_opponent_actions never called.",
             &[(
@@ -249,6 +282,30 @@ pub fn mutants() -> Vec<Mutant> {
         .caught_by("tournaments::to_200", &[
             "expected   totals   [65, 278, 117, 63] after 7 games",
             "actual     totals   [142, 132, 119, 119] after 1000 games",
+        ]),
+        crazy_eights(
+            "crazy_eights-tie-for-the-lead-to-the-last-seat",
+            "a tournament tied for the lead given to the last tied seat, not the lowest.",
+            &[(
+                ".position(|&t| t == best)",
+                ".rposition(|&t| t == best)",
+            )],
+        )
+        .caught_by("tournaments::a_tie_for_the_lead_goes_to_the_lowest_seat", &[
+            "expected   totals   [287, 55, 279, 287] after 11 games\n             winner   player 0",
+            "actual     totals   [287, 55, 279, 287] after 11 games\n             winner   player 3",
+        ]),
+        crazy_eights(
+            "crazy_eights-draw-from-an-empty-pile-unwrapped",
+            "a draw from an empty pile unwrapped: the engine panics instead of ending the game.",
+            &[(
+                "                match deck.draw() {\n                    Some(card) => {\n                        hands[seat].push(card);\n                        players[seat].receive_card(card);\n                    }\n                    None => return finish(&hands, None, log, None),\n                }\n",
+                "                let card = deck.draw().unwrap();\n                hands[seat].push(card);\n                players[seat].receive_card(card);\n",
+            )],
+        )
+        .caught_by("one_game::a_draw_from_an_empty_pile_ends_the_game", &[
+            "expected   scores   [75, 75, 75, 60]\n             winner   none\n             turns    0",
+            "called `Option::unwrap()` on a `None` value",
         ]),
         crazy_eights(
             "crazy_eights-cheat-does-not-end-the-tournament",

@@ -246,7 +246,7 @@ mod tests {
             target: 0,
         };
         match grader_api::crazy_eights::play(&setup, &Engine) {
-            Answer::Game(result) => result,
+            Answer::Game { result, .. } => result,
             other => panic!("{other:?}"),
         }
     }
@@ -332,7 +332,7 @@ mod tests {
             players: vec![Harness::FirstLegal; 4],
             target: 0,
         };
-        let Answer::Game(result) = grader_api::crazy_eights::play(&setup, &Engine) else {
+        let Answer::Game { result, .. } = grader_api::crazy_eights::play(&setup, &Engine) else {
             panic!("not a game")
         };
         assert!(result.log.is_empty() && result.winner.is_none());
