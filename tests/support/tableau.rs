@@ -26,6 +26,10 @@ pub fn mutants() -> Vec<Mutant> {
             "the state after step 7",
             "- expected selected  2♣ 3♣ 4♣ 5♣ 6♣",
             "+ actual   selected  2♣ 3♣ 4♣ 5♣ 6♣ 7♣",
+        ])
+        .caught_by("random_step_sequences", &[
+            "- expected selected  J♠ 6♣ J♥ 7♣ 10♥",
+            "+ actual   selected  J♠ 6♣ J♥ 7♣ 10♥ Q♥",
         ]),
         tableau(
             "tableau-deselect-keeps-card",
@@ -36,6 +40,11 @@ pub fn mutants() -> Vec<Mutant> {
             "the state after step 3",
             "- expected selected  (none)",
             "+ actual   selected  5♣",
+        ])
+        .caught_by("random_step_sequences", &[
+            "7. toggle_selection(6♣)",
+            "- expected selected  8♣ J♠",
+            "+ actual   selected  6♣ 8♣ J♠",
         ]),
         tableau(
             "tableau-unheld-card-selectable",
@@ -46,6 +55,11 @@ pub fn mutants() -> Vec<Mutant> {
             "toggle_selection(10♣)",
             "- expected selected  (none)",
             "+ actual   selected  10♣",
+        ])
+        .caught_by("random_step_sequences", &[
+            "4. toggle_selection(2♠)",
+            "- expected selected  6♣ 8♣",
+            "+ actual   selected  6♣ 8♣ 2♠",
         ]),
         tableau(
             "tableau-remove-while-iterating",
@@ -59,6 +73,11 @@ pub fn mutants() -> Vec<Mutant> {
             "- expected selected  (none)",
             "+ actual   selected  4♣ 6♣",
             "+ actual   play_area 3♣ 5♣ 7♣",
+        ])
+        .caught_by("random_step_sequences", &[
+            "- expected play_area 9♠ 4♦ 10♠",
+            "+ actual   selected  4♦",
+            "+ actual   play_area 9♠ 10♠",
         ]),
         tableau(
             "tableau-selection-kept-after-play",
@@ -69,6 +88,11 @@ pub fn mutants() -> Vec<Mutant> {
             "the state after step 3",
             "- expected selected  (none)",
             "+ actual   selected  2♣",
+        ])
+        .caught_by("random_step_sequences", &[
+            "12. move_selected_to_play_area()",
+            "- expected selected  (none)",
+            "+ actual   selected  9♠ 4♦ 10♠",
         ]),
         tableau(
             "tableau-play-area-reversed",
