@@ -30,13 +30,23 @@ pub fn mutants() -> Vec<Mutant> {
             "all aces 1.",
             &[(VALUE, &value_with_aces_at(1))],
         )
-        .caught_by("value::a_5_is_16", &["A♥ 5♣", "expected   16", "actual     6"]),
+        .caught_by("value::a_5_is_16", &["A♥ 5♣", "expected   16", "actual     6"])
+        .caught_by("random_hands", &[
+            "A♥   (1 cards)",
+            "expected   11",
+            "actual     1",
+        ]),
         blackjack(
             "blackjack-aces-always-eleven",
             "all aces 11.",
             &[(VALUE, &value_with_aces_at(11))],
         )
-        .caught_by("value::5_a_a_8_is_15", &["5♣ A♣ A♥ 8♣", "expected   15", "actual     35"]),
+        .caught_by("value::5_a_a_8_is_15", &["5♣ A♣ A♥ 8♣", "expected   15", "actual     35"])
+        .caught_by("random_hands", &[
+            "10♣ 6♦ 3♣ A♠ A♥ 4♠ 4♣ 5♦ 7♥ 7♦ 6♥ J♠   (12 cards)",
+            "expected   64",
+            "actual     84",
+        ]),
         blackjack(
             "blackjack-every-ace-drops-at-once",
             "subtract 10 for every ace at once (A+5+A = 7).",
@@ -45,7 +55,12 @@ pub fn mutants() -> Vec<Mutant> {
                 "if total > 21 {\n            drops = aces;\n        }",
             )],
         )
-        .caught_by("value::a_5_then_a_is_17", &["A♥ 5♣ A♦", "expected   17", "actual     7"]),
+        .caught_by("value::a_5_then_a_is_17", &["A♥ 5♣ A♦", "expected   17", "actual     7"])
+        .caught_by("random_hands", &[
+            "A♠ A♥ 2♠ A♥ 6♥   (5 cards)",
+            "expected   21",
+            "actual     11",
+        ]),
         blackjack(
             "blackjack-ace-fixed-when-added",
             "an ace fixed at 1 or 11 when added and never revised (3+A+8 = 22).",
@@ -64,7 +79,12 @@ pub fn mutants() -> Vec<Mutant> {
                 ),
             ],
         )
-        .caught_by("value::3_a_8_is_12", &["3♣ A♥ 8♦", "expected   12", "actual     22"]),
+        .caught_by("value::3_a_8_is_12", &["3♣ A♥ 8♦", "expected   12", "actual     22"])
+        .caught_by("random_hands", &[
+            "6♦ A♦ 2♥ K♠ Q♠ K♥ 6♠ 7♥ A♥ A♥   (10 cards)",
+            "expected   54",
+            "actual     64",
+        ]),
         blackjack(
             "blackjack-greedy-per-ace",
             "each ace counts 11 if that fits the rest, judged one ace at a time (A+A+10 = 22).",
@@ -73,7 +93,12 @@ pub fn mutants() -> Vec<Mutant> {
                 "    fn value(&self) -> u32 {\n        let mut total: u32 = self\n            .cards\n            .iter()\n            .map(|card| match card.value() {\n                ACE => 0,\n                v if v >= JACK => 10,\n                v => u32::from(v),\n            })\n            .sum();\n        for _ in self.cards.iter().filter(|card| card.value() == ACE) {\n            total += if total + 11 <= 21 { 11 } else { 1 };\n        }\n        total\n    }\n",
             )],
         )
-        .caught_by("value::a_a_10_is_12", &["A♥ A♦ 10♣", "expected   12", "actual     22"]),
+        .caught_by("value::a_a_10_is_12", &["A♥ A♦ 10♣", "expected   12", "actual     22"])
+        .caught_by("random_hands", &[
+            "A♣ K♥ A♦   (3 cards)",
+            "expected   12",
+            "actual     22",
+        ]),
         blackjack(
             "blackjack-any-ace-is-soft",
             "\"contains an ace\" taken as soft.",
@@ -82,13 +107,23 @@ pub fn mutants() -> Vec<Mutant> {
                 "    fn is_soft(&self) -> bool {\n        self.cards.iter().any(|card| card.value() == ACE)\n    }\n",
             )],
         )
-        .caught_by("is_soft::a_5_9_is_hard", &["is_soft()", "expected   false", "actual     true"]),
+        .caught_by("is_soft::a_5_9_is_hard", &["is_soft()", "expected   false", "actual     true"])
+        .caught_by("random_hands", &[
+            "is_soft(): expected false but got true",
+            "expected   false",
+            "actual     true",
+        ]),
         blackjack(
             "blackjack-face-cards-at-face-value",
             "face cards worth 11, 12, 13.",
             &[("v if v >= JACK => 10,", "v if v >= JACK => u32::from(v),")],
         )
-        .caught_by("value::face_cards_are_worth_10", &["K♥ Q♦ J♣", "expected   30", "actual     36"]),
+        .caught_by("value::face_cards_are_worth_10", &["K♥ Q♦ J♣", "expected   30", "actual     36"])
+        .caught_by("random_hands", &[
+            "8♦ J♥ 9♠ 7♣   (4 cards)",
+            "expected   34",
+            "actual     35",
+        ]),
         blackjack(
             "blackjack-dealer-hits-17",
             "the dealer stops at > 17 instead of >= 17, so hits every 17.",
@@ -97,6 +132,10 @@ pub fn mutants() -> Vec<Mutant> {
         .caught_by("the_dealers_turn::the_dealer_stands_on_17", &[
             "- expected dealer   10♥ 7♥ = 17",
             "+ actual   dealer   10♥ 7♥ 5♠ = 22",
+        ])
+        .caught_by("random_rounds", &[
+            "- expected dealer   4♥ K♣ 3♦ = 17",
+            "+ actual   dealer   4♥ K♣ 3♦ J♣ = 27",
         ]),
         blackjack(
             "blackjack-any-21-wins-at-once",
@@ -108,11 +147,15 @@ pub fn mutants() -> Vec<Mutant> {
                 ),
             )],
         )
-        // No listed round has a player hit to 21 while the dealer still has to draw.
         .caught_by("random_rounds", &[
             "the round: expected push but got player wins",
             "= 21\n",
             "+ actual   dealer",
+        ])
+        .caught_by("hitting_to_21::a_three_card_21_ties_the_dealers_21", &[
+            "player   5♦ 6♣ K♠ = 21",
+            "+ actual   outcome  player wins",
+            "+ actual   dealer   10♥ 6♥ = 16",
         ]),
         blackjack(
             "blackjack-natural-against-natural-wins",
@@ -123,6 +166,11 @@ pub fn mutants() -> Vec<Mutant> {
             )],
         )
         .caught_by("naturals::both_naturals_push", &[
+            "- expected outcome  push",
+            "+ actual   outcome  player wins",
+        ])
+        .caught_by("random_rounds", &[
+            "dealer   Q♦ A♠ = 21",
             "- expected outcome  push",
             "+ actual   outcome  player wins",
         ]),
