@@ -72,7 +72,11 @@ pub fn mutants() -> Vec<Mutant> {
                 "fn has_pair(&self) -> bool {\n        self.count_values().iter().any(|&count| count >= 2)",
             )],
         )
-        .caught_by("has_pair::three_kings_is_not_a_pair", &["expected   false", "actual     true", "K♥ K♦ K♣ 7♠ 9♥"]),
+        .caught_by("has_pair::three_kings_is_not_a_pair", &["expected   false", "actual     true", "K♥ K♦ K♣ 7♠ 9♥"])
+        .caught_by("10_000_hands_from_a_seed", &[
+            "10♥ 10♠ 8♣ 10♣ 9♣   (5 cards)",
+            "has_pair(): expected false but got true",
+        ]),
         Mutant::new(
             "bug-three-at-least-three",
             "has_three_of_a_kind as count >= 3.",
@@ -81,7 +85,11 @@ pub fn mutants() -> Vec<Mutant> {
                 "fn has_three_of_a_kind(&self) -> bool {\n        self.count_values().iter().any(|&count| count >= 3)",
             )],
         )
-        .caught_by("has_three_of_a_kind::four_kings_is_not_three_of_a_kind", &["expected   false", "actual     true"]),
+        .caught_by("has_three_of_a_kind::four_kings_is_not_three_of_a_kind", &["expected   false", "actual     true"])
+        .caught_by("10_000_hands_from_a_seed", &[
+            "9♠ 9♥ 9♦ 9♣ 8♥   (5 cards)",
+            "has_three_of_a_kind(): expected false but got true",
+        ]),
         Mutant::new(
             "bug-full-house-loose-pair",
             "full house as three && some count >= 2.",
@@ -90,7 +98,12 @@ pub fn mutants() -> Vec<Mutant> {
                 "self.has_three_of_a_kind() && self.count_values().iter().any(|&count| count >= 2)",
             )],
         )
-        .caught_by("has_full_house::three_kings_and_two_odd_cards", &["expected   false", "actual     true"]),
+        .caught_by("has_full_house::three_kings_and_two_odd_cards", &["expected   false", "actual     true"])
+        .caught_by("10_000_hands_from_a_seed", &[
+            "10♥ 10♠ 8♣ 10♣ 9♣   (5 cards)",
+            "has_full_house(): expected false but got true",
+            "evaluate(): expected Three of a Kind but got Full House",
+        ]),
         Mutant::new(
             "bug-two-pair-counts-at-least-two",
             "two pair counts values with count >= 2.",
@@ -99,13 +112,22 @@ pub fn mutants() -> Vec<Mutant> {
                 ".filter(|&&count| count >= 2)",
             )],
         )
-        .caught_by("has_two_pair::a_full_house_is_not_two_pair", &["expected   false", "actual     true"]),
+        .caught_by("has_two_pair::a_full_house_is_not_two_pair", &["expected   false", "actual     true"])
+        .caught_by("10_000_hands_from_a_seed", &[
+            "A♣ J♥ A♠ J♦ J♠   (5 cards)",
+            "has_two_pair(): expected false but got true",
+        ]),
         Mutant::new(
             "bug-straight-repeats",
             "straight without the no-repeats check.",
             &[(NO_REPEATS, "")],
         )
-        .caught_by("has_straight::5_5_6_7_9_spans_four_but_repeats", &["expected   false", "actual     true"]),
+        .caught_by("has_straight::5_5_6_7_9_spans_four_but_repeats", &["expected   false", "actual     true"])
+        .caught_by("10_000_hands_from_a_seed", &[
+            "4♠ 7♠ 4♥ 6♦ 3♠   (5 cards)",
+            "has_straight(): expected false but got true",
+            "evaluate(): expected Pair but got Straight",
+        ]),
         Mutant::new(
             "bug-straight-ace-low",
             "straight accepting A-2-3-4-5.",
@@ -114,13 +136,29 @@ pub fn mutants() -> Vec<Mutant> {
                 "\n            && self.count_values().iter().all(|&count| count <= 1)\n            || self.cards.len() == 5 && [14, 2, 3, 4, 5].iter().all(|&v| self.count_values()[v] == 1)",
             )],
         )
-        .caught_by("has_straight::a_2_3_4_5_is_not_a_straight_here", &["expected   false", "actual     true"]),
+        .caught_by("has_straight::a_2_3_4_5_is_not_a_straight_here", &["expected   false", "actual     true"])
+        .caught_by("10_000_hands_from_a_seed", &[
+            "5♠ 2♠ 4♠ 3♦ A♥   (5 cards)",
+            "has_straight(): expected false but got true",
+            "evaluate(): expected High Card but got Straight",
+        ]),
         Mutant::new(
             "bug-evaluate-order",
             "evaluate checks three of a kind before full house.",
             &[(BEFORE_STRAIGHT, &swapped(1, 4))],
         )
-        .caught_by("evaluate_order::a_full_house_is_also_three_of_a_kind_and_a_pair", &["expected   Full House", "actual     Three of a Kind"]),
+        .caught_by("evaluate_order::a_full_house_is_also_three_of_a_kind_and_a_pair", &["expected   Full House", "actual     Three of a Kind"])
+        .caught_by("10_000_hands_from_a_seed", &[
+            "A♣ J♥ A♠ J♦ J♠   (5 cards)",
+            "evaluate(): expected Full House but got Three of a Kind",
+        ]),
+        Mutant::new(
+            "bug-evaluate-pair-before-two-pair",
+            "evaluate checks pair before two pair.",
+            &[(BEFORE_STRAIGHT, &swapped(5, 6))],
+        )
+        .caught_by("evaluate_order::two_pair_before_pair", &["K♥ K♦ 7♣ 7♠ 9♥", "expected   Two Pair", "actual     Pair"])
+        .caught_by("10_000_hands_from_a_seed", &["5♦ Q♦ J♥ J♦ 5♠   (5 cards)", "evaluate(): expected Two Pair but got Pair"]),
         Mutant::new(
             "bug-straight-before-flush",
             "evaluate checks straight before flush.",
@@ -138,7 +176,19 @@ pub fn mutants() -> Vec<Mutant> {
                 ),
             ],
         )
-        .caught_by("count_values::k_k_3_7_9_has_15_cells", &["length 14 where 15 was expected", "- expected cell 14 = 0"]),
+        .caught_by("count_values::k_k_3_7_9_has_15_cells", &["length 14 where 15 was expected", "- expected cell 14 = 0"])
+        .caught_by("10_000_hands_from_a_seed", &[
+            "7♣ 9♣ 6♠ A♥ Q♥   (5 cards)",
+            "length 14 where 15 was expected",
+            "has_pair(): expected true but got false",
+        ]),
+        Mutant::new(
+            "bug-counts-thirteen",
+            "a counts array of 13 cells indexed by value: a king or an ace is out of bounds.",
+            &[(COUNTING, "let mut counts = vec![0; COUNTS_LEN - 2];")],
+        )
+        .caught_by("count_values::k_k_3_7_9_has_15_cells", &["K♥ K♦ 3♣ 7♠ 9♥", "index out of bounds: the len is 13 but the index is 13"])
+        .caught_by("10_000_hands_from_a_seed", &["7♣ 9♣ 6♠ A♥ Q♥   (5 cards)", "index out of bounds: the len is 13 but the index is 14", "length 13 where 15 was expected"]),
         Mutant::new(
             "bug-counts-never-reset",
             "counts kept in a field and never reset.",
@@ -158,7 +208,12 @@ pub fn mutants() -> Vec<Mutant> {
                 ),
             ],
         )
-        .caught_by("has_full_house::kings_full_of_sevens", &["expected   true", "actual     false"]),
+        .caught_by("has_full_house::kings_full_of_sevens", &["expected   true", "actual     false"])
+        .caught_by("10_000_hands_from_a_seed", &[
+            "7♣ 9♣ 6♠ A♥ Q♥   (5 cards)",
+            "has_pair(): expected false but got true",
+            "evaluate(): expected Pair but got High Card",
+        ]),
         Mutant::new(
             "bug-flush-four-cards",
             "flush true with fewer than 5 cards.",
@@ -178,7 +233,12 @@ pub fn mutants() -> Vec<Mutant> {
                 ),
             )],
         )
-        .caught_by("total_value_and_score::k_k_3_7_9_scores_90", &["expected   90", "actual     47"]),
+        .caught_by("total_value_and_score::k_k_3_7_9_scores_90", &["expected   90", "actual     47"])
+        .caught_by("10_000_hands_from_a_seed", &[
+            "A♣ 4♦ 2♦ A♠ 5♠   (5 cards)",
+            "expected   78",
+            "actual     41",
+        ]),
         Mutant::new(
             "bug-multipliers-written-in",
             "base_mult writes the seed's multipliers in as numbers, ignoring the table it is given.",
