@@ -44,13 +44,23 @@ pub fn mutants() -> Vec<Mutant> {
             "A♥ 2♣ 3♦ 4♠ 5♥",
             "expected   straight",
             "actual     high card",
+        ])
+        .caught_by("random_pairs", &[
+            "second: 5♦ 2♦ 3♥ A♣ 4♣",
+            "5♦ 2♦ 3♥ A♣ 4♣   straight           [5] 5",
+            "the categories decide",
         ]),
         poker(
             "poker-wheel-ace-high",
             "wheel ranked as ace-high: its high card 14 instead of 5.",
             &[(WHEEL, "    } else if wheel {\n        Some(14)\n")],
         )
-        .caught_by("tiebreak::the_wheels_high_card_is_5", &["A♥ 2♣ 3♦ 4♠ 5♥", "expected   [5, 5]", "actual     [5, 14]"]),
+        .caught_by("tiebreak::the_wheels_high_card_is_5", &["A♥ 2♣ 3♦ 4♠ 5♥", "expected   [5, 5]", "actual     [5, 14]"])
+        .caught_by("random_pairs", &[
+            "first:  2♦ 3♦ A♦ 4♦ 5♥",
+            "2♦ 3♦ A♦ 4♦ 5♥   straight           5 [5]",
+            "4♥ 5♥ 3♥ 6♥ 7♠   straight           5 [7]",
+        ]),
         poker(
             "poker-straight-wraps",
             "K-A-2-3-4 accepted by modulo arithmetic: five ranks in a row modulo 13.",
@@ -60,6 +70,10 @@ pub fn mutants() -> Vec<Mutant> {
             "K♥ A♣ 2♦ 3♠ 4♥",
             "expected   high card",
             "actual     straight",
+        ])
+        .caught_by("random_pairs", &[
+            "first:  A♦ K♠ 2♣ 4♠ 3♣",
+            "A♦ K♠ 2♣ 4♠ 3♣   high card          [1] 14 13 4 3 2",
         ]),
         poker(
             "poker-ties-by-category-only",
@@ -72,6 +86,11 @@ pub fn mutants() -> Vec<Mutant> {
             "3♥ 3♣ 3♦ K♠ K♥   full house         7 [3] 13",
             "4♥ 4♣ 4♦ 2♠ 2♥   full house         7 [4] 2",
             "cell 1 of the vectors decides",
+        ])
+        .caught_by("random_pairs", &[
+            "first.compare(second): expected Less but got Equal",
+            "9♠ Q♣ A♣ 7♥ 2♣   high card          1 14 [12] 9 7 2",
+            "9♣ 6♦ A♦ K♥ 3♠   high card          1 14 [13] 9 6 3",
         ]),
         poker(
             "poker-ties-by-highest-card-only",
@@ -88,6 +107,10 @@ pub fn mutants() -> Vec<Mutant> {
             "actual     Less",
             "K♥ K♣ 2♦ 2♠ 3♥   two pairs          3 [13] 2 3",
             "Q♥ Q♣ J♦ J♠ A♥   two pairs          3 [12] 11 14",
+        ])
+        .caught_by("random_pairs", &[
+            "4♣ 9♣ 2♥ 2♣ K♦   one pair           2 [2] 13 9 4",
+            "7♠ 3♠ J♠ K♥ 3♦   one pair           2 [3] 13 11 7",
         ]),
         poker(
             "poker-full-house-by-its-pair",
@@ -98,6 +121,10 @@ pub fn mutants() -> Vec<Mutant> {
             "3♥ 3♣ 3♦ K♠ K♥",
             "expected   [7, 3, 13]",
             "actual     [7, 13, 3]",
+        ])
+        .caught_by("random_pairs", &[
+            "6♥ 6♣ 6♦ K♣ K♠   full house         7 [6] 13",
+            "8♠ 8♦ 8♥ 2♦ 2♣   full house         7 [8] 2",
         ]),
         poker(
             "poker-two-pairs-without-the-low-pair",
@@ -109,6 +136,10 @@ pub fn mutants() -> Vec<Mutant> {
             "actual     Less",
             "two pairs          3 13 [5] 2",
             "two pairs          3 13 [4] 14",
+        ])
+        .caught_by("random_pairs", &[
+            "A♣ Q♦ 4♠ A♥ Q♣   two pairs          3 14 [12] 4",
+            "3♦ A♥ 6♣ 3♠ A♦   two pairs          3 14 [3] 6",
         ]),
         poker(
             "poker-two-pairs-without-the-kicker",
@@ -134,6 +165,10 @@ pub fn mutants() -> Vec<Mutant> {
             "5♥ 5♣ 9♦ 9♠ A♥",
             "expected   [3, 9, 5, 14]",
             "actual     [3, 14, 9, 9, 5, 5]",
+        ])
+        .caught_by("random_pairs", &[
+            "10♦ 7♦ 4♥ 10♠ A♠ one pair           2 [10] 14 7 4",
+            "J♥ 8♥ 5♠ J♣ 2♣   one pair           2 [11] 8 5 2",
         ]),
         poker(
             "poker-straight-flush-is-a-flush",
