@@ -55,6 +55,11 @@ pub fn mutants() -> Vec<Mutant> {
             "1    player 0 plays 8♣, declares diamonds     player 0 plays 8♣, declares diamonds",
             ">2    player 1 plays 6♦                        (game over)",
             "cheater  player 1 cheated: played 6♦ (a card that does not match)",
+        ])
+        .caught_by("generated_games", &[
+            ">10   player 1 plays 7♣                        (game over)",
+            "before turn 10: top card 8♦ (declared clubs)",
+            "cheater  player 1 cheated: played 7♣ (a card that does not match)",
         ]),
         crazy_eights(
             "crazy_eights-declared-suit-never-cleared",
@@ -72,6 +77,10 @@ pub fn mutants() -> Vec<Mutant> {
             ">7    player 2 plays 8♠, declares diamonds     player 2 plays K♦",
             "expected   scores   [0, 0, 62, 0]",
             "actual     scores   [0, 0, 59, 0]",
+        ])
+        .caught_by("generated_games", &[
+            ">21   player 0 plays 9♦                        player 0 plays Q♣",
+            "before turn 21: top card 2♦\n",
         ]),
         crazy_eights(
             "crazy_eights-discard-pile-not-updated",
@@ -85,6 +94,10 @@ pub fn mutants() -> Vec<Mutant> {
             "2    player 1 plays 6♦                        player 1 plays 6♦",
             ">3    player 2 plays 4♦                        player 2 plays K♦",
             "4    player 3 plays Q♦                        player 3 plays A♠",
+        ])
+        .caught_by("generated_games", &[
+            ">4    player 3 plays 8♣, declares clubs        player 3 plays 8♦, declares clubs",
+            "before turn 4: top card K♥\n",
         ]),
         crazy_eights(
             "crazy_eights-held-check-missing",
@@ -135,6 +148,10 @@ pub fn mutants() -> Vec<Mutant> {
             "actual     scores   [110, 105, 98, 110]",
             "at the end the reference's table:\n             starter 5♥, top card 5♥\n             player 0: 2♣ 2♦ 6♣ 6♦ 8♠ J♣ (76 points)",
             "your engine's table:\n             starter 8♠, top card 8♠\n             player 0: 2♣ 2♦ 5♥ 6♣ 6♦ J♣ (31 points)",
+        ])
+        .caught_by("generated_games", &[
+            ">1    player 0 plays 3♥                        player 0 draws",
+            "before turn 1: top card 3♦\n",
         ]),
         crazy_eights(
             "crazy_eights-starter-8-duplicated",
@@ -158,6 +175,10 @@ pub fn mutants() -> Vec<Mutant> {
         .caught_by("one_game::eights_kept_for_last", &[
             ">19   player 2 plays 8♠, declares clubs        (game over)",
             "cheater  player 2 cheated: played 8♠ (a card already played)",
+        ])
+        .caught_by("generated_games", &[
+            ">29   player 0 plays 8♦, declares spades       (game over)",
+            "cheater  player 0 cheated: played 8♦ (a card already played)",
         ]),
         crazy_eights(
             "crazy_eights-same-cards-for-everyone",
@@ -171,6 +192,10 @@ pub fn mutants() -> Vec<Mutant> {
             ">1    player 0 plays 8♣, declares diamonds     player 0 plays 2♥",
             "2    player 1 plays 6♦                        player 1 plays 2♦",
             "cheater  player 2 cheated: played 2♦ (a card already played)",
+        ])
+        .caught_by("generated_games", &[
+            ">1    player 0 plays 4♥                        player 0 plays 9♦",
+            "cheater  player 1 cheated: played 9♦ (a card already played)",
         ]),
         crazy_eights(
             "crazy_eights-dealt-five-at-a-time",
@@ -205,6 +230,10 @@ pub fn mutants() -> Vec<Mutant> {
         .caught_by("one_game::four_first_legal_players", &[
             "expected   scores   [0, 0, 62, 0]\n             winner   player 2",
             "actual     scores   [62, 0, 0, 0]\n             winner   player 2",
+        ])
+        .caught_by("generated_games", &[
+            "expected   scores   [0, 0, 39, 0]\n               winner   player 2",
+            "actual     scores   [39, 0, 0, 0]\n               winner   player 2",
         ]),
         crazy_eights(
             "crazy_eights-no-winner-scores-own-hand",
@@ -247,6 +276,10 @@ pub fn mutants() -> Vec<Mutant> {
         .caught_by("generated_games", &[
             ">8    player 3 plays 8♦, declares clubs        player 3 plays 8♦, declares diamonds",
             "reference  before turn 8: top card J♣\n               player 0: 9♦ 2♠ A♠ (12 points)",
+        ])
+        .caught_by("one_game::four_first_legal_players", &[
+            ">1    player 0 plays 8♣, declares diamonds     player 0 plays 8♣, declares clubs",
+            "2    player 1 plays 6♦                        player 1 plays 6♣",
         ]),
         crazy_eights(
             "crazy_eights-opponent-actions-never-sent",
