@@ -119,6 +119,28 @@ pub fn mutants() -> Vec<Mutant> {
             "actual     scores   [0, 0, 0, 0]\n             winner   none\n             cheater  player 1 cheated: played 2♦ (a card that does not match)",
         ]),
         crazy_eights(
+            "crazy_eights-hand-changed-while-iterating",
+            "removing from a hand while iterating it: the played card is looked for by index up to the length the hand had, so the loop runs past its end.",
+            &[
+                (
+                    HELD,
+                    "if !hands[seat].contains(&card) {\n                    return finish(&hands, None, log, Some(cheat(CheatKind::NotHeld)));\n                }",
+                ),
+                (
+                    "hands[seat].remove(position);",
+                    "for index in 0..hands[seat].len() {\n                    if hands[seat][index] == card {\n                        hands[seat].remove(index);\n                    }\n                }",
+                ),
+            ],
+        )
+        .caught_by("one_game::four_first_legal_players", &[
+            "expected   scores   [0, 0, 62, 0]",
+            "index out of bounds: the len is 4 but the index is 4",
+        ])
+        .caught_by("generated_games", &[
+            "deck: shuffled from seed 2924369832",
+            "index out of bounds: the len is 4 but the index is 4",
+        ]),
+        crazy_eights(
             "crazy_eights-already-played-check-missing",
             "already-played check missing: a replayed card is only caught as not held.",
             &[(
