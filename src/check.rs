@@ -46,7 +46,7 @@ impl Format {
 
     /// Results for course staff: every assignment of the specs is graded, so every
     /// submission of a class has the same maximum.
-    fn is_staff(self) -> bool {
+    pub(crate) fn is_staff(self) -> bool {
         !matches!(self, Format::Pretty | Format::Terse)
     }
 }
@@ -58,7 +58,7 @@ pub enum ColorChoice {
     Never,
 }
 
-#[derive(Debug, clap::Args)]
+#[derive(Clone, Debug, clap::Args)]
 pub struct CheckArgs {
     /// The submission crate to grade. A plain name that is not a folder is taken as FILTER.
     #[arg(default_value = ".")]
@@ -74,6 +74,9 @@ pub struct CheckArgs {
     /// List the tests and exit without building.
     #[arg(long)]
     pub list: bool,
+    /// Grade, then grade again each time a file of the crate is saved (Ctrl-C stops).
+    #[arg(long)]
+    pub watch: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Pretty)]
     pub format: Format,
@@ -227,6 +230,9 @@ impl Pool {
 }
 
 pub fn run(args: CheckArgs) -> ExitCode {
+    if args.watch {
+        return crate::watch::run(args);
+    }
     let (format, output) = (args.format, args.output.clone());
     grade(args).unwrap_or_else(|stop| {
         // A results file is promised whatever happens (Gradescope reads one).

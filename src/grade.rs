@@ -295,8 +295,8 @@ pub fn grade_bulk(
             group_digits(total)
         );
         failure.text("stopped", Tone::Actual, line);
-        if let Some((input, through)) = stopped_on {
-            let heading = format!("input {}", group_digits(comparison.inputs_compared + 1));
+        if let Some((input, through, number)) = stopped_on {
+            let heading = format!("input {}", group_digits(number));
             let described = request.describe_input(&input, through);
             failure.text("stopped on", Tone::Plain, format!("{heading}\n{described}"));
         }
@@ -590,16 +590,26 @@ impl<'a> BulkComparison<'a> {
         self.panics <= PANICS_BEFORE_GIVING_UP
     }
 
-    /// The input the runner was answering, and the reply it had come to: the one being
-    /// compared, or else the next the reference answered.
-    fn input_in_progress(&mut self) -> Option<(Vec<u8>, usize)> {
+    /// The input the runner was answering, the reply it had come to, and its number: the
+    /// one being compared, or else the next the reference answered. An input answered in
+    /// part and wrongly is counted as compared and wrong, so that the tallies agree with
+    /// the wrong answers counted by check.
+    fn input_in_progress(&mut self) -> Option<(Vec<u8>, usize, u64)> {
+        let number = self.inputs_compared + 1;
         let (current, position) = match self.current {
-            Some(current) => (current, self.position),
+            Some(current) => {
+                if self.current_wrong {
+                    self.inputs_compared += 1;
+                    self.wrong_inputs += 1;
+                }
+                (current, self.position)
+            }
             None => (self.next_input()?, 0),
         };
         Some((
             self.chunk.bytes[current.start..current.frames_start].to_vec(),
             position,
+            number,
         ))
     }
 

@@ -19,4 +19,5 @@ pub mod sandbox;
 pub mod spec;
 pub mod split;
 pub mod verdict;
+pub mod watch;
 pub mod zip;

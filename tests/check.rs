@@ -225,6 +225,60 @@ fn correct_submissions_written_otherwise_pass_every_test() {
     }
 }
 
+/// A grader killed when the test ends, passed or not.
+struct Watching(std::process::Child);
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn watch_grades_again_when_a_file_of_the_crate_is_saved() {
+    let student = support::scratch().join("watched-student");
+    let _ = std::fs::remove_dir_all(&student);
+    support::copy_tree(&fixture("example-student"), &student);
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_grader"));
+    support::grader_env(&mut command)
+        .args(["check", "--watch", "--color", "never", "--assignment"])
+        .args(["plaisante_hand", "has_pair"])
+        .arg(&student)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    let mut watching = Watching(command.spawn().unwrap());
+    let stdout = watching.0.stdout.take().unwrap();
+    let (lines, results) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if line.starts_with("test result:") && lines.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let wait = std::time::Duration::from_secs(240);
+    let first = results.recv_timeout(wait).expect("a first grading");
+    assert!(first.contains("FAILED"), "{first}");
+    // Nothing changes: no second grading.
+    assert!(
+        results
+            .recv_timeout(std::time::Duration::from_secs(2))
+            .is_err()
+    );
+    let lib = student.join("src/lib.rs");
+    let text = std::fs::read_to_string(&lib).unwrap();
+    std::fs::write(&lib, format!("{text}\n// saved again\n")).unwrap();
+    let second = results
+        .recv_timeout(wait)
+        .expect("a grading after the save");
+    assert!(second.contains("FAILED"), "{second}");
+}
+
 /// Each hostile fixture, the group of tests/specs/hostile.yaml that triggers it, and what
 /// the trigger's failure must say.
 const HOSTILE: &[(&str, &str, &str)] = &[
@@ -405,7 +459,7 @@ fn a_crate_copied_from_another_machine_builds_whatever_its_api_path_says() {
     std::fs::copy(original.join("src/lib.rs"), copy.join("src/lib.rs")).unwrap();
     let (code, stdout, stderr) = check(&copy, &["--skip", "every_hand"]);
     assert_eq!(code, 1, "{stdout}\n{stderr}");
-    assert!(stdout.contains("61 passed; 7 failed"), "{stdout}");
+    assert!(stdout.contains("62 passed; 8 failed"), "{stdout}");
 }
 
 #[test]

@@ -95,7 +95,7 @@ fn the_autograder_grades_a_submission_wherever_its_crate_sits_and_always_exits_0
         tests.iter().all(|t| t["tags"][0] == "plaisante_hand"),
         "--assignment is kept"
     );
-    assert_eq!(tests.len(), 69);
+    assert_eq!(tests.len(), 71);
     let score = results["score"].as_f64().unwrap();
     assert!(score > 50.0 && score < 100.0, "{results}");
 

@@ -222,7 +222,24 @@ pub fn mutants() -> Vec<Mutant> {
                 "        !self.cards.is_empty()\n            && self\n",
             )],
         )
-        .caught_by("has_flush::four_hearts_are_not_a_flush", &["expected   false", "actual     true", "(4 cards)"]),
+        .caught_by("has_flush::four_hearts_are_not_a_flush", &["expected   false", "actual     true", "(4 cards)"])
+        .caught_by("hands_of_one_to_four_cards", &[
+            "has_flush(): expected false but got true",
+            "evaluate(): expected High Card but got Flush",
+        ]),
+        Mutant::new(
+            "bug-straight-four-cards",
+            "straight true with fewer than 5 cards.",
+            &[(
+                "        self.cards.len() == 5\n            && self.highest_value() - self.lowest_value() == 4",
+                "        !self.cards.is_empty()\n            && self.highest_value() - self.lowest_value() == 4",
+            )],
+        )
+        .caught_by("has_straight::5_6_7_9_spans_four_but_is_four_cards", &["expected   false", "actual     true", "(4 cards)"])
+        .caught_by("hands_of_one_to_four_cards", &[
+            "has_straight(): expected false but got true",
+            "evaluate(): expected High Card but got Straight",
+        ]),
         Mutant::new(
             "bug-score-adds",
             "score adds the multiplier instead of multiplying.",

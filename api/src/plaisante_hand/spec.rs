@@ -142,13 +142,19 @@ impl Spec for Contract {
             "a bulk group; give `checks`",
         )?;
         let source = hand_source(name, group.generate, group.exhaustive)?;
-        if let HandSource::Generated { hand_size, .. } | HandSource::Exhaustive { hand_size, .. } =
-            source
-            && !(1..=5).contains(&hand_size)
-        {
+        let sizes = match source {
+            HandSource::Generated {
+                hand_size,
+                min_hand_size,
+                ..
+            } => [min_hand_size, hand_size],
+            HandSource::Exhaustive { hand_size, .. } => [hand_size, hand_size],
+            HandSource::Listed(_) => [1, 1],
+        };
+        if let Some(size) = sizes.into_iter().find(|size| !(1..=5).contains(size)) {
             return Err(Problem::group(
                 name,
-                format!("hand_size must be 1 to 5, not {hand_size}"),
+                format!("a Plaisante hand holds 1 to 5 cards, not {size}"),
             ));
         }
         let checks = bulk_checks(name, group.checks)?;
