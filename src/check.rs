@@ -71,7 +71,9 @@ pub struct CheckArgs {
     /// Skip tests whose names contain this (repeatable).
     #[arg(long, value_name = "FILTER")]
     pub skip: Vec<String>,
-    /// List the tests and exit without building.
+    /// List the tests that would run and exit. For a student's own report this builds the
+    /// crate first, to list only the assignments its submission() registers; with
+    /// --spec, --assignment or a staff format it lists every test of the specs unbuilt.
     #[arg(long)]
     pub list: bool,
     /// Grade, then grade again each time a file of the crate is saved (Ctrl-C stops).
@@ -296,6 +298,18 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
     let suite = if args.assignments.is_empty() {
         suite
     } else {
+        let mut held: Vec<&str> = suite.groups.iter().map(|g| g.assignment.name()).collect();
+        held.dedup();
+        if let Some(missing) = args
+            .assignments
+            .iter()
+            .find(|a| !held.contains(&a.as_str()))
+        {
+            return Err(Stop::Usage(format!(
+                "--assignment {missing}: no spec grades it; the specs hold {}",
+                held.join(", ")
+            )));
+        }
         suite.only(|assignment| args.assignments.iter().any(|name| name == assignment))
     };
     let reference = reference::submission();
@@ -306,7 +320,11 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         skip: args.skip.clone(),
     };
     refuse_if_none_selected(&args, &filters, &suite, &[])?;
-    if args.list {
+    // Staff results, given specs and named assignments grade every test of the specs; a
+    // student's own report grades only what the submission registers, known once built.
+    let graded_as_registered =
+        !args.format.is_staff() && args.specs.is_empty() && args.assignments.is_empty();
+    if args.list && !graded_as_registered {
         list(&filters, &suite);
         return Ok(ExitCode::from(exit::PASSED));
     }
@@ -364,9 +382,8 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
     let is_registered = |name: &str| registered.iter().any(|r| r == name);
     // Staff results keep every assignment, so every submission of a class has the same
     // maximum; a student's own report grades what the submission implements.
-    let staff = args.format.is_staff();
     let mut not_graded: Vec<&str> = Vec::new();
-    if !staff && args.specs.is_empty() && args.assignments.is_empty() {
+    if graded_as_registered {
         for group in &suite.groups {
             let name = group.assignment.name();
             if !is_registered(name) && !not_graded.contains(&name) {
@@ -397,6 +414,10 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         )));
     }
     refuse_if_none_selected(&args, &filters, &suite, &not_graded)?;
+    if args.list {
+        list(&filters, &suite);
+        return Ok(ExitCode::from(exit::PASSED));
+    }
     let test_count = suite.groups.iter().map(|g| g.tests.len()).sum();
     let suite_due = suite.due;
     let session = Arc::new(Session {

@@ -3,11 +3,12 @@
 //! group shares and places every error in its file, at a line and column where it can.
 
 use std::collections::HashSet;
+use std::ops::RangeInclusive;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use grader_api::assignment::Asked;
-use grader_api::spec::{Grading, ParsedWritten, Place, Problem};
+use grader_api::spec::{Grading, ParsedWritten, Place, Problem, within};
 use grader_api::{ASSIGNMENTS, Unit};
 
 pub use grader_api::spec::Visibility;
@@ -15,6 +16,14 @@ pub use grader_api::spec::Visibility;
 include!(concat!(env!("OUT_DIR"), "/built_in_specs.rs"));
 
 const DEFAULT_TIMEOUT_MS: u64 = 2_000;
+/// A test's timeout: none is no test at all, and ten minutes is more than any needs.
+const TIMEOUT_MS: RangeInclusive<u64> = 1..=600_000;
+/// A build's timeout, in seconds.
+const BUILD_TIMEOUT_S: RangeInclusive<u64> = 1..=3_600;
+/// A group's points: a score of hundreds of digits helps nobody.
+const MOST_POINTS: f64 = 1_000.0;
+/// The largest spec file read: loading is linear, but a file this big is a mistake.
+const MOST_SPEC_BYTES: u64 = 8 << 20;
 
 /// A spec that cannot be used, and where.
 #[derive(Debug, thiserror::Error)]
@@ -124,11 +133,21 @@ pub fn load(paths: &[PathBuf], timeout_override: Option<Duration>) -> Result<Sui
         message,
     })?;
     for path in &files {
-        let text = std::fs::read_to_string(path).map_err(|error| SpecError {
+        let unreadable = |message: String| SpecError {
             file: path.display().to_string(),
             location: None,
-            message: format!("cannot read the spec: {error}"),
-        })?;
+            message,
+        };
+        let size = std::fs::metadata(path)
+            .map_err(|error| unreadable(format!("cannot read the spec: {error}")))?
+            .len();
+        if size > MOST_SPEC_BYTES {
+            return Err(unreadable(format!(
+                "the spec is {size} bytes; a spec may be at most {MOST_SPEC_BYTES} (8 MiB)"
+            )));
+        }
+        let text = std::fs::read_to_string(path)
+            .map_err(|error| unreadable(format!("cannot read the spec: {error}")))?;
         add(parse(&path.display().to_string(), &text, timeout_override)?);
     }
     let mut seen = HashSet::new();
@@ -165,6 +184,13 @@ pub fn parse(
         location: place(text, &problem.at),
         message: problem.message,
     };
+    if let Some((line, column, message)) = too_deep(text) {
+        return Err(SpecError {
+            file: file.to_string(),
+            location: Some((line, column)),
+            message,
+        });
+    }
     let name = grader_api::spec::assignment_of(text).map_err(error)?;
     let unit = grader_api::assignment(name.trim()).ok_or_else(|| {
         let names: Vec<&str> = ASSIGNMENTS.iter().map(|unit| unit.name()).collect();
@@ -178,35 +204,71 @@ pub fn parse(
         }
     })?;
     let parsed = unit.parse(text).map_err(error)?;
+    let in_defaults = |message: String| SpecError {
+        file: file.to_string(),
+        location: locate_key(text, "defaults"),
+        message: format!("defaults: {message}"),
+    };
+    if let Some(timeout) = parsed.defaults.timeout_ms {
+        within("timeout_ms", timeout, TIMEOUT_MS).map_err(in_defaults)?;
+    }
+    if let Some(timeout) = parsed.defaults.build_timeout_s {
+        within("build_timeout_s", timeout, BUILD_TIMEOUT_S).map_err(in_defaults)?;
+    }
     let default_timeout = timeout_override
         .or(parsed.defaults.timeout_ms.map(Duration::from_millis))
         .unwrap_or(Duration::from_millis(DEFAULT_TIMEOUT_MS));
     let mut groups = Vec::new();
     let mut from_line = 0;
+    if parsed.groups.is_empty() {
+        return Err(SpecError {
+            file: file.to_string(),
+            location: locate_key(text, "groups"),
+            message: "`groups` lists no group: a spec grades its groups' tests".into(),
+        });
+    }
+    let lines: Vec<&str> = text.lines().collect();
     for group in parsed.groups {
         let common = group.common;
-        let group_at = locate(text, &common.name, from_line);
+        let group_at = locate(&lines, &common.name, from_line);
         if let Some((line, _)) = group_at {
             from_line = line - 1;
         }
-        if !(common.points.is_finite() && common.points >= 0.0) {
-            return Err(SpecError {
-                file: file.to_string(),
-                location: group_at,
-                message: format!("group `{}`: points must be 0 or more", common.name),
-            });
+        let refused = |message: String| SpecError {
+            file: file.to_string(),
+            location: group_at,
+            message: format!("group `{}`: {message}", common.name),
+        };
+        let points = common.points;
+        if !(points.is_finite() && (0.0..=MOST_POINTS).contains(&points)) {
+            // 1e300 written out would be a line of 301 digits.
+            let shown = match points.abs() < 1e15 {
+                true => points.to_string(),
+                false => format!("{points:e}"),
+            };
+            return Err(refused(format!(
+                "`points: {shown}` is outside its range, 0 to {MOST_POINTS}"
+            )));
+        }
+        if let Some(timeout) = common.timeout_ms {
+            within("timeout_ms", timeout, TIMEOUT_MS).map_err(refused)?;
         }
         let group_id = format!("{}::{}", unit.name(), slug(&common.name));
+        // Cases come in order: each is looked for after the one before, so that finding
+        // them all reads the file once.
+        let mut case_from = from_line + 1;
         let tests = group
             .tests
             .into_iter()
             .map(|test| {
                 let (id, location, name) = match test.case {
-                    Some(case) => (
-                        format!("{group_id}::{}", slug(&case)),
-                        locate(text, &case, from_line + 1),
-                        case,
-                    ),
+                    Some(case) => {
+                        let at = locate(&lines, &case, case_from);
+                        if let Some((line, _)) = at {
+                            case_from = line;
+                        }
+                        (format!("{group_id}::{}", slug(&case)), at, case)
+                    }
                     None => (group_id.clone(), group_at, common.name.clone()),
                 };
                 TestCase {
@@ -253,14 +315,66 @@ pub fn parse(
     })
 }
 
+/// Brackets or indentation nested this deep are no spec a person wrote, and the YAML
+/// parser's time on them grows fast.
+const MOST_NESTING: usize = 32;
+const MOST_INDENT: usize = 256;
+
+/// Where `text` nests flow collections (`[`, `{`) or indents deeper than a spec needs,
+/// outside quoted strings and comments: line, column (1-based) and what is wrong.
+fn too_deep(text: &str) -> Option<(usize, usize, String)> {
+    for (index, line) in text.lines().enumerate() {
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        if indent > MOST_INDENT {
+            return Some((
+                index + 1,
+                1,
+                format!("indented {indent} spaces; a spec nests at most {MOST_INDENT}"),
+            ));
+        }
+    }
+    let (mut depth, mut quote, mut comment) = (0usize, None, false);
+    let (mut line, mut column, mut previous) = (1, 0, ' ');
+    for c in text.chars() {
+        column += 1;
+        match (quote, c) {
+            (_, '\n') => (line, column, comment) = (line + 1, 0, false),
+            _ if comment => {}
+            (Some(open), c) if c == open => quote = None,
+            (Some(_), _) => {}
+            (None, '#') if previous.is_whitespace() => comment = true,
+            (None, '"' | '\'') if matches!(previous, ' ' | '[' | '{' | ',' | ':') => {
+                quote = Some(c)
+            }
+            (None, '[' | '{') => {
+                depth += 1;
+                if depth > MOST_NESTING {
+                    return Some((
+                        line,
+                        column,
+                        format!(
+                            "brackets nested {depth} deep; a spec nests at most {MOST_NESTING}"
+                        ),
+                    ));
+                }
+            }
+            (None, ']' | '}') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        previous = c;
+    }
+    None
+}
+
 /// Where in `text` a problem is.
 fn place(text: &str, at: &Place) -> Option<(usize, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
     match at {
         Place::At(line, column) => Some((*line, *column)),
-        Place::Group(group) => locate(text, group, 0),
+        Place::Group(group) => locate(&lines, group, 0),
         Place::Case { group, case } => {
-            let from = locate(text, group, 0).map_or(0, |(line, _)| line);
-            locate(text, case, from)
+            let from = locate(&lines, group, 0).map_or(0, |(line, _)| line);
+            locate(&lines, case, from)
         }
         Place::File => None,
     }
@@ -268,8 +382,9 @@ fn place(text: &str, at: &Place) -> Option<(usize, usize)> {
 
 /// Line and column (1-based) of the first `name: <name>` in the text from line `from_line`
 /// (0-based), for errors about things the YAML parser accepted but we refuse.
-fn locate(text: &str, name: &str, from_line: usize) -> Option<(usize, usize)> {
-    text.lines()
+fn locate(lines: &[&str], name: &str, from_line: usize) -> Option<(usize, usize)> {
+    lines
+        .iter()
         .enumerate()
         .skip(from_line)
         .find_map(|(index, line)| {
@@ -286,8 +401,8 @@ fn locate(text: &str, name: &str, from_line: usize) -> Option<(usize, usize)> {
 /// The list item of group `name` at or after line `from` (0-based): the line its `-` is on
 /// and the `-`'s column (0-based).
 pub fn group_item(text: &str, name: &str, from: usize) -> Option<(usize, usize)> {
-    let (line, _) = locate(text, name, from)?;
     let lines: Vec<&str> = text.lines().collect();
+    let (line, _) = locate(&lines, name, from)?;
     let at = line - 1;
     let dash = |index: usize| {
         let line = lines.get(index)?;

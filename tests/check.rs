@@ -242,9 +242,10 @@ fn watch_grades_again_when_a_file_of_the_crate_is_saved() {
     support::copy_tree(&fixture("example-student"), &student);
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_grader"));
     support::grader_env(&mut command)
-        .args(["check", "--watch", "--color", "never", "--assignment"])
-        .args(["plaisante_hand", "has_pair"])
+        .arg("check")
         .arg(&student)
+        .args(["has_pair", "--watch", "--color", "never"])
+        .args(["--assignment", "plaisante_hand"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null());
     let mut watching = Watching(command.spawn().unwrap());
@@ -526,6 +527,37 @@ fn a_malformed_spec_names_file_line_and_column() {
 }
 
 #[test]
+fn an_assignment_no_spec_grades_is_a_usage_error_not_the_students_fault() {
+    let plaisante = repo().join("specs/plaisante_hand.yaml");
+    let (code, stdout, stderr) = check(
+        &repo().join("reference"),
+        &["--spec", plaisante.to_str().unwrap(), "--assignment", "poker"],
+    );
+    assert_eq!(code, 2, "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("--assignment poker: no spec grades it; the specs hold plaisante_hand"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_spec_too_big_to_be_one_is_refused_unread() {
+    let big = support::scratch().join("big-spec.yaml");
+    let case = "      - { name: c, hand: [KH], check: has_pair }\n";
+    let text = format!(
+        "assignment: plaisante_hand\ngroups:\n  - name: g\n    cases:\n{}",
+        case.repeat(9 * 1024 * 1024 / case.len() + 1)
+    );
+    std::fs::write(&big, text).unwrap();
+    let (code, _, stderr) = check(
+        &repo().join("reference"),
+        &["--list", "--spec", big.to_str().unwrap()],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("a spec may be at most 8388608 (8 MiB)"), "{stderr}");
+}
+
+#[test]
 fn a_written_expectation_the_reference_disagrees_with_is_a_spec_error() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("wrong-spec");
     std::fs::create_dir_all(&dir).unwrap();
@@ -733,8 +765,7 @@ fn a_build_failure_still_writes_results_with_zero() {
 
 #[test]
 fn filters_list_and_exact_work_like_cargo_test() {
-    let output = grader(&["check", "--list", "has_pair"]);
-    let listed = String::from_utf8_lossy(&output.stdout);
+    let (_, listed, _) = check(&repo().join("reference"), &["--list", "has_pair"]);
     assert!(
         listed
             .lines()
@@ -748,6 +779,29 @@ fn filters_list_and_exact_work_like_cargo_test() {
     );
     assert_eq!(code, 0, "{stdout}");
     assert!(stdout.contains("1 passed"), "{stdout}");
+}
+
+#[test]
+fn list_names_only_the_tests_that_will_run() {
+    // The example registers only the Plaisante hand: its report grades nothing else.
+    let (code, listed, stderr) = check(&fixture("example-student"), &["--list"]);
+    assert_eq!(code, 0, "{stderr}");
+    let lines: Vec<&str> = listed.lines().filter(|l| !l.is_empty()).collect();
+    assert!(lines.len() > 50, "{listed}");
+    assert!(
+        lines.iter().all(|l| l.starts_with("plaisante_hand::")),
+        "{listed}"
+    );
+    // Named assignments are listed as asked, without building.
+    let (_, listed, _) = check(
+        &fixture("example-student"),
+        &["--list", "--assignment", "poker"],
+    );
+    assert!(listed.lines().all(|l| l.starts_with("poker::")), "{listed}");
+    assert!(
+        listed.contains("poker::category::royal_flush: test"),
+        "{listed}"
+    );
 }
 
 #[test]

@@ -339,3 +339,68 @@ fn a_students_copy_of_a_spec_leaves_out_what_students_may_not_see() {
     assert_eq!(ids, ["plaisante_hand::seen::kings"]);
     assert_eq!(load(&[dir.join("staff")], None).unwrap().tests().count(), 3);
 }
+
+#[test]
+fn every_count_like_field_is_refused_outside_its_range_naming_it() {
+    let plaisante =
+        |group: &str| format!("assignment: plaisante_hand\ngroups:\n  - name: g\n{group}");
+    let cases = [
+        (
+            plaisante("    points: 1e300\n    cases: [{ name: c, hand: [KH], check: has_pair }]\n"),
+            "`points: 1e300` is outside its range, 0 to 1000",
+        ),
+        (
+            plaisante("    timeout_ms: 0\n    cases: [{ name: c, hand: [KH], check: has_pair }]\n"),
+            "`timeout_ms: 0` is outside its range, 1 to 600,000",
+        ),
+        (
+            "assignment: plaisante_hand\ndefaults: { timeout_ms: 0 }\ngroups:\n  - name: g\n    cases: [{ name: c, hand: [KH], check: has_pair }]\n".to_string(),
+            "defaults: `timeout_ms: 0` is outside its range",
+        ),
+        (
+            plaisante("    generate: { count: 0, seed: 1 }\n    checks: [has_pair]\n"),
+            "`count: 0` is outside its range, 1 to 1,000,000",
+        ),
+        (
+            "assignment: blackjack\ngroups:\n  - name: g\n    cases: [{ name: c, seed: 1, player: hit below 17, rounds: 1000000000 }]\n".to_string(),
+            "`rounds: 1000000000` is outside its range, 1 to 10,000",
+        ),
+        (
+            "assignment: crazy_eights\ngroups:\n  - name: g\n    strategies: { games: 1000000000, seed: 1, opponents: [first legal, first legal, first legal] }\n".to_string(),
+            "`games: 1000000000` is outside its range, 1 to 10,000",
+        ),
+        (
+            "assignment: crazy_eights\ngroups:\n  - name: g\n    cases: [{ name: c, seed: 1, players: [first legal, first legal, first legal, first legal], target: 1000000000 }]\n".to_string(),
+            "`target: 1000000000` is outside its range, 1 to 10,000",
+        ),
+        (
+            "assignment: plaisante_hand\ngroups: []\n".to_string(),
+            "t.yaml:2:1: `groups` lists no group",
+        ),
+    ];
+    for (text, expected) in cases {
+        let err = parse_err(&text);
+        assert!(err.contains(expected), "{err}\n{text}");
+    }
+}
+
+#[test]
+fn deep_nesting_is_refused_where_it_goes_too_deep() {
+    let text = format!(
+        "assignment: plaisante_hand\ngroups: {}{}\n",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let err = parse_err(&text);
+    assert!(
+        err.starts_with("t.yaml:2:41: brackets nested 33 deep"),
+        "{err}"
+    );
+    // A `[` inside a quoted string or a comment is no nesting.
+    let quoted = format!(
+        "assignment: plaisante_hand # {}\ngroups:\n  - name: \"{}\"\n    cases: [{{ name: c, hand: [KH], check: has_pair }}]\n",
+        "[".repeat(40),
+        "[".repeat(40)
+    );
+    assert!(parse("t.yaml", &quoted, None).is_ok());
+}

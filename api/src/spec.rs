@@ -7,8 +7,10 @@
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
+use std::ops::RangeInclusive;
+
 use crate::assignment::{Asked, AskedOf, Assignment, Graded};
-use crate::protocol::{Reply, decode_reply};
+use crate::protocol::{Reply, decode_reply, group_digits};
 
 /// Who may see a group's results, as Gradescope names it.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, serde::Serialize)]
@@ -337,8 +339,25 @@ pub(crate) fn parse_file<A: Graded>(text: &str) -> Result<ParsedFile, Problem> {
     })
 }
 
-/// Counts beyond this would keep the in-process reference busy for hours.
-pub(crate) const MOST_GENERATED: u32 = 1_000_000;
+/// What a group may generate: more would keep the trusted, in-process reference busy for
+/// hours, and none grades nothing for free points.
+pub(crate) const GENERATED: RangeInclusive<u64> = 1..=1_000_000;
+/// Rounds of blackjack on one deck, games of a strategies trial, a tournament's target.
+pub(crate) const ROUNDS: RangeInclusive<u64> = 1..=10_000;
+pub(crate) const GAMES: RangeInclusive<u64> = 1..=10_000;
+pub(crate) const TARGET: RangeInclusive<u64> = 1..=10_000;
+
+/// Refuses `field: value` outside `range`, saying the range.
+pub fn within(field: &str, value: u64, range: RangeInclusive<u64>) -> Result<(), String> {
+    if range.contains(&value) {
+        return Ok(());
+    }
+    Err(format!(
+        "`{field}: {value}` is outside its range, {} to {}",
+        group_digits(*range.start()),
+        group_digits(*range.end())
+    ))
+}
 
 /// Refuses a group that gives other than exactly one of the sources named in `given`.
 pub(crate) fn exactly_one(group: &str, given: &[(&str, bool)]) -> Result<(), Problem> {
@@ -357,15 +376,9 @@ pub(crate) fn exactly_one(group: &str, given: &[(&str, bool)]) -> Result<(), Pro
     ))
 }
 
-/// Refuses a generated count beyond [`MOST_GENERATED`].
+/// Refuses a generated count outside [`GENERATED`].
 pub(crate) fn within_generated(group: &str, count: u32) -> Result<(), Problem> {
-    if count > MOST_GENERATED {
-        return Err(Problem::group(
-            group,
-            format!("count {count} is more than the {MOST_GENERATED} a group may generate"),
-        ));
-    }
-    Ok(())
+    within("count", u64::from(count), GENERATED).map_err(|message| Problem::group(group, message))
 }
 
 /// Refuses a group of cases that lists none.

@@ -11,8 +11,8 @@ use crate::card::Card;
 use crate::deck::HandSource;
 use crate::source::Source;
 use crate::spec::{
-    Grading, Problem, Spec, SpecTest, Written, bulk_checks, case_tests, check_of, exactly_one,
-    expected, only_fields, unused, within_generated,
+    Grading, Problem, ROUNDS, Spec, SpecTest, Written, bulk_checks, case_tests, check_of,
+    exactly_one, expected, only_fields, unused, within, within_generated,
 };
 
 /// `rules:` of a blackjack file or group.
@@ -192,6 +192,9 @@ fn case_test(
     only_fields(&given, &["deck", "seed", "player", "rounds", "expect"])?;
     if case.deck.is_none() && case.seed.is_none() {
         return Err("needs `hand:` (to check a hand) or `deck:`/`seed:` (to play a round)".into());
+    }
+    if let Some(rounds) = case.rounds {
+        within("rounds", u64::from(rounds), ROUNDS)?;
     }
     let rounds = case.rounds.unwrap_or(0);
     let table = Table {

@@ -16,8 +16,8 @@ use crate::deck::Deck;
 use crate::protocol::{Reply, decode_reply};
 use crate::source::Source;
 use crate::spec::{
-    Driven, Field, Grading, NoRules, Problem, Spec, SpecTest, Transport, case_tests, exactly_one,
-    within_generated,
+    Driven, Field, GAMES, Grading, NoRules, Problem, Spec, SpecTest, TARGET, Transport, case_tests,
+    exactly_one, within, within_generated,
 };
 use crate::wire::Wire;
 
@@ -85,6 +85,8 @@ impl Spec for Contract {
             }])
         };
         if let Some(strategies) = group.strategies {
+            within("games", u64::from(strategies.games), GAMES)
+                .map_err(|m| Problem::group(name, m))?;
             let opponents = harness(&strategies.opponents, PLAYERS - 1, "opponents")
                 .map_err(|m| Problem::group(name, m))?;
             let trial = |strategy| {
@@ -130,6 +132,9 @@ impl Spec for Contract {
             cases,
             |case| &case.name,
             |case| {
+                if let Some(target) = case.target {
+                    within("target", u64::from(target), TARGET)?;
+                }
                 let setup = Setup {
                     players: harness(&case.players, PLAYERS, "players")?,
                     deck: case.deck.unwrap_or_default(),
