@@ -549,15 +549,40 @@ fn run_tests(
     });
 }
 
+/// A watch on the reference answering listed tests: told of each test as it starts
+/// (`Some`) and ends (`None`). A reference answer that takes longer than its group's
+/// timeout is a spec error; the trusted reference cannot be stopped, so the grader stops.
+fn reference_watch() -> std::sync::mpsc::Sender<Option<(String, Duration)>> {
+    let (sender, answering) = std::sync::mpsc::channel::<Option<(String, Duration)>>();
+    std::thread::spawn(move || {
+        while let Ok(started) = answering.recv() {
+            let Some((test, limit)) = started else {
+                continue;
+            };
+            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = answering.recv_timeout(limit) {
+                let stop = Stop::Spec(format!(
+                    "test {test}: the reference took more than its group's timeout of {} ms to answer; give the group a larger `timeout_ms`, or the case less to do",
+                    limit.as_millis()
+                ));
+                std::process::exit(i32::from(stop.exit_code_reported()));
+            }
+        }
+    });
+    sender
+}
+
 /// Answers the reference gives to every listed test, checked against what specs wrote.
 fn expectations(suite: &Suite, reference: &Submission) -> Result<Vec<grade::Expected>, String> {
+    let watch = reference_watch();
     let mut all = Vec::new();
-    for (_, test) in suite.tests() {
+    for (group, test) in suite.tests() {
         if test.grading != Grading::Listed {
             all.push(Vec::new());
             continue;
         }
+        let _ = watch.send(Some((test.id.clone(), group.timeout)));
         let expected = grade::reference_answers(reference, &*test.request);
+        let _ = watch.send(None);
         for written in &test.written {
             let answer = expected
                 .first()

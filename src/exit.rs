@@ -48,12 +48,18 @@ impl Stop {
 
     /// Prints the message on stderr and gives the exit code.
     pub fn report(&self) -> ExitCode {
+        ExitCode::from(self.exit_code_reported())
+    }
+
+    /// Prints the message on stderr and gives the exit code as a number, for a thread
+    /// that ends the process itself.
+    pub fn exit_code_reported(&self) -> u8 {
         let label = match self {
             Stop::Spec(_) => "spec error:",
             _ => "error:",
         };
         eprintln!("{} {self}", label.red().bold());
-        ExitCode::from(self.exit_code())
+        self.exit_code()
     }
 }
 

@@ -11,6 +11,8 @@ use grader_api::assignment::Asked;
 use grader_api::spec::{Grading, ParsedWritten, Place, Problem, within};
 use grader_api::{ASSIGNMENTS, Unit};
 
+mod yaml;
+
 pub use grader_api::spec::Visibility;
 
 include!(concat!(env!("OUT_DIR"), "/built_in_specs.rs"));
@@ -150,6 +152,15 @@ pub fn load(paths: &[PathBuf], timeout_override: Option<Duration>) -> Result<Sui
             .map_err(|error| unreadable(format!("cannot read the spec: {error}")))?;
         add(parse(&path.display().to_string(), &text, timeout_override)?);
     }
+    // A file may hold only `defaults` (the dependencies it allows); all of them, none.
+    if groups.is_empty() {
+        return Err(SpecError {
+            file: "--spec".into(),
+            location: None,
+            message: "the specs given hold no group (`groups: []`): there is nothing to grade"
+                .into(),
+        });
+    }
     let mut seen = HashSet::new();
     for group in &groups {
         for test in &group.tests {
@@ -179,12 +190,15 @@ pub fn parse(
     text: &str,
     timeout_override: Option<Duration>,
 ) -> Result<Suite, SpecError> {
-    let error = |problem: Problem| SpecError {
-        file: file.to_string(),
-        location: place(text, &problem.at),
-        message: problem.message,
+    let error = |problem: Problem| {
+        let problem = yaml::reworded(text, problem);
+        SpecError {
+            file: file.to_string(),
+            location: place(text, &problem.at),
+            message: problem.message,
+        }
     };
-    if let Some((line, column, message)) = too_deep(text) {
+    if let Some((line, column, message)) = yaml::too_deep(text) {
         return Err(SpecError {
             file: file.to_string(),
             location: Some((line, column)),
@@ -220,13 +234,6 @@ pub fn parse(
         .unwrap_or(Duration::from_millis(DEFAULT_TIMEOUT_MS));
     let mut groups = Vec::new();
     let mut from_line = 0;
-    if parsed.groups.is_empty() {
-        return Err(SpecError {
-            file: file.to_string(),
-            location: locate_key(text, "groups"),
-            message: "`groups` lists no group: a spec grades its groups' tests".into(),
-        });
-    }
     let lines: Vec<&str> = text.lines().collect();
     for group in parsed.groups {
         let common = group.common;
@@ -313,57 +320,6 @@ pub fn parse(
         allowed_dependencies: parsed.defaults.allow_dependencies,
         due,
     })
-}
-
-/// Brackets or indentation nested this deep are no spec a person wrote, and the YAML
-/// parser's time on them grows fast.
-const MOST_NESTING: usize = 32;
-const MOST_INDENT: usize = 256;
-
-/// Where `text` nests flow collections (`[`, `{`) or indents deeper than a spec needs,
-/// outside quoted strings and comments: line, column (1-based) and what is wrong.
-fn too_deep(text: &str) -> Option<(usize, usize, String)> {
-    for (index, line) in text.lines().enumerate() {
-        let indent = line.len() - line.trim_start_matches(' ').len();
-        if indent > MOST_INDENT {
-            return Some((
-                index + 1,
-                1,
-                format!("indented {indent} spaces; a spec nests at most {MOST_INDENT}"),
-            ));
-        }
-    }
-    let (mut depth, mut quote, mut comment) = (0usize, None, false);
-    let (mut line, mut column, mut previous) = (1, 0, ' ');
-    for c in text.chars() {
-        column += 1;
-        match (quote, c) {
-            (_, '\n') => (line, column, comment) = (line + 1, 0, false),
-            _ if comment => {}
-            (Some(open), c) if c == open => quote = None,
-            (Some(_), _) => {}
-            (None, '#') if previous.is_whitespace() => comment = true,
-            (None, '"' | '\'') if matches!(previous, ' ' | '[' | '{' | ',' | ':') => {
-                quote = Some(c)
-            }
-            (None, '[' | '{') => {
-                depth += 1;
-                if depth > MOST_NESTING {
-                    return Some((
-                        line,
-                        column,
-                        format!(
-                            "brackets nested {depth} deep; a spec nests at most {MOST_NESTING}"
-                        ),
-                    ));
-                }
-            }
-            (None, ']' | '}') => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        previous = c;
-    }
-    None
 }
 
 /// Where in `text` a problem is.

@@ -531,13 +531,49 @@ fn an_assignment_no_spec_grades_is_a_usage_error_not_the_students_fault() {
     let plaisante = repo().join("specs/plaisante_hand.yaml");
     let (code, stdout, stderr) = check(
         &repo().join("reference"),
-        &["--spec", plaisante.to_str().unwrap(), "--assignment", "poker"],
+        &[
+            "--spec",
+            plaisante.to_str().unwrap(),
+            "--assignment",
+            "poker",
+        ],
     );
     assert_eq!(code, 2, "{stdout}\n{stderr}");
     assert!(
         stderr.contains("--assignment poker: no spec grades it; the specs hold plaisante_hand"),
         "{stderr}"
     );
+}
+
+#[test]
+fn a_case_the_reference_cannot_answer_within_its_timeout_is_a_spec_error() {
+    let slow = support::scratch().join("slow-reference.yaml");
+    std::fs::write(
+        &slow,
+        "assignment: blackjack\ngroups:\n  - name: g\n    timeout_ms: 1\n    cases:\n      - { name: ten thousand rounds, seed: 1, player: hit below 17, rounds: 10000 }\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = check(
+        &repo().join("reference"),
+        &["--list", "--spec", slow.to_str().unwrap()],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("test blackjack::g::ten_thousand_rounds: the reference took more than its group's timeout of 1 ms"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn specs_with_no_group_are_a_spec_error_not_the_students_fault() {
+    let empty = support::scratch().join("no-groups.yaml");
+    std::fs::write(&empty, "assignment: plaisante_hand\ngroups: []\n").unwrap();
+    let (code, _, stderr) = check(
+        &repo().join("reference"),
+        &["--spec", empty.to_str().unwrap()],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("the specs given hold no group"), "{stderr}");
 }
 
 #[test]
@@ -554,7 +590,10 @@ fn a_spec_too_big_to_be_one_is_refused_unread() {
         &["--list", "--spec", big.to_str().unwrap()],
     );
     assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("a spec may be at most 8388608 (8 MiB)"), "{stderr}");
+    assert!(
+        stderr.contains("a spec may be at most 8388608 (8 MiB)"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -212,7 +212,7 @@ fn a_multiplier_table_names_every_hand_with_a_multiplier_from_1_to_1000() {
         ),
         (
             COURSE_TABLE.replace("pair: 3", "pair: three"),
-            "rules.multipliers.pair: invalid type",
+            "rules.multipliers.pair: expected a whole number, not `three`",
         ),
     ];
     for (table, says) in refused {
@@ -373,10 +373,6 @@ fn every_count_like_field_is_refused_outside_its_range_naming_it() {
             "assignment: crazy_eights\ngroups:\n  - name: g\n    cases: [{ name: c, seed: 1, players: [first legal, first legal, first legal, first legal], target: 1000000000 }]\n".to_string(),
             "`target: 1000000000` is outside its range, 1 to 10,000",
         ),
-        (
-            "assignment: plaisante_hand\ngroups: []\n".to_string(),
-            "t.yaml:2:1: `groups` lists no group",
-        ),
     ];
     for (text, expected) in cases {
         let err = parse_err(&text);
@@ -403,4 +399,34 @@ fn deep_nesting_is_refused_where_it_goes_too_deep() {
         "[".repeat(40)
     );
     assert!(parse("t.yaml", &quoted, None).is_ok());
+}
+
+#[test]
+fn yaml_mistakes_are_told_in_an_instructors_words_where_they_were_made() {
+    let cases = [
+        (
+            "assignment: plaisante_hand\ngroups:\n\t- name: g\n",
+            "t.yaml:3:1: a tab is not allowed for indentation in YAML; indent with spaces",
+        ),
+        (
+            "assignment: plaisante_hand\ngroups:\n  - name: g\n    cases: [{ name: c, hand: [KH, check: has_pair }]\n  - name: h\n",
+            "t.yaml:4:30: this `[` is never closed: a `]` is missing",
+        ),
+        (
+            "assignment: plaisante_hand\ngroups:\n  - name: g\n    cases: [{ name: \"c, hand: [KH], check: has_pair }]\n",
+            "t.yaml:4:21: this quoted string is never closed: it runs to the end of the file",
+        ),
+        (
+            "assignment: plaisante_hand\ngroups:\n  - name: g\n    cases: [{ name: c, hand: [KH], check: has_pair }]\n---\nassignment: poker\n",
+            "t.yaml:5:1: a spec is one YAML document, but a second one starts here",
+        ),
+        (
+            "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: many\n    cases: [{ name: c, hand: [KH], check: has_pair }]\n",
+            "t.yaml:4:13: groups[0].points: expected a number, not `many`",
+        ),
+    ];
+    for (text, expected) in cases {
+        let err = parse_err(text);
+        assert!(err.starts_with(expected), "{err}\n{text}");
+    }
 }

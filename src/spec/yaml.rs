@@ -1,0 +1,175 @@
+//! A spec file as its author reads it: checks of its shape made before the YAML parser
+//! reads it, and the parser's errors said in the instructor's words, at the place the
+//! mistake was made rather than where the parser gave up.
+
+use grader_api::spec::{Place, Problem};
+
+/// Brackets or indentation nested this deep are no spec a person wrote, and the YAML
+/// parser's time on them grows fast.
+const MOST_NESTING: usize = 32;
+const MOST_INDENT: usize = 256;
+
+/// A line and column, 1-based.
+type At = (usize, usize);
+
+/// What a scan of the text outside quoted strings and comments finds.
+#[derive(Default)]
+struct Scan {
+    /// The first bracket nested deeper than [`MOST_NESTING`], and its depth.
+    too_deep: Option<(At, usize)>,
+    /// The first `[` or `{` that is never closed.
+    unclosed_bracket: Option<(At, char)>,
+    /// A quoted string still open at the end of the text.
+    unclosed_quote: Option<At>,
+}
+
+fn scan(text: &str) -> Scan {
+    let mut found = Scan::default();
+    let mut open: Vec<(At, char)> = Vec::new();
+    let (mut quote, mut comment) = (None::<(At, char)>, false);
+    let (mut line, mut column, mut previous) = (1, 0, ' ');
+    for c in text.chars() {
+        column += 1;
+        match (quote, c) {
+            (_, '\n') => (line, column, comment) = (line + 1, 0, false),
+            _ if comment => {}
+            (Some((_, mark)), c) if c == mark => quote = None,
+            (Some(_), _) => {}
+            (None, '#') if previous.is_whitespace() => comment = true,
+            (None, '"' | '\'') if matches!(previous, ' ' | '[' | '{' | ',' | ':') => {
+                quote = Some(((line, column), c));
+            }
+            (None, '[' | '{') => {
+                open.push(((line, column), c));
+                if open.len() > MOST_NESTING && found.too_deep.is_none() {
+                    found.too_deep = Some(((line, column), open.len()));
+                }
+            }
+            (None, ']' | '}') => {
+                let opener = if c == ']' { '[' } else { '{' };
+                // Closing an outer bracket closes over any inner one left open.
+                if let Some(at) = open.iter().rposition(|&(_, o)| o == opener) {
+                    if found.unclosed_bracket.is_none() {
+                        found.unclosed_bracket = open.get(at + 1).copied();
+                    }
+                    open.truncate(at);
+                }
+            }
+            _ => {}
+        }
+        previous = c;
+    }
+    found.unclosed_bracket = found.unclosed_bracket.or(open.first().copied());
+    found.unclosed_quote = quote.map(|(at, _)| at);
+    found
+}
+
+/// Where `text` nests flow collections (`[`, `{`) or indents deeper than a spec needs:
+/// line, column and what is wrong.
+pub fn too_deep(text: &str) -> Option<(usize, usize, String)> {
+    for (index, line) in text.lines().enumerate() {
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        if indent > MOST_INDENT {
+            return Some((
+                index + 1,
+                1,
+                format!("indented {indent} spaces; a spec nests at most {MOST_INDENT}"),
+            ));
+        }
+    }
+    let ((line, column), depth) = scan(text).too_deep?;
+    Some((
+        line,
+        column,
+        format!("brackets nested {depth} deep; a spec nests at most {MOST_NESTING}"),
+    ))
+}
+
+/// `problem` in an instructor's words where the YAML parser's are a parser's, moved to
+/// where the mistake is.
+pub fn reworded(text: &str, problem: Problem) -> Problem {
+    let message = &problem.message;
+    let at = |(line, column): At, message: String| Problem {
+        at: Place::At(line, column),
+        message,
+    };
+    if message.contains("found character that cannot start any token")
+        && let Place::At(line, column) = problem.at
+        && character_at(text, line, column) == Some('\t')
+    {
+        return at(
+            (line, column),
+            "a tab is not allowed for indentation in YAML; indent with spaces".into(),
+        );
+    }
+    if message.contains("while parsing a flow")
+        && let Some((place, bracket)) = scan(text).unclosed_bracket
+    {
+        let closer = if bracket == '[' { ']' } else { '}' };
+        return at(
+            place,
+            format!("this `{bracket}` is never closed: a `{closer}` is missing"),
+        );
+    }
+    if message.contains("while scanning a quoted scalar")
+        && let Some(place) = scan(text).unclosed_quote
+    {
+        return at(
+            place,
+            "this quoted string is never closed: it runs to the end of the file".into(),
+        );
+    }
+    if message.contains("more than one document") {
+        let second = text
+            .lines()
+            .enumerate()
+            .skip(1)
+            .find(|(_, line)| line.trim_end() == "---");
+        if let Some((index, _)) = second {
+            return at(
+                (index + 1, 1),
+                "a spec is one YAML document, but a second one starts here; remove the `---` or split the file".into(),
+            );
+        }
+    }
+    match expected_type(message) {
+        Some(message) => Problem { message, ..problem },
+        None => problem,
+    }
+}
+
+/// serde's "invalid type: string \"many\", expected f64" as "expected a number, not `many`".
+fn expected_type(message: &str) -> Option<String> {
+    let (path, rest) = match message.find("invalid type: ") {
+        Some(start) => (
+            &message[..start],
+            &message[start + "invalid type: ".len()..],
+        ),
+        None => return None,
+    };
+    let (found, wanted) = rest.split_once(", expected ")?;
+    let wanted = match wanted.trim() {
+        "f64" | "f32" => "a number",
+        "u64" | "u32" | "u16" | "u8" | "i64" | "i32" => "a whole number",
+        "a boolean" => "true or false",
+        "a sequence" => "a list, such as [a, b]",
+        "a string" => "text",
+        other if other.starts_with("struct") || other == "a map" => {
+            "fields, such as `{ name: ... }`"
+        }
+        _ => return None,
+    };
+    let found = match found.split_once(' ') {
+        Some((_, value)) => format!("`{}`", value.trim_matches(['"', '`'])),
+        None => found.to_string(),
+    };
+    Some(format!("{path}expected {wanted}, not {found}"))
+}
+
+/// The character at a 1-based line and column.
+fn character_at(text: &str, line: usize, column: usize) -> Option<char> {
+    text.lines()
+        .nth(line.checked_sub(1)?)?
+        .chars()
+        .nth(column.checked_sub(1)?)
+}
