@@ -1,7 +1,7 @@
 //! Five-card draw's buggy submissions: each one edit of the reference, the bug it is, and the test that
 //! must catch it.
 
-use super::poker::{STRAIGHT_FLUSH, WHEEL, WHEEL_TEST, WRAPPING};
+use super::poker::{NO_WHEEL, STRAIGHT_FLUSH, WHEEL_TEST, WRAPPING};
 use super::*;
 
 fn draw(name: &'static str, bug: &'static str, edits: &[(&'static str, &str)]) -> Mutant {
@@ -149,7 +149,7 @@ pub fn mutants() -> Vec<Mutant> {
         draw(
             "draw-wheel-not-a-straight",
             "the wheel not recognised by the draw game's hand: A-2-3-4-5 is ace high.",
-            &[(WHEEL, ""), ("let wheel =", "let _wheel =")],
+            &NO_WHEEL,
         )
         .caught_by("category::the_wheel_is_a_straight", &[
             "A♥ 2♣ 3♦ 4♠ 5♥",

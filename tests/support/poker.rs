@@ -8,6 +8,8 @@ fn poker(name: &'static str, bug: &'static str, edits: &[(&'static str, &str)]) 
 }
 
 pub(super) const WHEEL: &str = "    } else if wheel {\n        Some(5)\n";
+/// The edits that leave the wheel unrecognised.
+pub(super) const NO_WHEEL: [(&str, &str); 2] = [(WHEEL, ""), ("let wheel =", "let _wheel =")];
 /// The straight flush arm of the reference's category match.
 pub(super) const STRAIGHT_FLUSH: &str = "        (Some(_), true, _) => Category::StraightFlush,\n";
 /// The wrap-around straight test students write: five ranks in a row modulo 13.
@@ -38,7 +40,7 @@ pub fn mutants() -> Vec<Mutant> {
         poker(
             "poker-wheel-not-a-straight",
             "wheel not recognised: A-2-3-4-5 is ace high.",
-            &[(WHEEL, ""), ("let wheel =", "let _wheel =")],
+            &NO_WHEEL,
         )
         .caught_by("category::the_wheel_is_a_straight", &[
             "A♥ 2♣ 3♦ 4♠ 5♥",
