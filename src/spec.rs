@@ -2,7 +2,7 @@
 //! assignment's spec side reads the rest into groups and tests; the core checks what every
 //! group shares and places every error in its file, at a line and column where it can.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::ops::RangeInclusive;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -161,16 +161,21 @@ pub fn load(paths: &[PathBuf], timeout_override: Option<Duration>) -> Result<Sui
                 .into(),
         });
     }
-    let mut seen = HashSet::new();
+    // Ids are slugs of names, so `Pair!` and `pair` collide: both places are said.
+    let mut seen: HashMap<&str, &TestCase> = HashMap::new();
     for group in &groups {
         for test in &group.tests {
-            if !seen.insert(test.id.clone()) {
+            if let Some(first) = seen.insert(&test.id, test) {
+                let place = match first.location {
+                    Some((line, column)) => format!("{}:{line}:{column}", first.file),
+                    None => first.file.clone(),
+                };
                 return Err(SpecError {
                     file: test.file.clone(),
                     location: test.location,
                     message: format!(
-                        "two tests are named `{}`; give one of them another name",
-                        test.id
+                        "this test's id is `{}`, as is the test `{}` at {place}; give one of them another name",
+                        test.id, first.name
                     ),
                 });
             }

@@ -577,6 +577,28 @@ fn specs_with_no_group_are_a_spec_error_not_the_students_fault() {
 }
 
 #[test]
+fn names_whose_ids_collide_are_refused_naming_both_places() {
+    let spec = support::scratch().join("colliding-names.yaml");
+    std::fs::write(
+        &spec,
+        "assignment: plaisante_hand\ngroups:\n  - name: g\n    check: has_pair\n    cases:\n      - { name: Pair!, hand: [KH, KD] }\n      - { name: pair, hand: [KH, KC] }\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = check(
+        &repo().join("reference"),
+        &["--list", "--spec", spec.to_str().unwrap()],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    let file = spec.display().to_string();
+    assert!(
+        stderr.contains(&format!(
+            "{file}:7:11: this test's id is `plaisante_hand::g::pair`, as is the test `Pair!` at {file}:6:11"
+        )),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_spec_too_big_to_be_one_is_refused_unread() {
     let big = support::scratch().join("big-spec.yaml");
     let case = "      - { name: c, hand: [KH], check: has_pair }\n";
