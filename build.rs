@@ -14,6 +14,8 @@ fn main() {
     println!("cargo:rerun-if-changed=Cargo.toml");
     println!("cargo:rerun-if-changed=src/compile/inherit.rs");
     println!("cargo:rerun-if-changed=specs");
+    println!("cargo:rerun-if-changed=student_template/src");
+    println!("cargo:rerun-if-changed=student_template/Cargo.toml");
     let mut files = Vec::new();
     collect(Path::new("api/src"), &mut files);
     files.sort();
@@ -40,6 +42,37 @@ fn main() {
     std::fs::write(target.join("embedded_api.rs"), out).expect("OUT_DIR is writable");
     std::fs::write(target.join("built_in_specs.rs"), built_in_specs(&root))
         .expect("OUT_DIR is writable");
+    std::fs::write(target.join("embedded_template.rs"), template(&root))
+        .expect("OUT_DIR is writable");
+}
+
+/// The student template's manifest and sources: what `grader new` writes.
+fn template(root: &Path) -> String {
+    let mut files = vec![PathBuf::from("student_template/Cargo.toml")];
+    let mut sources: Vec<PathBuf> = std::fs::read_dir("student_template/src")
+        .expect("student_template/src is readable")
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "rs"))
+        .collect();
+    sources.sort();
+    files.extend(sources);
+    let mut out = String::from(
+        "/// The student template's files, by path within the crate.\npub const TEMPLATE_FILES: &[(&str, &str)] = &[\n",
+    );
+    for file in &files {
+        let relative = file
+            .strip_prefix("student_template")
+            .expect("collected under student_template");
+        let _ = writeln!(
+            out,
+            "    ({:?}, include_str!({:?})),",
+            relative.display().to_string(),
+            root.join(file).display().to_string()
+        );
+    }
+    out.push_str("];\n");
+    out
 }
 
 /// Every spec file of `specs/`, embedded: the specs the grader uses without `--spec`.

@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 use grader::batch::{self, BatchCommand};
 use grader::check::{self, CheckArgs};
 use grader::exit;
+use grader::new::{self, NewArgs};
 use grader::package::{self, PackageArgs};
 use grader::play::{self, PlayArgs};
 use grader::sandbox;
@@ -35,6 +36,8 @@ enum Command {
     Batch(BatchCommand),
     /// Play a reference implementation in the terminal.
     Play(PlayArgs),
+    /// Write a new submission crate from the student template, ready for `grader check`.
+    New(NewArgs),
     /// Package the grader for Gradescope.
     #[command(subcommand)]
     Gradescope(GradescopeCommand),
@@ -84,6 +87,7 @@ fn main() -> ExitCode {
         }
         Command::Batch(command) => batch::run(command),
         Command::Play(args) => play::run(args),
+        Command::New(args) => new::run(args),
         Command::Spec(SpecCommand::Split(args)) => split::run(args),
         Command::Gradescope(GradescopeCommand::Package(args)) => package::run(args),
         Command::GithubWorkflow => {

@@ -599,6 +599,30 @@ fn names_whose_ids_collide_are_refused_naming_both_places() {
 }
 
 #[test]
+fn a_new_crate_from_the_embedded_template_grades_as_the_template_does() {
+    let crate_dir = support::scratch().join("grader-new-crate");
+    let _ = std::fs::remove_dir_all(&crate_dir);
+    let made = grader(&["new", crate_dir.to_str().unwrap()]);
+    assert!(made.status.success(), "{made:?}");
+    let manifest = std::fs::read_to_string(crate_dir.join("Cargo.toml")).unwrap();
+    assert!(
+        manifest.contains("grader-api = { path = \"grader-api\" }"),
+        "{manifest}"
+    );
+    assert!(crate_dir.join("grader-api/src/lib.rs").is_file());
+    let (code, stdout, stderr) = check(&crate_dir, &["has_pair", "--assignment", "plaisante_hand"]);
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("---- plaisante_hand::has_pair: 8 tests, not yet implemented ----"),
+        "{stdout}"
+    );
+    // Never over what is there.
+    let again = grader(&["new", crate_dir.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already holds something"));
+}
+
+#[test]
 fn a_spec_too_big_to_be_one_is_refused_unread() {
     let big = support::scratch().join("big-spec.yaml");
     let case = "      - { name: c, hand: [KH], check: has_pair }\n";

@@ -321,7 +321,7 @@ fn make_dir(path: &Path, builder: Builder) -> std::io::Result<()> {
     Ok(())
 }
 
-fn write_api(api: &Path) -> std::io::Result<()> {
+pub(crate) fn write_api(api: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(api)?;
     write_if_changed(&api.join("Cargo.toml"), API_MANIFEST)?;
     for (path, text) in API_FILES {
