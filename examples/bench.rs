@@ -30,7 +30,7 @@ fn main() {
         .unwrap_or(5);
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let reference = reference::submission();
-    let suite = spec::load(&[], None).expect("built-in specs load");
+    let suite = spec::load(&[], &[], None).expect("built-in specs load");
     let (group, test) = suite
         .tests()
         .find(|(_, t)| t.id == "plaisante_hand::every_hand")

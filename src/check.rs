@@ -96,6 +96,11 @@ pub struct CheckArgs {
     /// built-in specs].
     #[arg(long = "spec", value_name = "PATH")]
     pub specs: Vec<PathBuf>,
+    /// Spec files, or folders of them, to grade with on top of the built-in specs (or of
+    /// --spec): a group named as one already loaded, of the same assignment, replaces it
+    /// (repeatable).
+    #[arg(long = "add-spec", value_name = "PATH")]
+    pub added_specs: Vec<PathBuf>,
     /// Per-test timeout in milliseconds, replacing each spec's default.
     #[arg(long, value_name = "MS")]
     pub timeout_ms: Option<u64>,
@@ -293,8 +298,12 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
     }
     let machine_only = args.format.is_machine() && args.output.is_none();
 
-    let suite = spec::load(&args.specs, args.timeout_ms.map(Duration::from_millis))
-        .map_err(|error| Stop::Spec(error.to_string()))?;
+    let suite = spec::load(
+        &args.specs,
+        &args.added_specs,
+        args.timeout_ms.map(Duration::from_millis),
+    )
+    .map_err(|error| Stop::Spec(error.to_string()))?;
     let suite = if args.assignments.is_empty() {
         suite
     } else {

@@ -488,7 +488,7 @@ mod tests {
     /// One group of three tests worth 10 points, which do not divide into hundredths: the
     /// first three tests of the first built-in group of several.
     fn three_for_ten() -> Suite {
-        let suite = spec::load(&[], None).unwrap();
+        let suite = spec::load(&[], &[], None).unwrap();
         let mut group = suite
             .groups
             .into_iter()
@@ -545,7 +545,7 @@ mod tests {
 
     #[test]
     fn a_perfect_run_of_the_built_in_specs_is_exactly_600() {
-        let suite = spec::load(&[], None).unwrap();
+        let suite = spec::load(&[], &[], None).unwrap();
         let passed = results(&suite, Some(Verdict::Passed));
         let ours = passed.cardgrade_json("s");
         let gradescope = passed.gradescope_json();

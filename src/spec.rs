@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::ops::RangeInclusive;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use grader_api::assignment::Asked;
@@ -108,14 +108,25 @@ fn built_in() -> Vec<(&'static str, &'static str)> {
     specs
 }
 
-/// Loads the given spec files, or the built-in specs when none are given.
-pub fn load(paths: &[PathBuf], timeout_override: Option<Duration>) -> Result<Suite, SpecError> {
-    let mut groups = Vec::new();
+/// Loads the given spec files, or the built-in specs when none are given, then the
+/// `added` ones over them: an added group of the same assignment and name replaces the
+/// group it is named after, in its place; any other is added at the end.
+pub fn load(
+    paths: &[PathBuf],
+    added: &[PathBuf],
+    timeout_override: Option<Duration>,
+) -> Result<Suite, SpecError> {
+    let mut groups: Vec<Group> = Vec::new();
     let mut build_timeout = None;
     let mut allowed_dependencies: Vec<String> = Vec::new();
     let mut due = None;
     let mut add = |file: Suite| {
-        groups.extend(file.groups);
+        for group in file.groups {
+            match groups.iter_mut().find(|known| known.id == group.id) {
+                Some(known) => *known = group,
+                None => groups.push(group),
+            }
+        }
         build_timeout = build_timeout.max(file.build_timeout);
         due = due.max(file.due);
         for name in file.allowed_dependencies {
@@ -129,28 +140,15 @@ pub fn load(paths: &[PathBuf], timeout_override: Option<Duration>) -> Result<Sui
             add(parse(name, text, timeout_override)?);
         }
     }
-    let files = spec_files(paths).map_err(|message| SpecError {
-        file: "--spec".into(),
-        location: None,
-        message,
-    })?;
-    for path in &files {
-        let unreadable = |message: String| SpecError {
-            file: path.display().to_string(),
+    for (paths, flag) in [(paths, "--spec"), (added, "--add-spec")] {
+        let files = spec_files(paths).map_err(|message| SpecError {
+            file: flag.into(),
             location: None,
             message,
-        };
-        let size = std::fs::metadata(path)
-            .map_err(|error| unreadable(format!("cannot read the spec: {error}")))?
-            .len();
-        if size > MOST_SPEC_BYTES {
-            return Err(unreadable(format!(
-                "the spec is {size} bytes; a spec may be at most {MOST_SPEC_BYTES} (8 MiB)"
-            )));
+        })?;
+        for path in &files {
+            add(parse_file(path, timeout_override)?);
         }
-        let text = std::fs::read_to_string(path)
-            .map_err(|error| unreadable(format!("cannot read the spec: {error}")))?;
-        add(parse(&path.display().to_string(), &text, timeout_override)?);
     }
     // A file may hold only `defaults` (the dependencies it allows); all of them, none.
     if groups.is_empty() {
@@ -187,6 +185,26 @@ pub fn load(paths: &[PathBuf], timeout_override: Option<Duration>) -> Result<Sui
         allowed_dependencies,
         due,
     })
+}
+
+/// Reads and parses one spec file, refusing one too big to be a spec unread.
+fn parse_file(path: &Path, timeout_override: Option<Duration>) -> Result<Suite, SpecError> {
+    let unreadable = |message: String| SpecError {
+        file: path.display().to_string(),
+        location: None,
+        message,
+    };
+    let size = std::fs::metadata(path)
+        .map_err(|error| unreadable(format!("cannot read the spec: {error}")))?
+        .len();
+    if size > MOST_SPEC_BYTES {
+        return Err(unreadable(format!(
+            "the spec is {size} bytes; a spec may be at most {MOST_SPEC_BYTES} (8 MiB)"
+        )));
+    }
+    let text = std::fs::read_to_string(path)
+        .map_err(|error| unreadable(format!("cannot read the spec: {error}")))?;
+    parse(&path.display().to_string(), &text, timeout_override)
 }
 
 /// Parses one spec file's text; `file` names it in errors.

@@ -623,6 +623,43 @@ fn a_new_crate_from_the_embedded_template_grades_as_the_template_does() {
 }
 
 #[test]
+fn an_added_spec_replaces_the_built_in_group_it_names_and_adds_the_rest() {
+    let added = support::scratch().join("added-groups.yaml");
+    std::fs::write(
+        &added,
+        "assignment: plaisante_hand\ngroups:\n  - name: has_pair\n    points: 10\n    check: has_pair\n    cases:\n      - { name: a pair of queens, hand: [QH, QD, 3C] }\n  - name: our own\n    points: 5\n    check: has_flush\n    cases:\n      - { name: five hearts, hand: [2H, 5H, 9H, JH, KH] }\n",
+    )
+    .unwrap();
+    let (code, listed, stderr) = check(
+        &repo().join("reference"),
+        &[
+            "--list",
+            "--assignment",
+            "plaisante_hand",
+            "--add-spec",
+            added.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let has_pair: Vec<&str> = listed
+        .lines()
+        .filter(|l| l.starts_with("plaisante_hand::has_pair::"))
+        .collect();
+    assert_eq!(
+        has_pair,
+        ["plaisante_hand::has_pair::a_pair_of_queens: test"]
+    );
+    assert!(
+        listed.contains("plaisante_hand::has_flush::"),
+        "built-in groups stay: {listed}"
+    );
+    assert!(
+        listed.ends_with("plaisante_hand::our_own::five_hearts: test\n"),
+        "{listed}"
+    );
+}
+
+#[test]
 fn a_spec_too_big_to_be_one_is_refused_unread() {
     let big = support::scratch().join("big-spec.yaml");
     let case = "      - { name: c, hand: [KH], check: has_pair }\n";

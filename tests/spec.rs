@@ -70,7 +70,7 @@ fn an_expectation_of_the_wrong_type_is_refused() {
 
 #[test]
 fn the_built_in_specs_load_in_the_order_of_the_assignments() {
-    let suite = load(&[], None).unwrap();
+    let suite = load(&[], &[], None).unwrap();
     assert!(
         suite
             .tests()
@@ -334,10 +334,16 @@ fn a_students_copy_of_a_spec_leaves_out_what_students_may_not_see() {
     for secret in ["secret", "four kings", "KS", "later", "hearts"] {
         assert!(!copy.contains(secret), "{secret} in:\n{copy}");
     }
-    let students = load(&[dir.join("student")], None).unwrap();
+    let students = load(&[dir.join("student")], &[], None).unwrap();
     let ids: Vec<&str> = students.tests().map(|(_, t)| t.id.as_str()).collect();
     assert_eq!(ids, ["plaisante_hand::seen::kings"]);
-    assert_eq!(load(&[dir.join("staff")], None).unwrap().tests().count(), 3);
+    assert_eq!(
+        load(&[dir.join("staff")], &[], None)
+            .unwrap()
+            .tests()
+            .count(),
+        3
+    );
 }
 
 #[test]
