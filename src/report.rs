@@ -303,13 +303,19 @@ impl Serialize for Points {
     }
 }
 
-/// What each test of `group` is worth: its points shared equally in hundredths, the first
-/// tests taking one hundredth more where they do not divide, so the shares add up to the
-/// group's points exactly.
+/// What each test of `group` is worth: its points shared in hundredths by the tests'
+/// weights, the first tests taking one hundredth more where they do not divide, so the
+/// shares add up to the group's points exactly.
 fn shares(group: &Group) -> impl Iterator<Item = Points> {
     let total = Points::from_f64(group.points).0;
-    let count = group.tests.len() as u64;
-    (0..count).map(move |i| Points(total / count + u64::from(i < total % count)))
+    let weights: Vec<u64> = group.tests.iter().map(|t| u64::from(t.weight)).collect();
+    let all = weights.iter().sum::<u64>().max(1);
+    let floors: Vec<u64> = weights.iter().map(|w| total * w / all).collect();
+    let left = total - floors.iter().sum::<u64>();
+    floors
+        .into_iter()
+        .enumerate()
+        .map(move |(i, floor)| Points(floor + u64::from((i as u64) < left)))
 }
 
 fn earned(result: &TestResult, worth: Points) -> Points {

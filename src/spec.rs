@@ -87,6 +87,8 @@ pub struct TestCase {
     /// `assignment::group::case`, as filters match it.
     pub id: String,
     pub name: String,
+    /// Its share of the group's points against the other tests' weights.
+    pub weight: u32,
     pub request: Box<dyn Asked>,
     pub grading: Grading,
     /// What the spec wrote, with the index of the answer it is about.
@@ -291,19 +293,21 @@ pub fn parse(
             .tests
             .into_iter()
             .map(|test| {
-                let (id, location, name) = match test.case {
+                let (id, location, name, weight) = match test.case {
                     Some(case) => {
-                        let at = locate(&lines, &case, case_from);
+                        let at = locate(&lines, &case.name, case_from);
                         if let Some((line, _)) = at {
                             case_from = line;
                         }
-                        (format!("{group_id}::{}", slug(&case)), at, case)
+                        let id = slug(case.id.as_deref().unwrap_or(&case.name));
+                        (format!("{group_id}::{id}"), at, case.name, case.weight)
                     }
-                    None => (group_id.clone(), group_at, common.name.clone()),
+                    None => (group_id.clone(), group_at, common.name.clone(), 1),
                 };
                 TestCase {
                     id,
                     name,
+                    weight,
                     request: test.request,
                     grading: test.grading,
                     written: test.written,

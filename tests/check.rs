@@ -660,6 +660,54 @@ fn an_added_spec_replaces_the_built_in_group_it_names_and_adds_the_rest() {
 }
 
 #[test]
+fn a_case_may_weigh_more_than_another_and_keep_an_id_of_its_own() {
+    let spec = support::scratch().join("weights-and-ids.yaml");
+    std::fs::write(
+        &spec,
+        "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 10\n    check: has_pair\n    cases:\n      - { name: a pair of kings, hand: [KH, KD], weight: 3 }\n      - { name: Renamed later, id: no pair, hand: [KH, QD] }\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = check(
+        &repo().join("reference"),
+        &["--spec", spec.to_str().unwrap(), "--format", "json"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let results: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let worth: Vec<(String, f64)> = results["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_string(),
+                t["max_score"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        worth,
+        [
+            ("plaisante_hand::g::a_pair_of_kings".to_string(), 7.5),
+            ("plaisante_hand::g::no_pair".to_string(), 2.5),
+        ]
+    );
+    std::fs::write(
+        &spec,
+        "assignment: plaisante_hand\ngroups:\n  - name: g\n    check: has_pair\n    cases: [{ name: c, hand: [KH], weight: 0 }]\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = check(
+        &repo().join("reference"),
+        &["--list", "--spec", spec.to_str().unwrap()],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("case `c`: `weight: 0` is outside its range, 1 to 1,000"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_spec_too_big_to_be_one_is_refused_unread() {
     let big = support::scratch().join("big-spec.yaml");
     let case = "      - { name: c, hand: [KH], check: has_pair }\n";

@@ -82,6 +82,61 @@ macro_rules! spec_group {
     };
 }
 
+/// What names a case and what it is worth: the fields every case has.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Label {
+    pub name: String,
+    /// The case's id in test names instead of its name's slug, so that renaming a case
+    /// keeps its results' id.
+    pub id: Option<String>,
+    /// Its share of the group's points against the other cases' weights.
+    pub weight: u32,
+}
+
+impl Label {
+    /// A test of weight 1 named `name`, with no id of its own.
+    pub fn named(name: impl Into<String>) -> Label {
+        Label {
+            name: name.into(),
+            id: None,
+            weight: 1,
+        }
+    }
+}
+
+/// A case of some assignment, which has the common fields.
+pub trait Labelled {
+    fn label(&self) -> Label;
+}
+
+/// A case's weight: 1 unless it says, at most this.
+pub(crate) const WEIGHT: RangeInclusive<u64> = 1..=1_000;
+
+/// Declares an assignment's case: the common fields (`name`, `id`, `weight`) and its own,
+/// every other refused.
+macro_rules! spec_case {
+    ($name:ident { $($(#[$field_meta:meta])* $field_vis:vis $field:ident : $type:ty),* $(,)? }) => {
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            pub(crate) name: String,
+            pub(crate) id: Option<String>,
+            pub(crate) weight: Option<u32>,
+            $($(#[$field_meta])* $field_vis $field: $type),*
+        }
+
+        impl $crate::spec::Labelled for $name {
+            fn label(&self) -> $crate::spec::Label {
+                $crate::spec::Label {
+                    name: self.name.clone(),
+                    id: self.id.clone(),
+                    weight: self.weight.unwrap_or(1),
+                }
+            }
+        }
+    };
+}
+
 /// The spec side of an assignment: its rules and groups, and how they become tests.
 pub trait Spec: Assignment {
     /// `rules:` of a file (a group may have its own); the reference obeys them.
@@ -126,7 +181,7 @@ pub enum Grading {
 
 /// One test of a group: a case (`case` names it) or the whole group.
 pub struct SpecTest<A: Assignment> {
-    pub case: Option<String>,
+    pub case: Option<Label>,
     pub request: A::Request,
     pub grading: Grading,
     pub written: Vec<Written<A>>,
@@ -264,7 +319,7 @@ pub struct ParsedGroup {
 }
 
 pub struct ParsedTest {
-    pub case: Option<String>,
+    pub case: Option<Label>,
     pub request: Box<dyn Asked>,
     pub grading: Grading,
     pub written: Vec<ParsedWritten>,
@@ -502,21 +557,24 @@ pub(crate) fn only_fields(given: &[(&str, bool)], allowed: &[&str]) -> Result<()
 
 /// The tests of a group of cases, one per case: `test` makes a case's request and written
 /// expectations, or says what is wrong with it.
-pub(crate) fn case_tests<A: Assignment, C>(
+pub(crate) fn case_tests<A: Assignment, C: Labelled>(
     group: &str,
     cases: Vec<C>,
-    name_of: impl Fn(&C) -> &str,
     mut test: impl FnMut(C) -> Result<(A::Request, Vec<Written<A>>), String>,
 ) -> Result<Vec<SpecTest<A>>, Problem> {
     some_cases(group, &cases)?;
     cases
         .into_iter()
         .map(|case| {
-            let name = name_of(&case).to_string();
-            let (request, written) =
-                test(case).map_err(|message| Problem::case(group, &name, message))?;
+            let label = case.label();
+            let refused = |message| Problem::case(group, &label.name, message);
+            within("weight", u64::from(label.weight), WEIGHT).map_err(refused)?;
+            if label.id.as_deref().is_some_and(|id| id.trim().is_empty()) {
+                return Err(refused("`id` is empty; give a short name, or none".into()));
+            }
+            let (request, written) = test(case).map_err(refused)?;
             Ok(SpecTest {
-                case: Some(name),
+                case: Some(label),
                 request,
                 grading: Grading::Listed,
                 written,

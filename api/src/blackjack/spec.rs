@@ -33,10 +33,7 @@ spec_group!(Group {
     generate: Option<Generate>,
 });
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Case {
-    name: String,
+spec_case!(Case {
     /// The cards of a hand to check.
     hand: Option<Vec<Card>>,
     check: Option<Check>,
@@ -49,7 +46,7 @@ pub struct Case {
     player: Option<PlayerSpec>,
     /// Play this many rounds on one deck and compare the tally.
     rounds: Option<u32>,
-}
+});
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -152,12 +149,7 @@ impl Spec for Contract {
             "a group of cases; give `check`",
         )?;
         let cases = group.cases.unwrap_or_default();
-        case_tests(
-            name,
-            cases,
-            |case| &case.name,
-            |case| case_test(&case, group.check, rules),
-        )
+        case_tests(name, cases, |case| case_test(&case, group.check, rules))
     }
 }
 

@@ -16,8 +16,8 @@ use crate::deck::Deck;
 use crate::protocol::{Reply, decode_reply};
 use crate::source::Source;
 use crate::spec::{
-    Driven, Field, GAMES, Grading, NoRules, Problem, Spec, SpecTest, TARGET, Transport, case_tests,
-    exactly_one, within, within_generated,
+    Driven, Field, GAMES, Grading, Label, NoRules, Problem, Spec, SpecTest, TARGET, Transport,
+    case_tests, exactly_one, within, within_generated,
 };
 use crate::wire::Wire;
 
@@ -28,10 +28,7 @@ spec_group!(Group {
     strategies: Option<StrategiesSpec>,
 });
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Case {
-    name: String,
+spec_case!(Case {
     /// The deck, top first; shuffled from `seed` when not given.
     deck: Option<Vec<Card>>,
     seed: Option<u64>,
@@ -39,7 +36,7 @@ pub struct Case {
     players: Vec<String>,
     /// Play a tournament to this many points instead of one game.
     target: Option<u32>,
-}
+});
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -104,7 +101,7 @@ impl Spec for Contract {
             // A test per required strategy: an illegal one costs only its own points.
             return Ok((0..strategies.require)
                 .map(|index| SpecTest {
-                    case: Some(format!("strategy {}", index + 1)),
+                    case: Some(Label::named(format!("strategy {}", index + 1))),
                     request: trial(Some(index)),
                     grading: Grading::Driven,
                     written: Vec::new(),
@@ -127,26 +124,21 @@ impl Spec for Contract {
             );
         }
         let cases = group.cases.unwrap_or_default();
-        case_tests(
-            name,
-            cases,
-            |case| &case.name,
-            |case| {
-                if let Some(target) = case.target {
-                    within("target", u64::from(target), TARGET)?;
-                }
-                let setup = Setup {
-                    players: harness(&case.players, PLAYERS, "players")?,
-                    deck: case.deck.unwrap_or_default(),
-                    seed: case.seed.unwrap_or(0),
-                    target: case.target.unwrap_or(0),
-                };
-                let request = Request::Engine {
-                    source: Source::Listed(vec![setup]),
-                };
-                Ok((request, Vec::new()))
-            },
-        )
+        case_tests(name, cases, |case| {
+            if let Some(target) = case.target {
+                within("target", u64::from(target), TARGET)?;
+            }
+            let setup = Setup {
+                players: harness(&case.players, PLAYERS, "players")?,
+                deck: case.deck.unwrap_or_default(),
+                seed: case.seed.unwrap_or(0),
+                target: case.target.unwrap_or(0),
+            };
+            let request = Request::Engine {
+                source: Source::Listed(vec![setup]),
+            };
+            Ok((request, Vec::new()))
+        })
     }
 
     fn drive(

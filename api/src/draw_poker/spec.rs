@@ -2,8 +2,6 @@
 //! dealer's discards on generated hands, and the hand the game ranks with, asked as poker
 //! asks it. The game's rules are seed 004's, fixed.
 
-use serde::Deserialize;
-
 use super::{Answer, Check, Contract, DRAW_RULES, Discard, DrawTable, Request};
 use crate::card::Card;
 use crate::poker;
@@ -24,10 +22,7 @@ spec_group!(Group {
     exhaustive: Option<EveryHand>,
 });
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Case {
-    name: String,
+spec_case!(Case {
     /// The five cards a discard is tried on, or the hand ranked.
     hand: Option<Vec<Card>>,
     /// The positions discarded from `hand` (1 to 5).
@@ -42,7 +37,7 @@ pub struct Case {
     /// The question asked of the ranked hand.
     check: Option<Check>,
     expect: Option<serde_yaml::Value>,
-}
+});
 
 impl Spec for Contract {
     type Rules = NoRules;
@@ -65,12 +60,7 @@ impl Spec for Contract {
                 "a group of cases; give `check`",
             )?;
             let group_check = group.check;
-            return case_tests(
-                name,
-                cases,
-                |case| &case.name,
-                |case| case_test(case, group_check),
-            );
+            return case_tests(name, cases, |case| case_test(case, group_check));
         }
         unused(
             name,
@@ -209,6 +199,8 @@ fn ranking_case(
     };
     let case = poker::spec::Case {
         name,
+        id: None,
+        weight: None,
         hand,
         versus,
         check,

@@ -80,14 +80,11 @@ spec_group!(Group {
     exhaustive: Option<EveryHand>,
 });
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Case {
-    name: String,
+spec_case!(Case {
     hand: Vec<Card>,
     check: Option<Check>,
     expect: Option<serde_yaml::Value>,
-}
+});
 
 impl Spec for Contract {
     type Rules = RulesSpec;
@@ -116,25 +113,20 @@ impl Spec for Contract {
                 &[("checks", group.checks.is_some())],
                 "a group of cases; give `check`",
             )?;
-            return case_tests(
-                name,
-                cases,
-                |case| &case.name,
-                |case| {
-                    let check = check_of(case.check, group.check)?;
-                    let written = case
-                        .expect
-                        .as_ref()
-                        .map(|value| expectation(check, value))
-                        .transpose()?;
-                    let request = Request {
-                        source: HandSource::Listed(vec![case.hand]),
-                        checks: vec![check],
-                        multipliers,
-                    };
-                    Ok((request, written.into_iter().collect()))
-                },
-            );
+            return case_tests(name, cases, |case| {
+                let check = check_of(case.check, group.check)?;
+                let written = case
+                    .expect
+                    .as_ref()
+                    .map(|value| expectation(check, value))
+                    .transpose()?;
+                let request = Request {
+                    source: HandSource::Listed(vec![case.hand]),
+                    checks: vec![check],
+                    multipliers,
+                };
+                Ok((request, written.into_iter().collect()))
+            });
         }
         unused(
             name,

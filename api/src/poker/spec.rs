@@ -42,16 +42,13 @@ spec_group!(Group {
     exhaustive: Option<EveryHand>,
 });
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Case {
-    pub(crate) name: String,
+spec_case!(Case {
     pub(crate) hand: Vec<Card>,
     /// The hand `hand` is compared with.
     pub(crate) versus: Option<Vec<Card>>,
     pub(crate) check: Option<Check>,
     pub(crate) expect: Option<serde_yaml::Value>,
-}
+});
 
 /// `generate:` of a group of hands or of pairs of hands.
 #[derive(Deserialize)]
@@ -97,12 +94,7 @@ impl Spec for Contract {
                 &[("checks", group.checks.is_some())],
                 "a group of cases; give `check`",
             )?;
-            return case_tests(
-                name,
-                cases,
-                |case| &case.name,
-                |case| case_test(&case, group.check, rules),
-            );
+            return case_tests(name, cases, |case| case_test(&case, group.check, rules));
         }
         unused(
             name,

@@ -15,15 +15,12 @@ spec_group!(Group {
     generate: Option<Generate>,
 });
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Case {
-    name: String,
+spec_case!(Case {
     /// The cards dealt from, top first.
     deck: Vec<Card>,
     /// What the player does.
     steps: Vec<StepSpec>,
-}
+});
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -127,19 +124,14 @@ impl Spec for Contract {
             }]);
         }
         let cases = group.cases.unwrap_or_default();
-        case_tests(
-            name,
-            cases,
-            |case| &case.name,
-            |case| {
-                let (steps, written) = script_steps(&case.steps)?;
-                let script = Script {
-                    deck: case.deck,
-                    steps,
-                };
-                Ok((Source::Listed(vec![script]), written))
-            },
-        )
+        case_tests(name, cases, |case| {
+            let (steps, written) = script_steps(&case.steps)?;
+            let script = Script {
+                deck: case.deck,
+                steps,
+            };
+            Ok((Source::Listed(vec![script]), written))
+        })
     }
 }
 
