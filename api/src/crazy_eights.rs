@@ -476,6 +476,11 @@ pub struct RandomGames {
     pub count: u32,
     pub seed: u64,
     pub players: Vec<Harness>,
+    /// Each a tournament to this many points; 0 plays single games.
+    pub target: u32,
+    /// Each game on the first this many cards of its shuffled deck; 0 plays the whole
+    /// deck. A short deck runs the draw pile dry.
+    pub deck_size: u8,
 }
 
 impl Generator for RandomGames {
@@ -490,14 +495,19 @@ impl Generator for RandomGames {
             count,
             seed,
             players,
+            target,
+            deck_size,
         } = self;
         let mut rng = seeded_rng(*seed);
         for _ in 0..*count {
+            let seed = u64::from(below(&mut rng, u32::MAX));
+            let mut shuffled = Deck::shuffled(seed);
+            let deck = (0..*deck_size).filter_map(|_| shuffled.draw()).collect();
             let setup = Setup {
-                deck: Vec::new(),
-                seed: u64::from(below(&mut rng, u32::MAX)),
+                deck,
+                seed,
                 players: players.clone(),
-                target: 0,
+                target: *target,
             };
             if !visit(setup) {
                 return;
@@ -799,6 +809,8 @@ mod tests {
                     at_turn: 2,
                 },
             ],
+            target: 100,
+            deck_size: 21,
         }));
     }
 
@@ -1044,7 +1056,9 @@ crate::wire_enum!(Harness {
 crate::wire_struct!(RandomGames {
     count,
     seed,
-    players
+    players,
+    target,
+    deck_size
 });
 crate::wire_enum!(Call {
     Create(name),
@@ -1255,10 +1269,20 @@ impl Assignment for Contract {
                     count,
                     seed,
                     players,
+                    target,
+                    deck_size,
                 }) => {
                     let names: Vec<String> = players.iter().map(|p| p.name()).collect();
+                    let games = match target {
+                        0 => "games".to_string(),
+                        target => format!("tournaments to {target}"),
+                    };
+                    let decks = match deck_size {
+                        0 => "decks".to_string(),
+                        size => format!("the first {size} cards of decks"),
+                    };
                     format!(
-                        "{} games on decks shuffled from seed {seed}, players: {}",
+                        "{} {games} on {decks} shuffled from seed {seed}, players: {}",
                         group_digits(u64::from(*count)),
                         names.join(", ")
                     )

@@ -117,6 +117,11 @@ pub fn mutants() -> Vec<Mutant> {
             "cheater (NotHeld from turn 2)",
             "expected   scores   [0, 0, 0, 0]\n             winner   none\n             cheater  player 1 cheated: played 2♦ (a card it does not hold)",
             "actual     scores   [0, 0, 0, 0]\n             winner   none\n             cheater  player 1 cheated: played 2♦ (a card that does not match)",
+        ])
+        .caught_by("generated_games_with_a_cheater", &[
+            "expected   scores   [0, 0, 0, 0]",
+            "cheater  player 1 cheated: played 2♦ (a card it does not hold)",
+            ">10   (game over)                              player 1 plays 2♦",
         ]),
         crazy_eights(
             "crazy_eights-hand-changed-while-iterating",
@@ -239,6 +244,10 @@ pub fn mutants() -> Vec<Mutant> {
         .caught_by("tournaments::to_200", &[
             "expected   totals   [65, 278, 117, 63] after 7 games",
             "actual     totals   [58, 0, 0, 0] after 1000 games",
+        ])
+        .caught_by("generated_tournaments", &[
+            "expected   totals   [18, 0, 264, 168] after 9 games",
+            "actual     totals   [0, 0, 104, 0] after 1000 games",
         ]),
         crazy_eights(
             "crazy_eights-points-to-the-first-player",
@@ -360,6 +369,10 @@ pub fn mutants() -> Vec<Mutant> {
         )
         .caught_by("one_game::a_draw_from_an_empty_pile_ends_the_game", &[
             "expected   scores   [75, 75, 75, 60]\n             winner   none\n             turns    0",
+            "called `Option::unwrap()` on a `None` value",
+        ])
+        .caught_by("generated_short_decks", &[
+            "deck: 3♦ 3♠ K♠ J♥ 10♦ 9♥ 4♥ 5♦ J♣ K♥ 7♠ 6♦ A♣ K♦ 8♥ J♦ 7♦ 3♣ 6♠ 9♣ 4♠",
             "called `Option::unwrap()` on a `None` value",
         ]),
         crazy_eights(

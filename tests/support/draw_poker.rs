@@ -188,6 +188,10 @@ pub fn mutants() -> Vec<Mutant> {
             "expected   Less",
             "actual     Greater",
             "A♥ 2♥ 3♥ 4♥ 5♥   straight flush     9 [5] 3",
+        ])
+        .caught_by("every_hand", &[
+            "category(): expected straight flush but got flush  ×40",
+            "tiebreak(): expected [9, 10, 1] but got [6, 10, 1]",
         ]),
         draw(
             "draw-hearts-outrank-spades",

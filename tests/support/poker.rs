@@ -154,6 +154,10 @@ pub fn mutants() -> Vec<Mutant> {
             "two pairs          3 9 5 [2]",
             "two pairs          3 9 5 [3]",
             "cell 3 of the vectors decides",
+        ])
+        .caught_by("every_hand", &[
+            "category()  right on every input",
+            "tiebreak(): expected [3, 10, 2, 11] but got [3, 10, 2]",
         ]),
         poker(
             "poker-ranks-not-grouped",
@@ -181,6 +185,10 @@ pub fn mutants() -> Vec<Mutant> {
             "10♠ J♠ Q♠ K♠ A♠",
             "expected   straight flush",
             "actual     flush",
+        ])
+        .caught_by("every_hand", &[
+            "category(): expected straight flush but got flush  ×40",
+            "tiebreak(): expected [9, 5] but got [6, 14, 5, 4, 3, 2]",
         ]),
         poker(
             "poker-any-ace-follows",

@@ -21,6 +21,9 @@ use crate::spec::{
 };
 use crate::wire::Wire;
 
+/// A short deck holds at least the deal (four hands of five) and a starter.
+const DECK_SIZE: std::ops::RangeInclusive<u64> = 21..=52;
+
 spec_group!(Group {
     cases: Option<Vec<Case>>,
     generate: Option<Generate>,
@@ -45,6 +48,11 @@ pub struct Generate {
     seed: u64,
     /// The harness players of every generated game.
     players: Vec<String>,
+    /// Play tournaments to this many points instead of single games.
+    target: Option<u32>,
+    /// Play each game on the first this many cards of its deck (21, the deal and a
+    /// starter, up to 52).
+    deck_size: Option<u8>,
 }
 
 #[derive(Deserialize)]
@@ -110,14 +118,22 @@ impl Spec for Contract {
         }
         if let Some(generate) = group.generate {
             within_generated(name, generate.count)?;
-            let players = harness(&generate.players, PLAYERS, "players")
-                .map_err(|m| Problem::group(name, m))?;
+            let refused = |m| Problem::group(name, m);
+            let players = harness(&generate.players, PLAYERS, "players").map_err(refused)?;
+            if let Some(target) = generate.target {
+                within("target", u64::from(target), TARGET).map_err(refused)?;
+            }
+            if let Some(size) = generate.deck_size {
+                within("deck_size", u64::from(size), DECK_SIZE).map_err(refused)?;
+            }
             return whole_group(
                 Request::Engine {
                     source: Source::Generated(RandomGames {
                         count: generate.count,
                         seed: generate.seed,
                         players,
+                        target: generate.target.unwrap_or(0),
+                        deck_size: generate.deck_size.unwrap_or(0),
                     }),
                 },
                 Grading::Bulk,
