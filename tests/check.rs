@@ -210,6 +210,11 @@ fn correct_submissions_written_otherwise_pass_every_test() {
             support::draw_poker::alternatives()
                 .into_iter()
                 .map(|m| ("draw_poker", m)),
+        )
+        .chain(
+            support::crazy_eights::alternatives()
+                .into_iter()
+                .map(|m| ("crazy_eights", m)),
         );
     for (assignment, alternative) in alternatives {
         let (code, stdout, stderr) = check(

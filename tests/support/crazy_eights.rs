@@ -389,3 +389,15 @@ pub fn mutants() -> Vec<Mutant> {
         ]),
     ]
 }
+
+/// Correct engines written otherwise than the reference: every test must pass them.
+pub fn alternatives() -> Vec<Mutant> {
+    vec![crazy_eights(
+        "alternative-scores-by-seat",
+        "not a bug: a game's scores filled seat by seat in a loop, not by one match.",
+        &[(
+            "    let scores = match (cheater, winner) {\n        (Some(_), _) => vec![0; hands.len()],\n        (None, Some(winner)) => (0..hands.len())\n            .map(|seat| if seat == winner { all } else { 0 })\n            .collect(),\n        (None, None) => hand_points.iter().map(|own| all - own).collect(),\n    };\n",
+            "    let mut scores = vec![0; hands.len()];\n    if cheater.is_none() {\n        for (seat, own) in hand_points.iter().enumerate() {\n            scores[seat] = match winner {\n                Some(winner) if winner == seat => all,\n                Some(_) => 0,\n                None => all - own,\n            };\n        }\n    }\n",
+        )],
+    )]
+}

@@ -465,6 +465,7 @@ pub fn named(name: &str) -> PathBuf {
         .chain(crazy_eights::mutants())
         .chain(plaisante_hand::alternatives())
         .chain(draw_poker::alternatives())
+        .chain(crazy_eights::alternatives())
         .chain(hostile())
         .find(|m| m.name == name)
         .unwrap_or_else(|| panic!("no mutant {name}"))
