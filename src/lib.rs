@@ -17,6 +17,7 @@ pub mod report;
 pub mod reporter;
 pub mod runner;
 pub mod sandbox;
+pub mod show;
 pub mod spec;
 pub mod split;
 pub mod verdict;

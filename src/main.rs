@@ -8,6 +8,7 @@ use grader::new::{self, NewArgs};
 use grader::package::{self, PackageArgs};
 use grader::play::{self, PlayArgs};
 use grader::sandbox;
+use grader::show::{self, ShowArgs};
 use grader::split::{self, SplitArgs};
 
 const EXIT_CODES: &str = "\
@@ -62,6 +63,8 @@ enum SpecCommand {
     /// Write the student's copy of staff specs, without the groups students may not see
     /// (hidden, after_due_date, after_published); grade with the full ones (`--spec`).
     Split(SplitArgs),
+    /// Print what the reference answers for each listed case: what an `expect` must say.
+    Show(ShowArgs),
 }
 
 fn main() -> ExitCode {
@@ -89,6 +92,7 @@ fn main() -> ExitCode {
         Command::Play(args) => play::run(args),
         Command::New(args) => new::run(args),
         Command::Spec(SpecCommand::Split(args)) => split::run(args),
+        Command::Spec(SpecCommand::Show(args)) => show::run(args),
         Command::Gradescope(GradescopeCommand::Package(args)) => package::run(args),
         Command::GithubWorkflow => {
             print!("{}", package::GITHUB_WORKFLOW);

@@ -708,6 +708,30 @@ fn a_case_may_weigh_more_than_another_and_keep_an_id_of_its_own() {
 }
 
 #[test]
+fn spec_show_prints_what_the_reference_answers_for_each_listed_case() {
+    let poker = repo().join("specs/poker.yaml");
+    let shown = grader(&["spec", "show", poker.to_str().unwrap(), "--case", "wheel"]);
+    assert!(shown.status.success(), "{shown:?}");
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        text.contains("poker::category::the_wheel_is_a_straight\n  category()\n      straight\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("poker::tiebreak::the_wheels_high_card_is_5\n  tiebreak()\n      [5, 5]\n"),
+        "{text}"
+    );
+    let none = grader(&[
+        "spec",
+        "show",
+        poker.to_str().unwrap(),
+        "--case",
+        "no_such_case",
+    ]);
+    assert_eq!(none.status.code(), Some(2));
+}
+
+#[test]
 fn a_spec_too_big_to_be_one_is_refused_unread() {
     let big = support::scratch().join("big-spec.yaml");
     let case = "      - { name: c, hand: [KH], check: has_pair }\n";
