@@ -20,19 +20,13 @@ fn main() {
     collect(Path::new("api/src"), &mut files);
     files.sort();
     let root = std::env::current_dir().expect("the build runs in the package folder");
-    let mut out = String::from(
-        "/// grader-api's source files, by path within its crate.\npub const API_FILES: &[(&str, &str)] = &[\n",
+    let mut out = embedded(
+        "grader-api's source files, by path within its crate.",
+        "API_FILES",
+        &files,
+        "api",
+        &root,
     );
-    for file in &files {
-        let relative = file.strip_prefix("api").expect("collected under api");
-        let _ = writeln!(
-            out,
-            "    ({:?}, include_str!({:?})),",
-            relative.display().to_string(),
-            root.join(file).display().to_string()
-        );
-    }
-    out.push_str("];\n");
     let _ = writeln!(
         out,
         "/// grader-api's manifest, standing alone (no workspace to inherit from).\npub const API_MANIFEST: &str = {:?};",
@@ -49,50 +43,52 @@ fn main() {
 /// The student template's manifest and sources: what `grader new` writes.
 fn template(root: &Path) -> String {
     let mut files = vec![PathBuf::from("student_template/Cargo.toml")];
-    let mut sources: Vec<PathBuf> = std::fs::read_dir("student_template/src")
-        .expect("student_template/src is readable")
+    files.extend(files_in("student_template/src", "rs"));
+    embedded(
+        "The student template's files, by path within the crate.",
+        "TEMPLATE_FILES",
+        &files,
+        "student_template",
+        root,
+    )
+}
+
+/// Every spec file of `specs/`, embedded: the specs the grader uses without `--spec`.
+fn built_in_specs(root: &Path) -> String {
+    embedded(
+        "The specs shipped with the grader, by path.",
+        "BUILT_IN_SPECS",
+        &files_in("specs", "yaml"),
+        "",
+        root,
+    )
+}
+
+/// The files of `dir` (not below it) whose names end in `.extension`, in order.
+fn files_in(dir: &str, extension: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|error| panic!("{dir} is unreadable: {error}"))
         .flatten()
         .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "rs"))
+        .filter(|path| path.extension().is_some_and(|ext| ext == extension))
         .collect();
-    sources.sort();
-    files.extend(sources);
-    let mut out = String::from(
-        "/// The student template's files, by path within the crate.\npub const TEMPLATE_FILES: &[(&str, &str)] = &[\n",
-    );
-    for file in &files {
+    files.sort();
+    files
+}
+
+/// Rust source for `pub const NAME: &[(&str, &str)]`: each file's path with `prefix`
+/// taken off, and its contents included from under `root`.
+fn embedded(doc: &str, name: &str, files: &[PathBuf], prefix: &str, root: &Path) -> String {
+    let mut out = format!("/// {doc}\npub const {name}: &[(&str, &str)] = &[\n");
+    for file in files {
         let relative = file
-            .strip_prefix("student_template")
-            .expect("collected under student_template");
+            .strip_prefix(prefix)
+            .expect("collected under the prefix");
         let _ = writeln!(
             out,
             "    ({:?}, include_str!({:?})),",
             relative.display().to_string(),
             root.join(file).display().to_string()
-        );
-    }
-    out.push_str("];\n");
-    out
-}
-
-/// Every spec file of `specs/`, embedded: the specs the grader uses without `--spec`.
-fn built_in_specs(root: &Path) -> String {
-    let mut specs: Vec<PathBuf> = std::fs::read_dir("specs")
-        .expect("specs is readable")
-        .flatten()
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "yaml"))
-        .collect();
-    specs.sort();
-    let mut out = String::from(
-        "/// The specs shipped with the grader, by path.\npub const BUILT_IN_SPECS: &[(&str, &str)] = &[\n",
-    );
-    for spec in &specs {
-        let _ = writeln!(
-            out,
-            "    ({:?}, include_str!({:?})),",
-            spec.display().to_string(),
-            root.join(spec).display().to_string()
         );
     }
     out.push_str("];\n");
