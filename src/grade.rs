@@ -223,6 +223,7 @@ pub fn grade_bulk(
             Ending::Answered => None,
             _ => comparison.input_in_progress(),
         };
+        comparison.count_partly_answered_input();
         // Stops the reference thread if the runner ended early.
         comparison.close();
         (exchange, stopped_on)
@@ -591,19 +592,11 @@ impl<'a> BulkComparison<'a> {
     }
 
     /// The input the runner was answering, the reply it had come to, and its number: the
-    /// one being compared, or else the next the reference answered. An input answered in
-    /// part and wrongly is counted as compared and wrong, so that the tallies agree with
-    /// the wrong answers counted by check.
+    /// one being compared, or else the next the reference answered.
     fn input_in_progress(&mut self) -> Option<(Vec<u8>, usize, u64)> {
         let number = self.inputs_compared + 1;
         let (current, position) = match self.current {
-            Some(current) => {
-                if self.current_wrong {
-                    self.inputs_compared += 1;
-                    self.wrong_inputs += 1;
-                }
-                (current, self.position)
-            }
+            Some(current) => (current, self.position),
             None => (self.next_input()?, 0),
         };
         Some((
@@ -611,6 +604,15 @@ impl<'a> BulkComparison<'a> {
             position,
             number,
         ))
+    }
+
+    /// Counts an input the runner stopped in, having answered part of it wrongly, as
+    /// compared and wrong: its wrong answers are already counted by check.
+    fn count_partly_answered_input(&mut self) {
+        if self.current.is_some() && self.current_wrong {
+            self.inputs_compared += 1;
+            self.wrong_inputs += 1;
+        }
     }
 
     fn close(&mut self) {

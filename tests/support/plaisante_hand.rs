@@ -189,7 +189,9 @@ pub fn mutants() -> Vec<Mutant> {
             &[(COUNTING, "let mut counts = vec![0; COUNTS_LEN - 2];")],
         )
         .caught_by("count_values::k_k_3_7_9_has_15_cells", &["K♥ K♦ 3♣ 7♠ 9♥", "index out of bounds: the len is 13 but the index is 13"])
-        .caught_by("10_000_hands_from_a_seed", &["7♣ 9♣ 6♠ A♥ Q♥   (5 cards)", "index out of bounds: the len is 13 but the index is 14", "length 13 where 15 was expected"]),
+        // Grading stops mid-hand after a thousand panics; that hand counts, so the tallies
+        // agree with the count by check.
+        .caught_by("10_000_hands_from_a_seed", &["7♣ 9♣ 6♠ A♥ Q♥   (5 cards)", "index out of bounds: the len is 13 but the index is 14", "length 13 where 15 was expected", "wrong      206 of 206 answered wrongly", "count_values()  wrong on 206"]),
         Mutant::new(
             "bug-counts-never-reset",
             "counts kept in a field and never reset.",
