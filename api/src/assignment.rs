@@ -526,10 +526,10 @@ pub(crate) fn describe_hand(cards: &[crate::card::Card]) -> String {
     if cards.is_empty() {
         "(no cards)".into()
     } else {
-        format!(
-            "{}   ({} cards)",
-            crate::card::format_cards(cards),
-            cards.len()
-        )
+        let count = match cards.len() {
+            1 => "1 card".to_string(),
+            n => format!("{n} cards"),
+        };
+        format!("{}   ({count})", crate::card::format_cards(cards))
     }
 }

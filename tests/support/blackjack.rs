@@ -32,7 +32,7 @@ pub fn mutants() -> Vec<Mutant> {
         )
         .caught_by("value::a_5_is_16", &["A♥ 5♣", "expected   16", "actual     6"])
         .caught_by("random_hands", &[
-            "A♥   (1 cards)",
+            "A♥   (1 card)",
             "expected   11",
             "actual     1",
         ]),
