@@ -18,7 +18,7 @@ use crate::report::{self, Results, TestResult};
 use crate::reporter::{Event, Libtest, Reporter, Silent};
 use crate::runner::{Launcher, Runner, StartError};
 use crate::sandbox::{Mode, Sandbox};
-use crate::spec::{self, Suite, Visibility};
+use crate::spec::{self, SpecError, SpecErrors, Suite, Visibility};
 use crate::verdict::{Failure, Verdict};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -322,7 +322,10 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         suite.only(|assignment| args.assignments.iter().any(|name| name == assignment))
     };
     let reference = reference::submission();
-    let expected = expectations(&suite, &reference).map_err(Stop::Spec)?;
+    let (expected, contradicted) = expectations(&suite, &reference);
+    if !contradicted.is_empty() {
+        return Err(Stop::Spec(SpecErrors(contradicted).to_string()));
+    }
     let filters = Filters {
         filter: args.filter.clone(),
         exact: args.exact,
@@ -580,10 +583,14 @@ fn reference_watch() -> std::sync::mpsc::Sender<Option<(String, Duration)>> {
     sender
 }
 
-/// Answers the reference gives to every listed test, checked against what specs wrote.
-fn expectations(suite: &Suite, reference: &Submission) -> Result<Vec<grade::Expected>, String> {
+/// Answers the reference gives to every listed test, and every `expect` they contradict.
+pub(crate) fn expectations(
+    suite: &Suite,
+    reference: &Submission,
+) -> (Vec<grade::Expected>, Vec<SpecError>) {
     let watch = reference_watch();
     let mut all = Vec::new();
+    let mut contradicted = Vec::new();
     for (group, test) in suite.tests() {
         if test.grading != Grading::Listed {
             all.push(Vec::new());
@@ -599,23 +606,23 @@ fn expectations(suite: &Suite, reference: &Submission) -> Result<Vec<grade::Expe
             if answer.is_some_and(|frame| (written.agrees)(frame)) {
                 continue;
             }
-            let at = test
-                .location
-                .map(|(l, c)| format!(" (line {l}, column {c})"))
-                .unwrap_or_default();
-            return Err(format!(
-                "test {}{at} expects {}, but the reference answers {}: fix the spec's `expect`, or remove it to let the reference answer",
-                test.id,
-                written.text,
-                answer
-                    .map(|frame| test.request.show(frame))
-                    .unwrap_or_else(|| "nothing".into())
-                    .replace('\n', "; ")
-            ));
+            contradicted.push(SpecError {
+                file: test.file.clone(),
+                location: test.location,
+                message: format!(
+                    "case `{}` expects {}, but the reference answers {}; fix the `expect`, or remove it to let the reference answer",
+                    test.name,
+                    written.text,
+                    answer
+                        .map(|frame| test.request.show(frame))
+                        .unwrap_or_else(|| "nothing".into())
+                        .replace('\n', "; ")
+                ),
+            });
         }
         all.push(expected);
     }
-    Ok(all)
+    (all, contradicted)
 }
 
 /// The sandbox of this machine, refused in strict mode when a layer is missing; in auto

@@ -8,10 +8,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use grader_api::assignment::Asked;
-use grader_api::spec::{Grading, ParsedWritten, Place, Problem, within};
+use grader_api::spec::{Grading, ParsedWritten, Place, within};
 use grader_api::{ASSIGNMENTS, Unit};
 
+mod recover;
 mod yaml;
+
+use recover::Recovery;
 
 pub use grader_api::spec::Visibility;
 
@@ -34,6 +37,28 @@ pub struct SpecError {
     pub file: String,
     pub location: Option<(usize, usize)>,
     pub message: String,
+}
+
+/// Every error of the specs loaded, in file order.
+#[derive(Debug)]
+pub struct SpecErrors(pub Vec<SpecError>);
+
+impl std::fmt::Display for SpecErrors {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0[..] {
+            [one] => write!(f, "{one}"),
+            all => {
+                write!(f, "{} problems in the specs:", all.len())?;
+                all.iter().try_for_each(|error| write!(f, "\n  {error}"))
+            }
+        }
+    }
+}
+
+impl From<SpecError> for SpecErrors {
+    fn from(error: SpecError) -> SpecErrors {
+        SpecErrors(vec![error])
+    }
 }
 
 /// Everything the grader runs: the groups of every spec loaded.
@@ -117,12 +142,17 @@ pub fn load(
     paths: &[PathBuf],
     added: &[PathBuf],
     timeout_override: Option<Duration>,
-) -> Result<Suite, SpecError> {
+) -> Result<Suite, SpecErrors> {
     let mut groups: Vec<Group> = Vec::new();
     let mut build_timeout = None;
     let mut allowed_dependencies: Vec<String> = Vec::new();
     let mut due = None;
-    let mut add = |file: Suite| {
+    let mut errors = Vec::new();
+    let mut add = |file: Result<Suite, SpecErrors>| {
+        let file = match file {
+            Ok(file) => file,
+            Err(SpecErrors(found)) => return errors.extend(found),
+        };
         for group in file.groups {
             match groups.iter_mut().find(|known| known.id == group.id) {
                 Some(known) => *known = group,
@@ -139,7 +169,7 @@ pub fn load(
     };
     if paths.is_empty() {
         for (name, text) in built_in() {
-            add(parse(name, text, timeout_override)?);
+            add(parse(name, text, timeout_override));
         }
     }
     for (paths, flag) in [(paths, "--spec"), (added, "--add-spec")] {
@@ -149,8 +179,11 @@ pub fn load(
             message,
         })?;
         for path in &files {
-            add(parse_file(path, timeout_override)?);
+            add(parse_file(path, timeout_override));
         }
+    }
+    if !errors.is_empty() {
+        return Err(SpecErrors(errors));
     }
     // A file may hold only `defaults` (the dependencies it allows); all of them, none.
     if groups.is_empty() {
@@ -159,105 +192,211 @@ pub fn load(
             location: None,
             message: "the specs given hold no group (`groups: []`): there is nothing to grade"
                 .into(),
-        });
-    }
-    // Ids are slugs of names, so `Pair!` and `pair` collide: both places are said.
-    let mut seen: HashMap<&str, &TestCase> = HashMap::new();
-    for group in &groups {
-        for test in &group.tests {
-            if let Some(first) = seen.insert(&test.id, test) {
-                let place = match first.location {
-                    Some((line, column)) => format!("{}:{line}:{column}", first.file),
-                    None => first.file.clone(),
-                };
-                return Err(SpecError {
-                    file: test.file.clone(),
-                    location: test.location,
-                    message: format!(
-                        "this test's id is `{}`, as is the test `{}` at {place}; give one of them another name",
-                        test.id, first.name
-                    ),
-                });
-            }
         }
+        .into());
     }
-    Ok(Suite {
-        groups,
-        build_timeout,
-        allowed_dependencies,
-        due,
-    })
+    let collisions = colliding_ids(&groups);
+    match collisions.is_empty() {
+        true => Ok(Suite {
+            groups,
+            build_timeout,
+            allowed_dependencies,
+            due,
+        }),
+        false => Err(SpecErrors(collisions)),
+    }
 }
 
-/// Reads and parses one spec file, refusing one too big to be a spec unread.
-fn parse_file(path: &Path, timeout_override: Option<Duration>) -> Result<Suite, SpecError> {
-    let unreadable = |message: String| SpecError {
-        file: path.display().to_string(),
-        location: None,
-        message,
-    };
-    let size = std::fs::metadata(path)
-        .map_err(|error| unreadable(format!("cannot read the spec: {error}")))?
-        .len();
-    if size > MOST_SPEC_BYTES {
-        return Err(unreadable(format!(
-            "the spec is {size} bytes; a spec may be at most {MOST_SPEC_BYTES} (8 MiB)"
-        )));
+/// Tests whose ids are the same: ids are slugs of names, so `Pair!` and `pair` collide,
+/// and both places are said.
+fn colliding_ids(groups: &[Group]) -> Vec<SpecError> {
+    let mut seen: HashMap<&str, &TestCase> = HashMap::new();
+    let mut collisions = Vec::new();
+    for test in groups.iter().flat_map(|group| &group.tests) {
+        let Some(first) = seen.insert(&test.id, test) else {
+            continue;
+        };
+        let place = match first.location {
+            Some((line, column)) => format!("{}:{line}:{column}", first.file),
+            None => first.file.clone(),
+        };
+        collisions.push(SpecError {
+            file: test.file.clone(),
+            location: test.location,
+            message: format!(
+                "this test's id is `{}`, as is the test `{}` at {place}; give one of them another name",
+                test.id, first.name
+            ),
+        });
     }
-    let text = std::fs::read_to_string(path)
-        .map_err(|error| unreadable(format!("cannot read the spec: {error}")))?;
+    collisions
+}
+
+/// Reads and parses one spec file.
+fn parse_file(path: &Path, timeout_override: Option<Duration>) -> Result<Suite, SpecErrors> {
+    let text = read(path)?;
     parse(&path.display().to_string(), &text, timeout_override)
 }
 
-/// Parses one spec file's text; `file` names it in errors.
+/// The text of one spec file, refusing one too big to be a spec unread, and one that is not
+/// UTF-8 at the line and column of the first byte that is not.
+pub fn read(path: &Path) -> Result<String, SpecError> {
+    let unreadable = |location, message: String| SpecError {
+        file: path.display().to_string(),
+        location,
+        message,
+    };
+    let size = std::fs::metadata(path)
+        .map_err(|error| unreadable(None, format!("cannot read the spec: {error}")))?
+        .len();
+    if size > MOST_SPEC_BYTES {
+        return Err(unreadable(
+            None,
+            format!("the spec is {size} bytes; a spec may be at most {MOST_SPEC_BYTES} (8 MiB)"),
+        ));
+    }
+    let bytes = std::fs::read(path)
+        .map_err(|error| unreadable(None, format!("cannot read the spec: {error}")))?;
+    String::from_utf8(bytes).map_err(|error| {
+        let offset = error.utf8_error().valid_up_to();
+        let before = &error.as_bytes()[..offset];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |at| at + 1);
+        // Valid up to `offset`, so the characters before it on its line can be counted.
+        let column = String::from_utf8_lossy(&before[line_start..])
+            .chars()
+            .count()
+            + 1;
+        unreadable(
+            Some((line, column)),
+            format!(
+                "byte {offset} (0x{:02x}) is not UTF-8 text; save the spec as UTF-8",
+                error.as_bytes()[offset]
+            ),
+        )
+    })
+}
+
+/// The structural mistakes read past in one file before giving up: each costs a reading of
+/// the whole file.
+const MOST_RECOVERIES: usize = 25;
+
+/// Parses one spec file's text; `file` names it in errors, all of them.
 pub fn parse(
     file: &str,
     text: &str,
     timeout_override: Option<Duration>,
-) -> Result<Suite, SpecError> {
-    let error = |problem: Problem| {
-        let problem = yaml::reworded(text, problem);
-        SpecError {
-            file: file.to_string(),
-            location: place(text, &problem.at),
-            message: problem.message,
-        }
+) -> Result<Suite, SpecErrors> {
+    let checked = check(file, text, timeout_override);
+    match checked.errors.is_empty() {
+        true => Ok(checked.suite),
+        false => Err(SpecErrors(checked.errors)),
+    }
+}
+
+/// A spec file read as far as it goes: the groups that load, and every mistake found in
+/// file order, errors and warnings apart.
+pub struct Checked {
+    pub suite: Suite,
+    pub errors: Vec<SpecError>,
+    pub warnings: Vec<SpecError>,
+}
+
+/// Reads one spec file's text, reading past each mistake to find the next.
+pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Checked {
+    let mut checked = Checked {
+        suite: Suite {
+            groups: Vec::new(),
+            build_timeout: None,
+            allowed_dependencies: Vec::new(),
+            due: None,
+        },
+        errors: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let spec_error = |location: Option<(usize, usize)>, message: String| SpecError {
+        file: file.to_string(),
+        location,
+        message,
     };
     if let Some((line, column, message)) = yaml::too_deep(text) {
-        return Err(SpecError {
-            file: file.to_string(),
-            location: Some((line, column)),
-            message,
-        });
+        checked
+            .errors
+            .push(spec_error(Some((line, column)), message));
+        return checked;
     }
-    let name = grader_api::spec::assignment_of(text).map_err(error)?;
-    let unit = grader_api::assignment(name.trim()).ok_or_else(|| {
+    let name = match grader_api::spec::assignment_of(text) {
+        Ok(name) => name,
+        Err(problem) => {
+            let problem = yaml::reworded(text, problem);
+            checked
+                .errors
+                .push(spec_error(place(text, &problem.at), problem.message));
+            return checked;
+        }
+    };
+    let Some(unit) = grader_api::assignment(name.trim()) else {
         let names: Vec<&str> = ASSIGNMENTS.iter().map(|unit| unit.name()).collect();
-        SpecError {
-            file: file.to_string(),
-            location: locate_key(text, "assignment"),
-            message: format!(
+        checked.errors.push(spec_error(
+            locate_key(text, "assignment"),
+            format!(
                 "`{name}` is not an assignment; expected one of: {}",
                 names.join(", ")
             ),
-        }
-    })?;
-    let parsed = unit.parse(text).map_err(error)?;
-    let in_defaults = |message: String| SpecError {
-        file: file.to_string(),
-        location: locate_key(text, "defaults"),
-        message: format!("defaults: {message}"),
+        ));
+        return checked;
     };
-    if let Some(timeout) = parsed.defaults.timeout_ms {
-        within("timeout_ms", timeout, TIMEOUT_MS).map_err(in_defaults)?;
+    let mut recovery = Recovery::new(text);
+    let mut errors = Vec::new();
+    let parsed = loop {
+        let read = recovery.text();
+        match unit.parse(&read) {
+            Ok(parsed) => break Some(parsed),
+            Err(problem) => {
+                let problem = yaml::reworded(&read, problem);
+                let line = match problem.at {
+                    Place::At(line, _) => Some(line),
+                    _ => None,
+                };
+                errors.push(spec_error(place(&read, &problem.at), problem.message));
+                let read_on = errors.len() < MOST_RECOVERIES
+                    && line.is_some_and(|line| recovery.blank_around(line));
+                if !read_on {
+                    break None;
+                }
+            }
+        }
+    };
+    let Some(parsed) = parsed else {
+        checked.errors = errors;
+        return checked;
+    };
+    for problem in parsed.problems {
+        // A group that lost a case may be refused for what it lacks now.
+        if let Place::Group(group) = &problem.at
+            && recovery.touched(group)
+        {
+            continue;
+        }
+        errors.push(spec_error(place(text, &problem.at), problem.message));
     }
-    if let Some(timeout) = parsed.defaults.build_timeout_s {
-        within("build_timeout_s", timeout, BUILD_TIMEOUT_S).map_err(in_defaults)?;
+    let in_defaults =
+        |message: String| spec_error(locate_key(text, "defaults"), format!("defaults: {message}"));
+    let defaults = &parsed.defaults;
+    for (field, value, range) in [
+        ("timeout_ms", defaults.timeout_ms, TIMEOUT_MS),
+        ("build_timeout_s", defaults.build_timeout_s, BUILD_TIMEOUT_S),
+    ] {
+        if let Some(Err(message)) = value.map(|value| within(field, value, range)) {
+            errors.push(in_defaults(message));
+        }
     }
     let default_timeout = timeout_override
-        .or(parsed.defaults.timeout_ms.map(Duration::from_millis))
+        .or(defaults.timeout_ms.map(Duration::from_millis))
         .unwrap_or(Duration::from_millis(DEFAULT_TIMEOUT_MS));
-    let mut groups = Vec::new();
     let mut from_line = 0;
     let lines: Vec<&str> = text.lines().collect();
     for group in parsed.groups {
@@ -266,24 +405,30 @@ pub fn parse(
         if let Some((line, _)) = group_at {
             from_line = line - 1;
         }
-        let refused = |message: String| SpecError {
-            file: file.to_string(),
-            location: group_at,
-            message: format!("group `{}`: {message}", common.name),
-        };
-        let points = common.points;
+        let in_group =
+            |message: String| spec_error(group_at, format!("group `{}`: {message}", common.name));
+        let points = common.points.unwrap_or(0.0);
         if !(points.is_finite() && (0.0..=MOST_POINTS).contains(&points)) {
             // 1e300 written out would be a line of 301 digits.
             let shown = match points.abs() < 1e15 {
                 true => points.to_string(),
                 false => format!("{points:e}"),
             };
-            return Err(refused(format!(
+            errors.push(in_group(format!(
                 "`points: {shown}` is outside its range, 0 to {MOST_POINTS}"
             )));
         }
-        if let Some(timeout) = common.timeout_ms {
-            within("timeout_ms", timeout, TIMEOUT_MS).map_err(refused)?;
+        if common.points.is_none() {
+            checked.warnings.push(in_group(
+                "gives no `points`, so it is worth nothing; give `points: 0` if that is meant"
+                    .into(),
+            ));
+        }
+        if let Some(Err(message)) = common
+            .timeout_ms
+            .map(|timeout| within("timeout_ms", timeout, TIMEOUT_MS))
+        {
+            errors.push(in_group(message));
         }
         let group_id = format!("{}::{}", unit.name(), slug(&common.name));
         // Cases come in order: each is looked for after the one before, so that finding
@@ -316,11 +461,11 @@ pub fn parse(
                 }
             })
             .collect();
-        groups.push(Group {
+        checked.suite.groups.push(Group {
             assignment: unit,
             id: group_id,
             name: common.name,
-            points: common.points,
+            points,
             visibility: common.visibility,
             hint: common.hint,
             timeout: common
@@ -330,23 +475,25 @@ pub fn parse(
             tests,
         });
     }
-    let due = parsed
-        .defaults
-        .due
-        .as_deref()
-        .map(due_date)
-        .transpose()
-        .map_err(|message| SpecError {
-            file: file.to_string(),
-            location: locate_key(text, "defaults"),
-            message: format!("defaults: due: {message}"),
-        })?;
-    Ok(Suite {
-        groups,
-        build_timeout: parsed.defaults.build_timeout_s.map(Duration::from_secs),
-        allowed_dependencies: parsed.defaults.allow_dependencies,
-        due,
-    })
+    match defaults.due.as_deref().map(due_date).transpose() {
+        Ok(due) => checked.suite.due = due,
+        Err(message) => errors.push(spec_error(
+            locate_key(text, "defaults"),
+            format!("defaults: due: {message}"),
+        )),
+    }
+    checked.suite.build_timeout = defaults.build_timeout_s.map(Duration::from_secs);
+    checked.suite.allowed_dependencies = parsed.defaults.allow_dependencies;
+    if checked.suite.groups.is_empty() && errors.is_empty() && !recovery.blanked_any() {
+        checked.warnings.push(spec_error(
+            locate_key(text, "groups"),
+            "the file holds no group (`groups: []`): it grades nothing".into(),
+        ));
+    }
+    // Mistakes are found in passes; they are told in the order they are in the file.
+    errors.sort_by_key(|error| error.location);
+    checked.errors = errors;
+    checked
 }
 
 /// Where in `text` a problem is.

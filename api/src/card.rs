@@ -160,18 +160,7 @@ pub fn format_cards(cards: &[Card]) -> String {
 #[cfg(feature = "spec")]
 impl<'de> serde::Deserialize<'de> for Card {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Card, D::Error> {
-        // Specs write `10H` as text but YAML could also hand us a number-looking scalar.
-        struct CardVisitor;
-        impl serde::de::Visitor<'_> for CardVisitor {
-            type Value = Card;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a card such as `KH`, `10h` or `K♥`")
-            }
-            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Card, E> {
-                text.parse().map_err(E::custom)
-            }
-        }
-        deserializer.deserialize_str(CardVisitor)
+        crate::spec::from_text(deserializer, "a card such as `KH`, `10h` or `K♥`")
     }
 }
 

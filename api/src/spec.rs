@@ -12,6 +12,26 @@ use std::ops::RangeInclusive;
 use crate::assignment::{Asked, AskedOf, Assignment, Graded};
 use crate::protocol::{Reply, decode_reply, group_digits};
 
+/// Reads a scalar with its `FromStr`. The error is raised inside the visitor, so it keeps
+/// the scalar's line and column; raised after the scalar is read, it would get its mapping's.
+pub(crate) fn from_text<'de, D, T>(deserializer: D, expecting: &'static str) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: std::str::FromStr<Err: std::fmt::Display>,
+{
+    struct Text<T>(&'static str, std::marker::PhantomData<T>);
+    impl<T: std::str::FromStr<Err: std::fmt::Display>> serde::de::Visitor<'_> for Text<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.0)
+        }
+        fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<T, E> {
+            text.parse().map_err(E::custom)
+        }
+    }
+    deserializer.deserialize_str(Text(expecting, std::marker::PhantomData))
+}
+
 /// Who may see a group's results, as Gradescope names it.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -41,7 +61,8 @@ pub struct Defaults {
 #[derive(Debug, Clone)]
 pub struct Common {
     pub name: String,
-    pub points: f64,
+    /// None when the group does not say: it is worth nothing, which lint warns of.
+    pub points: Option<f64>,
     pub visibility: Visibility,
     pub hint: Option<String>,
     pub timeout_ms: Option<u64>,
@@ -59,8 +80,7 @@ macro_rules! spec_group {
         #[serde(deny_unknown_fields)]
         pub struct $name {
             name: String,
-            #[serde(default)]
-            points: f64,
+            points: Option<f64>,
             #[serde(default)]
             visibility: $crate::spec::Visibility,
             hint: Option<String>,
@@ -143,8 +163,8 @@ pub trait Spec: Assignment {
     type Rules: DeserializeOwned + Default;
     type Group: DeserializeOwned + Grouped;
 
-    /// The tests of `group`, under the file's `rules`.
-    fn tests(rules: &Self::Rules, group: Self::Group) -> Result<Vec<SpecTest<Self>>, Problem>;
+    /// The tests of `group`, under the file's `rules`, or every problem found in it.
+    fn tests(rules: &Self::Rules, group: Self::Group) -> Result<Vec<SpecTest<Self>>, Problems>;
 
     /// Grades a test of [`Grading::Driven`]: the assignment asks the runner itself.
     fn drive(
@@ -213,6 +233,15 @@ impl<A: Assignment> Written<A> {
 pub struct Problem {
     pub at: Place,
     pub message: String,
+}
+
+/// What is wrong with a group: one problem or, in a group of cases, one per case.
+pub type Problems = Vec<Problem>;
+
+impl From<Problem> for Problems {
+    fn from(problem: Problem) -> Problems {
+        vec![problem]
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -307,10 +336,11 @@ impl Field {
     }
 }
 
-/// A spec file, read.
+/// A spec file, read: the groups that make tests, and what is wrong with the others.
 pub struct ParsedFile {
     pub defaults: Defaults,
     pub groups: Vec<ParsedGroup>,
+    pub problems: Problems,
 }
 
 pub struct ParsedGroup {
@@ -362,9 +392,17 @@ pub(crate) fn parse_file<A: Graded>(text: &str) -> Result<ParsedFile, Problem> {
     let file: SpecFile<A::Rules, A::Group> =
         serde_yaml::from_str(text).map_err(Problem::from_yaml)?;
     let mut groups = Vec::new();
+    let mut problems = Vec::new();
     for group in file.groups {
         let common = group.common();
-        let tests = A::tests(&file.rules, group)?
+        let tests = match A::tests(&file.rules, group) {
+            Ok(tests) => tests,
+            Err(found) => {
+                problems.extend(found);
+                continue;
+            }
+        };
+        let tests = tests
             .into_iter()
             .map(|test| ParsedTest {
                 case: test.case,
@@ -391,6 +429,7 @@ pub(crate) fn parse_file<A: Graded>(text: &str) -> Result<ParsedFile, Problem> {
     Ok(ParsedFile {
         defaults: file.defaults,
         groups,
+        problems,
     })
 }
 
@@ -556,14 +595,14 @@ pub(crate) fn only_fields(given: &[(&str, bool)], allowed: &[&str]) -> Result<()
 }
 
 /// The tests of a group of cases, one per case: `test` makes a case's request and written
-/// expectations, or says what is wrong with it.
+/// expectations, or says what is wrong with it; every case's problem is kept.
 pub(crate) fn case_tests<A: Assignment, C: Labelled>(
     group: &str,
     cases: Vec<C>,
     mut test: impl FnMut(C) -> Result<(A::Request, Vec<Written<A>>), String>,
-) -> Result<Vec<SpecTest<A>>, Problem> {
+) -> Result<Vec<SpecTest<A>>, Problems> {
     some_cases(group, &cases)?;
-    cases
+    let (tests, problems): (Vec<_>, Vec<_>) = cases
         .into_iter()
         .map(|case| {
             let label = case.label();
@@ -580,5 +619,9 @@ pub(crate) fn case_tests<A: Assignment, C: Labelled>(
                 written,
             })
         })
-        .collect()
+        .partition(Result::is_ok);
+    match problems.is_empty() {
+        true => Ok(tests.into_iter().flatten().collect()),
+        false => Err(problems.into_iter().filter_map(Result::err).collect()),
+    }
 }

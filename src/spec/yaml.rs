@@ -132,10 +132,53 @@ pub fn reworded(text: &str, problem: Problem) -> Problem {
             );
         }
     }
-    match expected_type(message) {
-        Some(message) => Problem { message, ..problem },
-        None => problem,
+    let message = without_item_indexes(message);
+    let message = unknown_field(&message)
+        .or_else(|| expected_type(&message))
+        .unwrap_or(message);
+    Problem { message, ..problem }
+}
+
+/// serde's path without `groups[2].cases[0]`: the line says where, and once a mistaken
+/// case is read past the indexes of those after it no longer count from the file.
+fn without_item_indexes(message: &str) -> String {
+    let mut rest = message;
+    for item in ["groups[", "cases["] {
+        let Some(after) = rest.strip_prefix(item) else {
+            break;
+        };
+        let Some((index, tail)) = after.split_once(']') else {
+            break;
+        };
+        if !index.chars().all(|c| c.is_ascii_digit()) {
+            break;
+        }
+        rest = match tail.strip_prefix('.') {
+            Some(tail) => tail,
+            None => tail.strip_prefix(": ").unwrap_or(tail),
+        };
     }
+    rest.to_string()
+}
+
+/// serde's "unknown field `pionts`, expected one of `name`, `points`" as "`pionts` is not
+/// a field here; did you mean `points`?", and an unknown variant (`visibility: hiden`) alike.
+fn unknown_field(message: &str) -> Option<String> {
+    let (start, opening, kind) = [
+        ("unknown field `", "a field"),
+        ("unknown variant `", "a choice"),
+    ]
+    .into_iter()
+    .find_map(|(opening, kind)| Some((message.find(opening)?, opening, kind)))?;
+    let (path, rest) = message.split_at(start);
+    let (field, rest) = rest[opening.len()..].split_once('`')?;
+    let known: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
+    let what = format!("{path}`{field}` is not {kind} here");
+    Some(match grader_api::nearest(field, &known) {
+        Some(near) => format!("{what}; did you mean `{near}`?"),
+        None if known.is_empty() => format!("{what}; it takes none"),
+        None => format!("{what}; expected one of: {}", known.join(", ")),
+    })
 }
 
 /// serde's "invalid type: string \"many\", expected f64" as "expected a number, not `many`".
@@ -157,11 +200,16 @@ fn expected_type(message: &str) -> Option<String> {
         other if other.starts_with("struct") || other == "a map" => {
             "fields, such as `{ name: ... }`"
         }
-        _ => return None,
+        other => other,
     };
-    let found = match found.split_once(' ') {
-        Some((_, value)) => format!("`{}`", value.trim_matches(['"', '`'])),
-        None => found.to_string(),
+    let found = match found {
+        "sequence" => "a list".to_string(),
+        "map" => "fields".to_string(),
+        "unit value" => "nothing".to_string(),
+        other => match other.split_once(' ') {
+            Some((_, value)) => format!("`{}`", value.trim_matches(['"', '`'])),
+            None => other.to_string(),
+        },
     };
     Some(format!("{path}expected {wanted}, not {found}"))
 }

@@ -11,7 +11,7 @@ use crate::card::Card;
 use crate::deck::HandSource;
 use crate::source::Source;
 use crate::spec::{
-    Grading, Problem, ROUNDS, Spec, SpecTest, Written, bulk_checks, case_tests, check_of,
+    Grading, Problem, Problems, ROUNDS, Spec, SpecTest, Written, bulk_checks, case_tests, check_of,
     exactly_one, expected, only_fields, unused, within, within_generated,
 };
 
@@ -87,7 +87,7 @@ impl Spec for Contract {
     type Rules = RulesSpec;
     type Group = Group;
 
-    fn tests(file: &RulesSpec, group: Group) -> Result<Vec<SpecTest<Contract>>, Problem> {
+    fn tests(file: &RulesSpec, group: Group) -> Result<Vec<SpecTest<Contract>>, Problems> {
         let name = &group.name;
         exactly_one(
             name,

@@ -16,8 +16,8 @@ use crate::deck::Deck;
 use crate::protocol::{Reply, decode_reply};
 use crate::source::Source;
 use crate::spec::{
-    Driven, Field, GAMES, Grading, Label, NoRules, Problem, Spec, SpecTest, TARGET, Transport,
-    case_tests, exactly_one, within, within_generated,
+    Driven, Field, GAMES, Grading, Label, NoRules, Problem, Problems, Spec, SpecTest, TARGET,
+    Transport, case_tests, exactly_one, within, within_generated,
 };
 use crate::wire::Wire;
 
@@ -71,7 +71,7 @@ impl Spec for Contract {
     type Rules = NoRules;
     type Group = Group;
 
-    fn tests(_: &NoRules, group: Group) -> Result<Vec<SpecTest<Contract>>, Problem> {
+    fn tests(_: &NoRules, group: Group) -> Result<Vec<SpecTest<Contract>>, Problems> {
         let name = &group.name;
         exactly_one(
             name,

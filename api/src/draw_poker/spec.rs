@@ -7,8 +7,8 @@ use crate::card::Card;
 use crate::poker;
 use crate::poker::spec::Generate;
 use crate::spec::{
-    EveryHand, GenerateHands, Grading, NoRules, Problem, Spec, SpecTest, Written, case_tests,
-    exactly_one, hand_source, only_fields, unused,
+    EveryHand, GenerateHands, Grading, NoRules, Problem, Problems, Spec, SpecTest, Written,
+    case_tests, exactly_one, hand_source, only_fields, unused,
 };
 
 spec_group!(Group {
@@ -43,7 +43,7 @@ impl Spec for Contract {
     type Rules = NoRules;
     type Group = Group;
 
-    fn tests(_: &NoRules, group: Group) -> Result<Vec<SpecTest<Contract>>, Problem> {
+    fn tests(_: &NoRules, group: Group) -> Result<Vec<SpecTest<Contract>>, Problems> {
         let name = &group.name;
         exactly_one(
             name,
@@ -79,7 +79,8 @@ impl Spec for Contract {
                     return Err(Problem::group(
                         name,
                         "`dealer_discards` is asked of generated hands: give `generate: { count, seed }`",
-                    ));
+                    )
+                    .into());
                 }
             };
             Request::DealerDiscards {

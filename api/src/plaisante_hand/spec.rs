@@ -9,8 +9,8 @@ use super::{Answer, Check, Contract, HandName, Multipliers, Request};
 use crate::card::Card;
 use crate::deck::HandSource;
 use crate::spec::{
-    EveryHand, GenerateHands, Grading, Problem, Spec, SpecTest, Written, bulk_checks, case_tests,
-    check_of, exactly_one, expected, hand_source, unused,
+    EveryHand, GenerateHands, Grading, Problem, Problems, Spec, SpecTest, Written, bulk_checks,
+    case_tests, check_of, exactly_one, expected, hand_source, unused,
 };
 
 /// `rules:` of a Plaisante hand file or group.
@@ -90,7 +90,7 @@ impl Spec for Contract {
     type Rules = RulesSpec;
     type Group = Group;
 
-    fn tests(file: &RulesSpec, group: Group) -> Result<Vec<SpecTest<Contract>>, Problem> {
+    fn tests(file: &RulesSpec, group: Group) -> Result<Vec<SpecTest<Contract>>, Problems> {
         let name = &group.name;
         exactly_one(
             name,
@@ -147,7 +147,8 @@ impl Spec for Contract {
             return Err(Problem::group(
                 name,
                 format!("a Plaisante hand holds 1 to 5 cards, not {size}"),
-            ));
+            )
+            .into());
         }
         let checks = bulk_checks(name, group.checks)?;
         Ok(vec![SpecTest {

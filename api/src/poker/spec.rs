@@ -10,8 +10,8 @@ use crate::card::{Card, format_cards};
 use crate::deck::HandSource;
 use crate::source::Source;
 use crate::spec::{
-    EveryHand, Grading, Problem, Spec, SpecTest, Written, bulk_checks, case_tests, check_of,
-    exactly_one, expected, five, hand_source, only_fields, unused,
+    EveryHand, Grading, Problem, Problems, Spec, SpecTest, Written, bulk_checks, case_tests,
+    check_of, exactly_one, expected, five, hand_source, only_fields, unused,
 };
 
 /// `rules:` of a poker file or group.
@@ -67,7 +67,7 @@ impl Spec for Contract {
     type Rules = RulesSpec;
     type Group = Group;
 
-    fn tests(file: &RulesSpec, group: Group) -> Result<Vec<SpecTest<Contract>>, Problem> {
+    fn tests(file: &RulesSpec, group: Group) -> Result<Vec<SpecTest<Contract>>, Problems> {
         let name = &group.name;
         exactly_one(
             name,

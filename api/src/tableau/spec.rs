@@ -7,7 +7,7 @@ use super::{Contract, RandomScripts, Script, State, Step};
 use crate::card::{Card, format_cards};
 use crate::source::Source;
 use crate::spec::{
-    Grading, NoRules, Problem, Spec, SpecTest, Written, case_tests, exactly_one, within_generated,
+    Grading, NoRules, Problems, Spec, SpecTest, Written, case_tests, exactly_one, within_generated,
 };
 
 spec_group!(Group {
@@ -29,11 +29,33 @@ pub struct Generate {
     seed: u64,
 }
 
-#[derive(Deserialize)]
-#[serde(untagged)]
+/// A step as written: a word, or a map with its expectation.
 enum StepSpec {
     Word(String),
     Action(ActionStep),
+}
+
+/// By hand rather than `untagged`, whose one error for every shape says no more than "did
+/// not match any variant", at the list rather than the step; this one says what a step is,
+/// and a map's own mistakes keep their place.
+impl<'de> Deserialize<'de> for StepSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<StepSpec, D::Error> {
+        struct Step;
+        impl<'de> serde::de::Visitor<'de> for Step {
+            type Value = StepSpec;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a step: deal, play, or { toggle: KH }")
+            }
+            fn visit_str<E: serde::de::Error>(self, word: &str) -> Result<StepSpec, E> {
+                Ok(StepSpec::Word(word.to_string()))
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(self, map: M) -> Result<StepSpec, M::Error> {
+                ActionStep::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(StepSpec::Action)
+            }
+        }
+        deserializer.deserialize_any(Step)
+    }
 }
 
 #[derive(Deserialize)]
@@ -102,7 +124,7 @@ impl Spec for Contract {
     type Rules = NoRules;
     type Group = Group;
 
-    fn tests(_: &NoRules, group: Group) -> Result<Vec<SpecTest<Contract>>, Problem> {
+    fn tests(_: &NoRules, group: Group) -> Result<Vec<SpecTest<Contract>>, Problems> {
         let name = &group.name;
         exactly_one(
             name,
