@@ -564,7 +564,7 @@ fn run_tests(
 /// A watch on the reference answering listed tests: told of each test as it starts
 /// (`Some`) and ends (`None`). A reference answer that takes longer than its group's
 /// timeout is a spec error; the trusted reference cannot be stopped, so the grader stops.
-fn reference_watch() -> std::sync::mpsc::Sender<Option<(String, Duration)>> {
+pub(crate) fn reference_watch() -> std::sync::mpsc::Sender<Option<(String, Duration)>> {
     let (sender, answering) = std::sync::mpsc::channel::<Option<(String, Duration)>>();
     std::thread::spawn(move || {
         while let Ok(started) = answering.recv() {

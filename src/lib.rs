@@ -10,6 +10,7 @@ pub mod check;
 pub mod compile;
 pub mod exit;
 pub mod grade;
+pub mod lint;
 pub mod new;
 pub mod package;
 pub mod play;

@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 use grader::batch::{self, BatchCommand};
 use grader::check::{self, CheckArgs};
 use grader::exit;
+use grader::lint::{self, LintArgs};
 use grader::new::{self, NewArgs};
 use grader::package::{self, PackageArgs};
 use grader::play::{self, PlayArgs};
@@ -65,6 +66,9 @@ enum SpecCommand {
     Split(SplitArgs),
     /// Print what the reference answers for each listed case: what an `expect` must say.
     Show(ShowArgs),
+    /// Report every mistake of spec files, at file:line:column, then a count; exits 2 on
+    /// any error (warnings are what loads but is likely wrong).
+    Lint(LintArgs),
 }
 
 fn main() -> ExitCode {
@@ -93,6 +97,7 @@ fn main() -> ExitCode {
         Command::New(args) => new::run(args),
         Command::Spec(SpecCommand::Split(args)) => split::run(args),
         Command::Spec(SpecCommand::Show(args)) => show::run(args),
+        Command::Spec(SpecCommand::Lint(args)) => lint::run(args),
         Command::Gradescope(GradescopeCommand::Package(args)) => package::run(args),
         Command::GithubWorkflow => {
             print!("{}", package::GITHUB_WORKFLOW);

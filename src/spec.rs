@@ -105,6 +105,9 @@ pub struct Group {
     pub hint: Option<String>,
     pub timeout: Duration,
     pub tests: Vec<TestCase>,
+    /// The spec file it comes from, and where its `name:` is.
+    pub file: String,
+    pub location: Option<(usize, usize)>,
 }
 
 /// One test: one request, reported as one line.
@@ -209,7 +212,7 @@ pub fn load(
 
 /// Tests whose ids are the same: ids are slugs of names, so `Pair!` and `pair` collide,
 /// and both places are said.
-fn colliding_ids(groups: &[Group]) -> Vec<SpecError> {
+pub fn colliding_ids(groups: &[Group]) -> Vec<SpecError> {
     let mut seen: HashMap<&str, &TestCase> = HashMap::new();
     let mut collisions = Vec::new();
     for test in groups.iter().flat_map(|group| &group.tests) {
@@ -473,6 +476,8 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
                 .map(Duration::from_millis)
                 .unwrap_or(default_timeout),
             tests,
+            file: file.to_string(),
+            location: group_at,
         });
     }
     match defaults.due.as_deref().map(due_date).transpose() {

@@ -459,3 +459,194 @@ fn yaml_mistakes_are_told_in_an_instructors_words_where_they_were_made() {
         assert!(err.starts_with(expected), "{err}\n{text}");
     }
 }
+
+/// Five mistakes in three groups, one of them a group that also has a case that is fine.
+const FIVE_MISTAKES: &str = "\
+assignment: plaisante_hand
+groups:
+  - name: pairs
+    points: 10
+    check: has_pair
+    cases:
+      - { name: fine, hand: [KH, KD, 3C, 7S, 9H], expect: true }
+      - { name: bad card, hand: [1X, KD, 3C, 7S, 9H] }
+      - { name: typo, hand: [KH, KD, 3C, 7S, 9H], expct: true }
+      - name: not a list
+        hand: KH
+  - name: flush
+    pionts: 5
+    check: has_flush
+    cases:
+      - { name: f, hand: [2H, 3H, 4H, 5H, 7H] }
+  - name: straight
+    points: 5
+    check: has_straihgt
+    cases:
+      - { name: s, hand: [2H, 3C, 4H, 5H, 6H] }
+";
+
+#[test]
+fn a_file_with_five_mistakes_gets_five_messages_in_file_order() {
+    let checked = spec::check("t.yaml", FIVE_MISTAKES, None);
+    let told: Vec<String> = checked.errors.iter().map(ToString::to_string).collect();
+    let expected = [
+        "t.yaml:8:34: hand[0]: `1X` is not a card",
+        "t.yaml:9:51: `expct` is not a field here; did you mean `expect`?",
+        "t.yaml:11:15: hand: expected a list, such as [a, b], not `KH`",
+        "t.yaml:13:5: `pionts` is not a field here; did you mean `points`?",
+        "t.yaml:19:12: check: `has_straihgt` is not a check; did you mean `has_straight`?",
+    ];
+    assert_eq!(told.len(), expected.len(), "{told:#?}");
+    for (told, expected) in told.iter().zip(expected) {
+        assert!(told.starts_with(expected), "{told}\nexpected {expected}");
+    }
+    // `check` and `parse` tell the same, and so does a grader loading the file.
+    let parsed = parse_err(FIVE_MISTAKES);
+    assert!(parsed.starts_with("5 problems in the specs:"), "{parsed}");
+    assert!(
+        told.iter().all(|one| parsed.contains(one.as_str())),
+        "{parsed}"
+    );
+    // The group left whole after the mistaken cases are read past still loads.
+    let pairs = &checked.suite.groups[0];
+    assert_eq!(pairs.name, "pairs");
+    assert_eq!(pairs.tests.len(), 1);
+}
+
+#[test]
+fn a_group_that_lost_every_case_to_a_mistake_is_not_also_said_to_list_none() {
+    let checked = spec::check(
+        "t.yaml",
+        "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH], wieght: 2 }\n",
+        None,
+    );
+    let told: Vec<String> = checked.errors.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        told,
+        ["t.yaml:7:32: `wieght` is not a field here; did you mean `weight`?"]
+    );
+}
+
+/// `grader spec lint ARGS`: exit code and stdout.
+fn lint(args: &[&std::path::Path]) -> (i32, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_grader"))
+        .args(["spec", "lint"])
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn lint_tells_every_error_and_warning_of_every_file_then_counts_them() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("lint");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mistaken = dir.join("a_mistaken.yaml");
+    std::fs::write(&mistaken, FIVE_MISTAKES).unwrap();
+    let likely_wrong = dir.join("b_likely_wrong.yaml");
+    std::fs::write(
+        &likely_wrong,
+        "assignment: plaisante_hand\ngroups:\n  - name: unscored\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH, KD] }\n  - name: secret\n    points: 5\n    visibility: hidden\n    check: evaluate\n    hint: five hearts from the ace up are a flush, whatever their order\n    cases:\n      - { name: steel wheel, hand: [AH, 2H, 3H, 4H, 5H] }\n      - { name: wrong, hand: [KH, KD], expect: high card }\n",
+    )
+    .unwrap();
+    let (code, out) = lint(&[&dir]);
+    assert_eq!(code, 2, "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    let mistaken = mistaken.display().to_string();
+    let likely_wrong = likely_wrong.display().to_string();
+    assert_eq!(lines.len(), 9, "{out}");
+    for line in &lines[..5] {
+        assert!(line.starts_with(&format!("{mistaken}:")), "{out}");
+        assert!(line.contains(": error: "), "{out}");
+    }
+    assert!(
+        lines[5].starts_with(&format!(
+            "{likely_wrong}:3:5: warning: group `unscored`: gives no `points`"
+        )),
+        "{out}"
+    );
+    assert!(
+        lines[6].starts_with(&format!("{likely_wrong}:7:5: warning: group `secret` is hidden, but its hint, which students see, says `Flush`, the answer to case `steel wheel`")),
+        "{out}"
+    );
+    assert!(
+        lines[7].starts_with(&format!("{likely_wrong}:14:11: error: case `wrong` expects High Card, but the reference answers Pair")),
+        "{out}"
+    );
+    assert_eq!(lines[8], "6 errors and 2 warnings in 2 files");
+
+    let clean = dir.join("clean");
+    std::fs::create_dir_all(&clean).unwrap();
+    std::fs::copy(
+        repo_spec("plaisante_hand"),
+        clean.join("plaisante_hand.yaml"),
+    )
+    .unwrap();
+    let (code, out) = lint(&[&clean]);
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "0 errors and 0 warnings in 1 file\n")
+    );
+}
+
+fn repo_spec(assignment: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("specs")
+        .join(format!("{assignment}.yaml"))
+}
+
+#[test]
+fn lint_places_a_byte_that_is_not_utf8() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("lint-bytes");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("latin1.yaml");
+    std::fs::write(
+        &file,
+        b"assignment: plaisante_hand\ngroups:\n  - name: caf\xe9\n",
+    )
+    .unwrap();
+    let (code, out) = lint(&[&file]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.starts_with(&format!(
+            "{}:3:14: error: byte 48 (0xe9) is not UTF-8 text",
+            file.display()
+        )),
+        "{out}"
+    );
+}
+
+#[test]
+fn lint_stops_at_a_reference_that_runs_past_its_groups_timeout_naming_the_group() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("lint-slow");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("slow.yaml");
+    std::fs::write(
+        &file,
+        "assignment: plaisante_hand\ngroups:\n  - name: every hand\n    points: 1\n    timeout_ms: 1\n    checks: [evaluate]\n    exhaustive: { hand_size: 5 }\n",
+    )
+    .unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_grader"))
+        .args(["spec", "lint"])
+        .arg(&file)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "plaisante_hand::every_hand: the reference took more than its group's timeout of 1 ms"
+        ),
+        "{stderr}"
+    );
+}
