@@ -74,3 +74,13 @@ pub fn done_or_usage(result: Result<(), String>) -> ExitCode {
         }
     }
 }
+
+/// Makes a command that only prints end quietly when its reader goes, as `cat` does when
+/// piped into `head`. Only such commands: a grader keeps SIGPIPE ignored, so a runner that
+/// died is an error it reports, not the end of the grader.
+#[allow(unsafe_code)]
+pub fn end_quietly_when_the_reader_goes() {
+    use nix::sys::signal::{SigHandler, Signal, signal};
+    // SAFETY: the default action takes no handler code, and nothing has started a thread yet.
+    let _ = unsafe { signal(Signal::SIGPIPE, SigHandler::SigDfl) };
+}

@@ -9,6 +9,7 @@ pub mod capture;
 pub mod check;
 pub mod compile;
 pub mod exit;
+pub mod fill;
 pub mod grade;
 pub mod lint;
 pub mod new;

@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 use grader::batch::{self, BatchCommand};
 use grader::check::{self, CheckArgs};
 use grader::exit;
+use grader::fill::{self, FillArgs};
 use grader::lint::{self, LintArgs};
 use grader::new::{self, NewArgs};
 use grader::package::{self, PackageArgs};
@@ -69,6 +70,9 @@ enum SpecCommand {
     /// Report every mistake of spec files, at file:line:column, then a count; exits 2 on
     /// any error (warnings are what loads but is likely wrong).
     Lint(LintArgs),
+    /// Write the reference's answer into every listed case without an `expect`, keeping
+    /// the file's comments, order and layout; `--check` only tells, and exits 1.
+    Fill(FillArgs),
 }
 
 fn main() -> ExitCode {
@@ -95,9 +99,15 @@ fn main() -> ExitCode {
         Command::Batch(command) => batch::run(command),
         Command::Play(args) => play::run(args),
         Command::New(args) => new::run(args),
-        Command::Spec(SpecCommand::Split(args)) => split::run(args),
-        Command::Spec(SpecCommand::Show(args)) => show::run(args),
-        Command::Spec(SpecCommand::Lint(args)) => lint::run(args),
+        Command::Spec(command) => {
+            exit::end_quietly_when_the_reader_goes();
+            match command {
+                SpecCommand::Split(args) => split::run(args),
+                SpecCommand::Show(args) => show::run(args),
+                SpecCommand::Lint(args) => lint::run(args),
+                SpecCommand::Fill(args) => fill::run(args),
+            }
+        }
         Command::Gradescope(GradescopeCommand::Package(args)) => package::run(args),
         Command::GithubWorkflow => {
             print!("{}", package::GITHUB_WORKFLOW);

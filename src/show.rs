@@ -1,5 +1,5 @@
-//! `grader spec show`: what the reference answers for each listed case of a spec, the
-//! answers an `expect` would have to agree with, without failing a test on purpose.
+//! `grader spec show`: what the reference answers for each listed case of a spec, in the
+//! spec's own `expect` syntax where one says it, without failing a test on purpose.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -41,8 +41,14 @@ fn show(args: &ShowArgs) -> Result<(), String> {
         let request = &*test.request;
         for (_, replies) in reference_answers(&reference, request) {
             for (index, reply) in replies.iter().enumerate() {
-                let answer = request.show(reply).replace('\n', "\n      ");
-                println!("  {}\n      {answer}", request.question(index));
+                let question = request.question(index);
+                match request.expect(reply) {
+                    Some(expect) => println!("  {question}: expect: {expect}"),
+                    None => {
+                        let answer = request.show(reply).replace('\n', "\n      ");
+                        println!("  {question}:\n      {answer}");
+                    }
+                }
             }
         }
     }

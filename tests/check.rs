@@ -714,11 +714,11 @@ fn spec_show_prints_what_the_reference_answers_for_each_listed_case() {
     assert!(shown.status.success(), "{shown:?}");
     let text = String::from_utf8_lossy(&shown.stdout);
     assert!(
-        text.contains("poker::category::the_wheel_is_a_straight\n  category()\n      straight\n"),
+        text.contains("poker::category::the_wheel_is_a_straight\n  category(): expect: straight\n"),
         "{text}"
     );
     assert!(
-        text.contains("poker::tiebreak::the_wheels_high_card_is_5\n  tiebreak()\n      [5, 5]\n"),
+        text.contains("poker::tiebreak::the_wheels_high_card_is_5\n  tiebreak(): expect: [5, 5]\n"),
         "{text}"
     );
     let none = grader(&[
@@ -729,6 +729,66 @@ fn spec_show_prints_what_the_reference_answers_for_each_listed_case() {
         "no_such_case",
     ]);
     assert_eq!(none.status.code(), Some(2));
+}
+
+#[test]
+fn spec_fill_writes_every_missing_expect_and_changes_nothing_else() {
+    let dir = support::scratch().join("fill");
+    let _ = std::fs::remove_dir_all(&dir);
+    support::copy_tree(&repo().join("specs"), &dir);
+    let dir_arg = dir.to_str().unwrap();
+    let before = grader(&["spec", "fill", "--check", dir_arg]);
+    let told = String::from_utf8_lossy(&before.stdout);
+    assert_eq!(before.status.code(), Some(1), "{told}");
+    let lacking = told
+        .lines()
+        .filter(|line| line.contains("has no `expect`"))
+        .count();
+    assert!(lacking > 10, "{told}");
+    let filled = grader(&["spec", "fill", dir_arg]);
+    assert!(filled.status.success(), "{filled:?}");
+    let after = grader(&["spec", "fill", "--check", dir_arg]);
+    assert_eq!(after.status.code(), Some(0), "{after:?}");
+    // Every `expect` written agrees with the reference: lint checks each one.
+    let lint = grader(&["spec", "lint", "--quick", dir_arg]);
+    let lint_out = String::from_utf8_lossy(&lint.stdout);
+    assert!(lint.status.success(), "{lint_out}");
+    assert!(
+        lint_out.ends_with("0 errors and 0 warnings in 6 files\n"),
+        "{lint_out}"
+    );
+    // Nothing but the `expect`s changed: each changed line is an old one with `, expect:
+    // ...` before its `}`, or an `expect:` line of its own.
+    let mut added = 0;
+    for entry in std::fs::read_dir(repo().join("specs")).unwrap().flatten() {
+        let old = std::fs::read_to_string(entry.path()).unwrap();
+        let new = std::fs::read_to_string(dir.join(entry.file_name())).unwrap();
+        let diff = similar::TextDiff::from_lines(&old, &new);
+        let mut removed: Vec<&str> = Vec::new();
+        for change in diff.iter_all_changes() {
+            let line = change.value().trim_end_matches('\n');
+            match change.tag() {
+                similar::ChangeTag::Equal => {}
+                similar::ChangeTag::Delete => removed.push(line),
+                similar::ChangeTag::Insert => {
+                    added += 1;
+                    if line.trim_start().starts_with("expect: ") {
+                        continue;
+                    }
+                    let (kept, _) = line
+                        .rsplit_once(", expect: ")
+                        .unwrap_or_else(|| panic!("{line}"));
+                    let was = removed.remove(0);
+                    assert!(
+                        was.starts_with(kept) && was[kept.len()..].trim() == "}",
+                        "{was}\nbecame\n{line}"
+                    );
+                }
+            }
+        }
+        assert!(removed.is_empty(), "{removed:?}");
+    }
+    assert_eq!(added, lacking);
 }
 
 #[test]

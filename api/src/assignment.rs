@@ -186,6 +186,9 @@ pub trait Asked: Send + Sync {
         reference: &Submission,
         transport: std::rc::Rc<dyn crate::spec::Transport>,
     ) -> crate::spec::Driven;
+    /// The `expect` that says `reply`, as the spec would write it, if one does.
+    #[cfg(feature = "spec")]
+    fn expect(&self, reply: &[u8]) -> Option<String>;
 }
 
 /// The runner's state for each assignment, kept from one request to the next.
@@ -455,6 +458,11 @@ impl<A: Graded> Asked for AskedOf<A> {
         transport: std::rc::Rc<dyn crate::spec::Transport>,
     ) -> crate::spec::Driven {
         A::drive(reference.registered::<A>(), &self.request, transport)
+    }
+
+    #[cfg(feature = "spec")]
+    fn expect(&self, reply: &[u8]) -> Option<String> {
+        A::expect(&answer_of::<A>(reply)?)
     }
 }
 

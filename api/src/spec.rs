@@ -166,6 +166,12 @@ pub trait Spec: Assignment {
     /// The tests of `group`, under the file's `rules`, or every problem found in it.
     fn tests(rules: &Self::Rules, group: Self::Group) -> Result<Vec<SpecTest<Self>>, Problems>;
 
+    /// The `expect` that says `answer`, in the spec's own syntax: what `grader spec show`
+    /// prints and `grader spec fill` writes. None for an answer that no `expect` says.
+    fn expect(_answer: &Self::Answer) -> Option<String> {
+        None
+    }
+
     /// Grades a test of [`Grading::Driven`]: the assignment asks the runner itself.
     fn drive(
         _reference: Option<&Self::Registered>,
@@ -504,6 +510,18 @@ pub(crate) fn expected<T: DeserializeOwned>(
 ) -> Result<T, String> {
     serde_yaml::from_value(value.clone())
         .map_err(|_| format!("`expect` does not fit {check}: it returns {returns}"))
+}
+
+/// Cards as an `expect` lists them: `[KH, 10D]`, as a spec writes them.
+pub(crate) fn cards_expect(cards: &[crate::card::Card]) -> String {
+    let cards: Vec<String> = cards
+        .iter()
+        .map(|card| {
+            let suit = card.suit().name().chars().next().unwrap_or('?');
+            format!("{}{}", card.rank_label(), suit.to_ascii_uppercase())
+        })
+        .collect();
+    format!("[{}]", cards.join(", "))
 }
 
 /// The default hand size of generated and exhaustive groups.

@@ -11,8 +11,8 @@ use crate::card::Card;
 use crate::deck::HandSource;
 use crate::source::Source;
 use crate::spec::{
-    Grading, Problem, Problems, ROUNDS, Spec, SpecTest, Written, bulk_checks, case_tests, check_of,
-    exactly_one, expected, only_fields, unused, within, within_generated,
+    Grading, Problem, Problems, ROUNDS, Spec, SpecTest, Written, bulk_checks, cards_expect,
+    case_tests, check_of, exactly_one, expected, only_fields, unused, within, within_generated,
 };
 
 /// `rules:` of a blackjack file or group.
@@ -86,6 +86,25 @@ struct TallySpec {
 impl Spec for Contract {
     type Rules = RulesSpec;
     type Group = Group;
+
+    fn expect(answer: &Answer) -> Option<String> {
+        Some(match answer {
+            Answer::Number(value) => value.to_string(),
+            Answer::Bool(value) => value.to_string(),
+            Answer::Tally(tally) => format!(
+                "{{ won: {}, tied: {}, lost: {} }}",
+                tally.won, tally.tied, tally.lost
+            ),
+            Answer::Round(round) => format!(
+                "{{ outcome: {}, player: {}, dealer: {}, player_total: {}, dealer_total: {} }}",
+                round.outcome,
+                cards_expect(&round.player),
+                cards_expect(&round.dealer),
+                round.player_total,
+                round.dealer_total
+            ),
+        })
+    }
 
     fn tests(file: &RulesSpec, group: Group) -> Result<Vec<SpecTest<Contract>>, Problems> {
         let name = &group.name;

@@ -8,7 +8,7 @@ use crate::poker;
 use crate::poker::spec::Generate;
 use crate::spec::{
     EveryHand, GenerateHands, Grading, NoRules, Problem, Problems, Spec, SpecTest, Written,
-    case_tests, exactly_one, hand_source, only_fields, unused,
+    cards_expect, case_tests, exactly_one, hand_source, only_fields, unused,
 };
 
 spec_group!(Group {
@@ -42,6 +42,15 @@ spec_case!(Case {
 impl Spec for Contract {
     type Rules = NoRules;
     type Group = Group;
+
+    fn expect(answer: &Answer) -> Option<String> {
+        match answer {
+            Answer::Cards(cards) => Some(cards_expect(cards)),
+            Answer::Refused => Some("refused".into()),
+            Answer::Ranking(ranking) => <poker::Contract as Spec>::expect(ranking),
+            _ => None,
+        }
+    }
 
     fn tests(_: &NoRules, group: Group) -> Result<Vec<SpecTest<Contract>>, Problems> {
         let name = &group.name;

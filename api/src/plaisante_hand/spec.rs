@@ -90,6 +90,10 @@ impl Spec for Contract {
     type Rules = RulesSpec;
     type Group = Group;
 
+    fn expect(answer: &Answer) -> Option<String> {
+        Some(answer.to_string())
+    }
+
     fn tests(file: &RulesSpec, group: Group) -> Result<Vec<SpecTest<Contract>>, Problems> {
         let name = &group.name;
         exactly_one(

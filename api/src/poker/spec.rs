@@ -67,6 +67,15 @@ impl Spec for Contract {
     type Rules = RulesSpec;
     type Group = Group;
 
+    fn expect(answer: &Answer) -> Option<String> {
+        Some(match answer {
+            Answer::Ordering(std::cmp::Ordering::Greater) => "greater".into(),
+            Answer::Ordering(std::cmp::Ordering::Less) => "less".into(),
+            Answer::Ordering(std::cmp::Ordering::Equal) => "equal".into(),
+            other => other.to_string(),
+        })
+    }
+
     fn tests(file: &RulesSpec, group: Group) -> Result<Vec<SpecTest<Contract>>, Problems> {
         let name = &group.name;
         exactly_one(
