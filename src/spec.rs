@@ -325,6 +325,13 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
         location,
         message,
     };
+    if text.trim().is_empty() {
+        checked.errors.push(spec_error(
+            None,
+            "the file is empty; a spec gives `assignment:` and `groups:`".into(),
+        ));
+        return checked;
+    }
     if let Some((line, column, message)) = yaml::too_deep(text) {
         checked
             .errors
@@ -358,8 +365,25 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
         let read = recovery.text();
         match unit.parse(&read) {
             Ok(parsed) => break Some(parsed),
+            // An alias whose anchor was read past is no mistake of its own.
+            Err(problem) if problem.message == "unknown anchor" && recovery.blanked_any() => {
+                break None;
+            }
             Err(problem) => {
                 let problem = yaml::reworded(&read, problem);
+                // `grups` said to be `groups` already: that `groups` is missing says nothing new.
+                let misspelt = |error: &SpecError| {
+                    problem
+                        .message
+                        .strip_prefix("missing `")
+                        .is_some_and(|rest| {
+                            let field = rest.split('`').next().unwrap_or_default();
+                            error.message.ends_with(&format!("did you mean `{field}`?"))
+                        })
+                };
+                if errors.iter().any(misspelt) {
+                    break None;
+                }
                 let line = match problem.at {
                     Place::At(line, _) => Some(line),
                     _ => None,
@@ -410,6 +434,7 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
         }
         let in_group =
             |message: String| spec_error(group_at, format!("group `{}`: {message}", common.name));
+        let errors_before = errors.len();
         let points = common.points.unwrap_or(0.0);
         if !(points.is_finite() && (0.0..=MOST_POINTS).contains(&points)) {
             // 1e300 written out would be a line of 301 digits.
@@ -432,6 +457,10 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
             .map(|timeout| within("timeout_ms", timeout, TIMEOUT_MS))
         {
             errors.push(in_group(message));
+        }
+        // A group refused is not graded, nor answered by the reference.
+        if errors.len() > errors_before {
+            continue;
         }
         let group_id = format!("{}::{}", unit.name(), slug(&common.name));
         // Cases come in order: each is looked for after the one before, so that finding

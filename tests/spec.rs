@@ -650,3 +650,104 @@ fn lint_stops_at_a_reference_that_runs_past_its_groups_timeout_naming_the_group(
         "{stderr}"
     );
 }
+
+/// Every kind of malformed spec an instructor writes, each with the start of the first line
+/// lint tells of it: where, and what is wrong.
+fn malformed_specs() -> Vec<(&'static str, Vec<u8>, &'static str)> {
+    vec![
+        ("alias_bomb", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c0, hand: [KH], expect: &a0 [x, x, x, x, x, x, x, x, x, x] }\n      - { name: c1, hand: [KH], expect: &a1 [*a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0] }\n      - { name: c2, hand: [KH], expect: &a2 [*a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1] }\n      - { name: c3, hand: [KH], expect: &a3 [*a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2] }\n      - { name: c4, hand: [KH], expect: &a4 [*a3, *a3, *a3, *a3, *a3, *a3, *a3, *a3, *a3, *a3] }\n      - { name: c5, hand: [KH], expect: &a5 [*a4, *a4, *a4, *a4, *a4, *a4, *a4, *a4, *a4, *a4] }\n      - { name: c6, hand: [KH], expect: &a6 [*a5, *a5, *a5, *a5, *a5, *a5, *a5, *a5, *a5, *a5] }\n      - { name: c7, hand: [KH], expect: &a7 [*a6, *a6, *a6, *a6, *a6, *a6, *a6, *a6, *a6, *a6] }\n      - { name: c8, hand: [KH], expect: &a8 [*a7, *a7, *a7, *a7, *a7, *a7, *a7, *a7, *a7, *a7] }\n      - { name: c9, hand: [KH], expect: &a9 [*a8, *a8, *a8, *a8, *a8, *a8, *a8, *a8, *a8, *a8] }\n".as_bytes().to_vec(), ":7:41: error: aliases (`*name`) expand to far more than any spec holds: write the values out, or alias less"),
+        ("bad_card", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH, 1X] }\n".as_bytes().to_vec(), ":7:31: error: hand[1]: `1X` is not a card: write a value (2-10, J, Q, K, A) then a suit (C, D, H, S), like `KH"),
+        ("bad_tableau_step", "assignment: tableau\ngroups:\n  - name: g\n    points: 1\n    cases:\n      - name: c\n        deck: [KH, QH]\n        steps: [deal, [1, 2]]\n".as_bytes().to_vec(), ":8:23: error: steps[1]: expected a step: deal, play, or { toggle: KH }, not a list"),
+        ("case_without_check", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":6:11: error: case `c`: names no check: give it `check:` or give its group one"),
+        ("check_of_another_assignment", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: category\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":5:12: error: check: `category` is not a check; expected one of: count_values, has_pair, has_two_pair, has_thr"),
+        ("colliding_ids", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: Pair!, hand: [KH, KD] }\n      - { name: pair, hand: [KH, KS] }\n".as_bytes().to_vec(), ":8:11: error: this test's id is `plaisante_hand::g::pair`, as is the test `Pair!` at "),
+        ("deep_brackets", "assignment: plaisante_hand\ngroups: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n".as_bytes().to_vec(), ":2:41: error: brackets nested 33 deep; a spec nests at most 32"),
+        ("deep_indent", "assignment: plaisante_hand\ngroups:\n                                                                                                                                                                                                                                                                                                            - name: g\n".as_bytes().to_vec(), ":3:1: error: indented 300 spaces; a spec nests at most 256"),
+        ("duplicate_card", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH, KH] }\n".as_bytes().to_vec(), ":7:11: error: case `c`: K♥ is in a Plaisante hand twice; one deck deals each card once"),
+        ("empty_file", "".as_bytes().to_vec(), ": error: the file is empty; a spec gives `assignment:` and `groups:`"),
+        ("endless_games", "assignment: crazy_eights\ngroups:\n  - name: g\n    points: 1\n    strategies: { games: 1000000000, seed: 1, opponents: [first legal, first legal, first legal] }\n".as_bytes().to_vec(), ":3:5: error: group `g`: `games: 1000000000` is outside its range, 1 to 10,000"),
+        ("endless_rounds", "assignment: blackjack\ngroups:\n  - name: g\n    points: 1\n    cases:\n      - { name: c, seed: 1, rounds: 1000000000 }\n".as_bytes().to_vec(), ":6:11: error: case `c`: `rounds: 1000000000` is outside its range, 1 to 10,000"),
+        ("huge_points", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1e300\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":3:5: error: group `g`: `points: 1e300` is outside its range, 0 to 1000"),
+        ("missing_assignment", "groups: []\n".as_bytes().to_vec(), ":1:1: error: missing `assignment`: this needs `assignment: ...`"),
+        ("missing_group_name", "assignment: plaisante_hand\ngroups:\n  - points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":3:5: error: missing `name`: this needs `name: ...`"),
+        ("negative_points", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: -1\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":3:5: error: group `g`: `points: -1` is outside its range, 0 to 1000"),
+        ("no_groups_key", "assignment: plaisante_hand\n".as_bytes().to_vec(), ":1:1: error: missing `groups`: this needs `groups: ...`"),
+        ("non_utf8", b"assignment: plaisante_hand\ngroups:\n  - name: caf\xe9\n".to_vec(), ":3:14: error: byte 48 (0xe9) is not UTF-8 text; save the spec as UTF-8"),
+        ("plaisante_hand_size", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: [2H, 3H, 4H, 5H, 6H, 7H] }\n".as_bytes().to_vec(), ":7:11: error: case `c`: a Plaisante hand holds 0 to 5 cards, not 6 (2♥ 3♥ 4♥ 5♥ 6♥ 7♥)"),
+        ("poker_hand_size", "assignment: poker\ngroups:\n  - name: g\n    points: 1\n    check: category\n    cases:\n      - { name: c, hand: [2H, 3H, 4H, 5H] }\n".as_bytes().to_vec(), ":7:11: error: case `c`: a poker hand holds 5 cards, not 4 (2♥ 3♥ 4♥ 5♥)"),
+        ("quote", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: \"c, hand: [KH] }\n".as_bytes().to_vec(), ":7:17: error: this quoted string is never closed: it runs to the end of the file"),
+        ("syntax_bracket", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH, KD }\n".as_bytes().to_vec(), ":7:26: error: this `[` is never closed: a `]` is missing"),
+        ("tab", "assignment: plaisante_hand\ngroups:\n\t- name: g\n".as_bytes().to_vec(), ":3:1: error: a tab is not allowed for indentation in YAML; indent with spaces"),
+        ("two_documents", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n---\nassignment: poker\n".as_bytes().to_vec(), ":8:1: error: a spec is one YAML document, but a second one starts here; remove the `---` or split the file"),
+        ("unknown_alias", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: *cards }\n".as_bytes().to_vec(), ":7:26: error: this alias (`*name`) names no anchor (`&name`) written before it"),
+        ("unknown_assignment", "assignment: solitaire\ngroups: []\n".as_bytes().to_vec(), ":1:1: error: `solitaire` is not an assignment; expected one of: plaisante_hand, tableau, blackjack, poker, dra"),
+        ("unknown_case_field", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH], expct: true }\n".as_bytes().to_vec(), ":7:32: error: `expct` is not a field here; did you mean `expect`?"),
+        ("unknown_check", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pairs\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":5:12: error: check: `has_pairs` is not a check; did you mean `has_pair`?"),
+        ("unknown_defaults_field", "assignment: plaisante_hand\ndefaults: { timout_ms: 3 }\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":2:13: error: defaults: `timout_ms` is not a field here; did you mean `timeout_ms`?"),
+        ("unknown_generate_field", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    checks: [has_pair]\n    generate: { count: 3, seed: 1, hand_sise: 5 }\n".as_bytes().to_vec(), ":6:36: error: generate: `hand_sise` is not a field here; did you mean `hand_size`?"),
+        ("unknown_group_field", "assignment: plaisante_hand\ngroups:\n  - name: g\n    pionts: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":4:5: error: `pionts` is not a field here; did you mean `points`?"),
+        ("unknown_rules_field", "assignment: blackjack\nrules: { ties: draw }\ngroups:\n  - name: g\n    points: 1\n    check: value\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":2:10: error: rules: `ties` is not a field here; expected one of: dealer_hits_soft_17"),
+        ("unknown_top_field", "assignment: plaisante_hand\ngrups:\n  - name: g\n".as_bytes().to_vec(), ":2:1: error: `grups` is not a field here; did you mean `groups`?"),
+        ("unknown_visibility", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    visibility: hiden\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":5:17: error: visibility: `hiden` is not a choice here; did you mean `hidden`?"),
+        ("wrong_expectation", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: three kings, hand: [KH, KD, KC], expect: true }\n".as_bytes().to_vec(), ":7:11: error: case `three kings` expects true, but the reference answers false; fix the `expect`, or remove it"),
+        ("wrong_type_expect", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH, KD], expect: maybe }\n".as_bytes().to_vec(), ":7:11: error: case `c`: `expect` does not fit has_pair: it returns true or false"),
+        ("wrong_type_list", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: KH }\n".as_bytes().to_vec(), ":7:26: error: hand: expected a list, such as [a, b], not `KH`"),
+        ("wrong_type_number", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: many\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":4:13: error: points: expected a number, not `many`"),
+        ("wrong_type_whole_number", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    timeout_ms: fast\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":5:17: error: timeout_ms: expected a whole number, not `fast`"),
+        ("zero_count", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    checks: [has_pair]\n    generate: { count: 0, seed: 1 }\n".as_bytes().to_vec(), ":3:5: error: group `g`: `count: 0` is outside its range, 1 to 1,000,000"),
+        ("zero_timeout", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    timeout_ms: 0\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":3:5: error: group `g`: `timeout_ms: 0` is outside its range, 1 to 600,000"),
+    ]
+}
+
+/// Lints one file under a deadline: a spec that hangs the grader fails this, never the suite.
+fn lint_within_seconds(file: &std::path::Path) -> (Option<i32>, String) {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_grader"))
+        .args(["spec", "lint", "--quick"])
+        .arg(file)
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("lint of {} ran past 30 s", file.display());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().unwrap();
+    let told = String::from_utf8_lossy(&output.stdout) + String::from_utf8_lossy(&output.stderr);
+    (output.status.code(), told.into_owned())
+}
+
+#[test]
+fn every_kind_of_malformed_spec_is_told_precisely_at_its_place_and_none_hangs_or_panics() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("malformed");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut kinds = malformed_specs();
+    let case = "      - { name: c, hand: [KH], check: has_pair }\n";
+    let huge = format!(
+        "assignment: plaisante_hand\ngroups:\n  - name: g\n    cases:\n{}",
+        case.repeat(9 * 1024 * 1024 / case.len() + 1)
+    );
+    let too_big = format!(
+        ": error: the spec is {} bytes; a spec may be at most 8388608 (8 MiB)",
+        huge.len()
+    );
+    kinds.push(("huge", huge.into_bytes(), too_big.leak()));
+    assert!(kinds.len() >= 30, "{} kinds", kinds.len());
+    for (kind, text, told_first) in kinds {
+        let file = dir.join(format!("{kind}.yaml"));
+        std::fs::write(&file, text).unwrap();
+        let (code, told) = lint_within_seconds(&file);
+        assert_eq!(code, Some(2), "{kind}:\n{told}");
+        assert!(!told.contains("panicked"), "{kind}:\n{told}");
+        let expected = format!("{}{told_first}", file.display());
+        assert!(
+            told.starts_with(&expected),
+            "{kind}: expected\n{expected}\nbut lint told\n{told}"
+        );
+    }
+}

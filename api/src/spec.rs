@@ -512,6 +512,32 @@ pub(crate) fn expected<T: DeserializeOwned>(
         .map_err(|_| format!("`expect` does not fit {check}: it returns {returns}"))
 }
 
+/// Refuses cards that one deck does not deal: fewer or more than `sizes`, or a card twice.
+pub(crate) fn dealt(
+    what: &str,
+    cards: &[crate::card::Card],
+    sizes: RangeInclusive<usize>,
+) -> Result<(), String> {
+    if !sizes.contains(&cards.len()) {
+        let holds = match sizes.start() == sizes.end() {
+            true => format!("{}", sizes.start()),
+            false => format!("{} to {}", sizes.start(), sizes.end()),
+        };
+        return Err(format!(
+            "{what} holds {holds} cards, not {} ({})",
+            cards.len(),
+            crate::card::format_cards(cards)
+        ));
+    }
+    let mut seen = std::collections::HashSet::new();
+    match cards.iter().find(|card| !seen.insert(**card)) {
+        Some(twice) => Err(format!(
+            "{twice} is in {what} twice; one deck deals each card once"
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Cards as an `expect` lists them: `[KH, 10D]`, as a spec writes them.
 pub(crate) fn cards_expect(cards: &[crate::card::Card]) -> String {
     let cards: Vec<String> = cards

@@ -132,7 +132,32 @@ pub fn reworded(text: &str, problem: Problem) -> Problem {
             );
         }
     }
+    if message.contains("repetition limit exceeded") {
+        let anchor = text.lines().enumerate().find_map(|(index, line)| {
+            let column = line.find(" &")? + 2;
+            Some((index + 1, column))
+        });
+        return Problem {
+            at: anchor.map_or(Place::File, |(line, column)| Place::At(line, column)),
+            message: "aliases (`*name`) expand to far more than any spec holds: write the values out, or alias less".into(),
+        };
+    }
+    if message == "unknown anchor" {
+        return Problem {
+            message: "this alias (`*name`) names no anchor (`&name`) written before it".into(),
+            ..problem
+        };
+    }
     let message = without_item_indexes(message);
+    if let Some((path, field)) = message
+        .split_once("missing field `")
+        .and_then(|(path, rest)| Some((path, rest.strip_suffix('`')?)))
+    {
+        return Problem {
+            message: format!("{path}missing `{field}`: this needs `{field}: ...`"),
+            ..problem
+        };
+    }
     let message = unknown_field(&message)
         .or_else(|| expected_type(&message))
         .unwrap_or(message);

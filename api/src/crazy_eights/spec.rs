@@ -17,7 +17,7 @@ use crate::protocol::{Reply, decode_reply};
 use crate::source::Source;
 use crate::spec::{
     Driven, Field, GAMES, Grading, Label, NoRules, Problem, Problems, Spec, SpecTest, TARGET,
-    Transport, case_tests, exactly_one, within, within_generated,
+    Transport, case_tests, dealt, exactly_one, within, within_generated,
 };
 use crate::wire::Wire;
 
@@ -143,6 +143,9 @@ impl Spec for Contract {
         case_tests(name, cases, |case| {
             if let Some(target) = case.target {
                 within("target", u64::from(target), TARGET)?;
+            }
+            if let Some(deck) = &case.deck {
+                dealt("a deck", deck, 0..=52)?;
             }
             let setup = Setup {
                 players: harness(&case.players, PLAYERS, "players")?,

@@ -10,7 +10,7 @@ use crate::card::Card;
 use crate::deck::HandSource;
 use crate::spec::{
     EveryHand, GenerateHands, Grading, Problem, Problems, Spec, SpecTest, Written, bulk_checks,
-    case_tests, check_of, exactly_one, expected, hand_source, unused,
+    case_tests, check_of, dealt, exactly_one, expected, hand_source, unused,
 };
 
 /// `rules:` of a Plaisante hand file or group.
@@ -118,6 +118,7 @@ impl Spec for Contract {
                 "a group of cases; give `check`",
             )?;
             return case_tests(name, cases, |case| {
+                dealt("a Plaisante hand", &case.hand, 0..=5)?;
                 let check = check_of(case.check, group.check)?;
                 let written = case
                     .expect

@@ -1,17 +1,15 @@
 //! Poker specs: cases of one hand and one check or two hands compared, and bulk groups of
 //! hands or pairs of hands, under the file's or the group's ranking rules.
 
-use std::collections::HashSet;
-
 use serde::Deserialize;
 
 use super::{Answer, Check, Contract, Matchup, PokerRules, RandomPairs, Request, Ties};
-use crate::card::{Card, format_cards};
+use crate::card::Card;
 use crate::deck::HandSource;
 use crate::source::Source;
 use crate::spec::{
     EveryHand, Grading, Problem, Problems, Spec, SpecTest, Written, bulk_checks, case_tests,
-    check_of, exactly_one, expected, five, hand_source, only_fields, unused,
+    check_of, dealt, exactly_one, expected, five, hand_source, only_fields, unused,
 };
 
 /// `rules:` of a poker file or group.
@@ -180,7 +178,7 @@ pub(crate) fn case_test(
     rules: PokerRules,
 ) -> Result<(Request, Vec<Written<Contract>>), String> {
     for cards in std::iter::once(&case.hand).chain(case.versus.as_ref()) {
-        five_distinct(cards)?;
+        dealt("a poker hand", cards, 5..=5)?;
     }
     if let Some(versus) = &case.versus {
         only_fields(
@@ -209,18 +207,6 @@ pub(crate) fn case_test(
         rules,
     };
     Ok((request, written.into_iter().collect()))
-}
-
-/// A poker hand: five cards, none twice.
-fn five_distinct(cards: &[Card]) -> Result<(), String> {
-    let distinct: HashSet<&Card> = cards.iter().collect();
-    if cards.len() != 5 || distinct.len() != 5 {
-        return Err(format!(
-            "a poker hand is five different cards, not {}",
-            format_cards(cards)
-        ));
-    }
-    Ok(())
 }
 
 fn check_expectation(check: Check, value: &serde_yaml::Value) -> Result<Written<Contract>, String> {

@@ -7,7 +7,8 @@ use super::{Contract, RandomScripts, Script, State, Step};
 use crate::card::{Card, format_cards};
 use crate::source::Source;
 use crate::spec::{
-    Grading, NoRules, Problems, Spec, SpecTest, Written, case_tests, exactly_one, within_generated,
+    Grading, NoRules, Problems, Spec, SpecTest, Written, case_tests, dealt, exactly_one,
+    within_generated,
 };
 
 spec_group!(Group {
@@ -147,6 +148,7 @@ impl Spec for Contract {
         }
         let cases = group.cases.unwrap_or_default();
         case_tests(name, cases, |case| {
+            dealt("a deck", &case.deck, 0..=52)?;
             let (steps, written) = script_steps(&case.steps)?;
             let script = Script {
                 deck: case.deck,
