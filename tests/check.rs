@@ -623,6 +623,54 @@ fn a_new_crate_from_the_embedded_template_grades_as_the_template_does() {
 }
 
 #[test]
+fn a_new_crate_for_one_assignment_holds_its_module_and_those_it_uses_and_grades_only_it() {
+    let crate_dir = support::scratch().join("grader-new-draw-poker");
+    let _ = std::fs::remove_dir_all(&crate_dir);
+    let made = grader(&[
+        "new",
+        crate_dir.to_str().unwrap(),
+        "--assignment",
+        "draw_poker",
+    ]);
+    assert!(made.status.success(), "{made:?}");
+    let mut modules: Vec<String> = std::fs::read_dir(crate_dir.join("src"))
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    modules.sort();
+    // Five-card draw ranks with the poker hand.
+    assert_eq!(modules, ["draw_poker.rs", "lib.rs", "poker.rs"]);
+    let library = std::fs::read_to_string(crate_dir.join("src/lib.rs")).unwrap();
+    assert!(
+        library.contains(".draw_poker::<draw_poker::Game, poker::Hand>()"),
+        "{library}"
+    );
+    assert!(
+        !library.contains(".poker::<") && !library.contains("crazy_eights"),
+        "{library}"
+    );
+    let (code, stdout, stderr) = check(&crate_dir, &[]);
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    assert!(stdout.contains("draw_poker::"), "{stdout}");
+    assert!(
+        !stdout.contains("plaisante_hand::") && !stdout.contains("\npoker::"),
+        "{stdout}"
+    );
+    let unknown = grader(&[
+        "new",
+        crate_dir.with_extension("x").to_str().unwrap(),
+        "--assignment",
+        "solitaire",
+    ]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&unknown.stderr)
+            .contains("--assignment solitaire: not an assignment")
+    );
+}
+
+#[test]
 fn an_added_spec_replaces_the_built_in_group_it_names_and_adds_the_rest() {
     let added = support::scratch().join("added-groups.yaml");
     std::fs::write(
