@@ -94,8 +94,8 @@ fn write_crate(path: &Path, assignments: &[String]) -> Result<(), String> {
 }
 
 /// The template's `src/lib.rs` with only the registrations of `assignments` (a method
-/// named after one, such as `.poker::<...>()` or `.crazy_eights_player::<...>()`), the
-/// comments before them, and the modules they name; and those modules.
+/// whose name starts with one's: an assignment and its players), the comments before
+/// them, and the modules they name; and those modules.
 fn library_of(library: &str, assignments: &[String]) -> (String, Vec<String>) {
     let registers = |line: &str| {
         let method = line.trim_start().strip_prefix('.').unwrap_or_default();
