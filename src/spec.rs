@@ -219,16 +219,14 @@ pub fn colliding_ids(groups: &[Group]) -> Vec<SpecError> {
         let Some(first) = seen.insert(&test.id, test) else {
             continue;
         };
-        let place = match first.location {
-            Some((line, column)) => format!("{}:{line}:{column}", first.file),
-            None => first.file.clone(),
-        };
         collisions.push(SpecError {
             file: test.file.clone(),
             location: test.location,
             message: format!(
-                "this test's id is `{}`, as is the test `{}` at {place}; give one of them another name",
-                test.id, first.name
+                "this test's id is `{}`, as is the test `{}` at {}; give one of them another name",
+                test.id,
+                first.name,
+                place_in(&first.file, first.location)
             ),
         });
     }
@@ -458,11 +456,23 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
         {
             errors.push(in_group(message));
         }
+        let group_id = format!("{}::{}", unit.name(), slug(&common.name));
+        if slug(&common.name).is_empty() {
+            errors.push(in_group(
+                "the name has no letter or digit to make a test id of".into(),
+            ));
+        } else if let Some(first) = checked.suite.groups.iter().find(|g| g.id == group_id) {
+            // A later group of the same id would replace it, as `--add-spec` does.
+            errors.push(in_group(format!(
+                "this group's id is `{group_id}`, as is the group `{}` at {}; give one of them another name",
+                first.name,
+                place_in(&first.file, first.location)
+            )));
+        }
         // A group refused is not graded, nor answered by the reference.
         if errors.len() > errors_before {
             continue;
         }
-        let group_id = format!("{}::{}", unit.name(), slug(&common.name));
         // Cases come in order: each is looked for after the one before, so that finding
         // them all reads the file once.
         let mut case_from = from_line + 1;
@@ -492,7 +502,20 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
                     location,
                 }
             })
-            .collect();
+            .collect::<Vec<TestCase>>();
+        let nameless = tests.iter().filter(|test| test.id.ends_with("::"));
+        for test in nameless {
+            errors.push(spec_error(
+                test.location,
+                format!(
+                    "case `{}`: the name has no letter or digit to make a test id of; give it an `id`",
+                    test.name
+                ),
+            ));
+        }
+        if errors.len() > errors_before {
+            continue;
+        }
         checked.suite.groups.push(Group {
             assignment: unit,
             id: group_id,
@@ -528,6 +551,14 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
     errors.sort_by_key(|error| error.location);
     checked.errors = errors;
     checked
+}
+
+/// `file:line:column`, or the file alone when the place is not known.
+fn place_in(file: &str, location: Option<(usize, usize)>) -> String {
+    match location {
+        Some((line, column)) => format!("{file}:{line}:{column}"),
+        None => file.to_string(),
+    }
 }
 
 /// Where in `text` a problem is.

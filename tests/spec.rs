@@ -423,7 +423,7 @@ fn deep_nesting_is_refused_where_it_goes_too_deep() {
     );
     // A `[` inside a quoted string or a comment is no nesting.
     let quoted = format!(
-        "assignment: plaisante_hand # {}\ngroups:\n  - name: \"{}\"\n    cases: [{{ name: c, hand: [KH], check: has_pair }}]\n",
+        "assignment: plaisante_hand # {}\ngroups:\n  - name: \"a {}\"\n    cases: [{{ name: c, hand: [KH], check: has_pair }}]\n",
         "[".repeat(40),
         "[".repeat(40)
     );
@@ -655,6 +655,21 @@ fn lint_stops_at_a_reference_that_runs_past_its_groups_timeout_naming_the_group(
 /// lint tells of it: where, and what is wrong.
 fn malformed_specs() -> Vec<(&'static str, Vec<u8>, &'static str)> {
     vec![
+        (
+            "groups_of_one_id",
+            b"assignment: plaisante_hand\ngroups:\n  - name: same\n    points: 1\n    check: has_pair\n    cases:\n      - { name: a, hand: [KH] }\n  - name: Same!\n    points: 1\n    check: has_pair\n    cases:\n      - { name: b, hand: [KH] }\n".to_vec(),
+            ":8:5: error: group `Same!`: this group's id is `plaisante_hand::same`, as is the group `same` at ",
+        ),
+        (
+            "nameless_group",
+            b"assignment: plaisante_hand\ngroups:\n  - name: \"!!\"\n    points: 1\n    check: has_pair\n    cases:\n      - { name: a, hand: [KH] }\n".to_vec(),
+            ":3:5: error: group `!!`: the name has no letter or digit to make a test id of",
+        ),
+        (
+            "empty_toggle",
+            b"assignment: tableau\ngroups:\n  - name: t\n    points: 1\n    cases:\n      - name: c\n        deck: [KH]\n        steps: [{ toggle: [], expect: { held: [] } }]\n".to_vec(),
+            ":6:9: error: case `c`: `toggle: []` toggles nothing: name a card or more",
+        ),
         ("alias_bomb", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c0, hand: [KH], expect: &a0 [x, x, x, x, x, x, x, x, x, x] }\n      - { name: c1, hand: [KH], expect: &a1 [*a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0] }\n      - { name: c2, hand: [KH], expect: &a2 [*a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1] }\n      - { name: c3, hand: [KH], expect: &a3 [*a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2] }\n      - { name: c4, hand: [KH], expect: &a4 [*a3, *a3, *a3, *a3, *a3, *a3, *a3, *a3, *a3, *a3] }\n      - { name: c5, hand: [KH], expect: &a5 [*a4, *a4, *a4, *a4, *a4, *a4, *a4, *a4, *a4, *a4] }\n      - { name: c6, hand: [KH], expect: &a6 [*a5, *a5, *a5, *a5, *a5, *a5, *a5, *a5, *a5, *a5] }\n      - { name: c7, hand: [KH], expect: &a7 [*a6, *a6, *a6, *a6, *a6, *a6, *a6, *a6, *a6, *a6] }\n      - { name: c8, hand: [KH], expect: &a8 [*a7, *a7, *a7, *a7, *a7, *a7, *a7, *a7, *a7, *a7] }\n      - { name: c9, hand: [KH], expect: &a9 [*a8, *a8, *a8, *a8, *a8, *a8, *a8, *a8, *a8, *a8] }\n".as_bytes().to_vec(), ":7:41: error: aliases (`*name`) expand to far more than any spec holds: write the values out, or alias less"),
         ("bad_card", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH, 1X] }\n".as_bytes().to_vec(), ":7:31: error: hand[1]: `1X` is not a card: write a value (2-10, J, Q, K, A) then a suit (C, D, H, S), like `KH"),
         ("bad_tableau_step", "assignment: tableau\ngroups:\n  - name: g\n    points: 1\n    cases:\n      - name: c\n        deck: [KH, QH]\n        steps: [deal, [1, 2]]\n".as_bytes().to_vec(), ":8:23: error: steps[1]: expected a step: deal, play, or { toggle: KH }, not a list"),

@@ -185,6 +185,9 @@ fn script_steps(specs: &[StepSpec]) -> Result<(Vec<Step>, Vec<Written<Contract>>
                 }
                 match &action.toggle {
                     Some(OneOrMany::One(card)) => steps.push(Step::Toggle(*card)),
+                    Some(OneOrMany::Many(cards)) if cards.is_empty() => {
+                        return Err("`toggle: []` toggles nothing: name a card or more".into());
+                    }
                     Some(OneOrMany::Many(cards)) => {
                         steps.extend(cards.iter().map(|c| Step::Toggle(*c)))
                     }
