@@ -16,6 +16,11 @@ fn main() {
     println!("cargo:rerun-if-changed=specs");
     println!("cargo:rerun-if-changed=student_template/src");
     println!("cargo:rerun-if-changed=student_template/Cargo.toml");
+    println!("cargo:rerun-if-changed=reference/src");
+    println!(
+        "cargo:rustc-env=CARDGRADE_ANSWERS_DIGEST={:016x}",
+        answers_digest()
+    );
     let mut files = Vec::new();
     collect(Path::new("api/src"), &mut files);
     files.sort();
@@ -38,6 +43,27 @@ fn main() {
         .expect("OUT_DIR is writable");
     std::fs::write(target.join("embedded_template.rs"), template(&root))
         .expect("OUT_DIR is writable");
+}
+
+/// A hash of what the reference's answers come from: its sources, grader-api's and the
+/// grader's version. Kept answers made by another are not used.
+fn answers_digest() -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut files = Vec::new();
+    collect(Path::new("reference/src"), &mut files);
+    collect(Path::new("api/src"), &mut files);
+    files.sort();
+    let mut hasher = std::hash::DefaultHasher::new();
+    std::env::var("CARGO_PKG_VERSION")
+        .unwrap_or_default()
+        .hash(&mut hasher);
+    for file in &files {
+        file.hash(&mut hasher);
+        std::fs::read(file)
+            .unwrap_or_else(|error| panic!("{} is unreadable: {error}", file.display()))
+            .hash(&mut hasher);
+    }
+    hasher.finish()
 }
 
 /// The student template's manifest and sources: what `grader new` writes.
@@ -97,7 +123,7 @@ fn embedded(doc: &str, name: &str, files: &[PathBuf], prefix: &str, root: &Path)
 
 fn collect(dir: &Path, files: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir)
-        .expect("api/src is readable")
+        .unwrap_or_else(|error| panic!("{} is unreadable: {error}", dir.display()))
         .flatten()
     {
         let path = entry.path();

@@ -11,6 +11,7 @@ use grader_api::protocol;
 use grader_api::spec::Grading;
 use grader_api::{ASSIGNMENTS, Submission};
 
+use crate::answers::Store;
 use crate::compile::{self, BuildError};
 use crate::exit::{self, Stop};
 use crate::grade;
@@ -184,6 +185,8 @@ fn assignment_name(text: &str) -> Result<String, String> {
 struct Session {
     suite: Suite,
     reference: Submission,
+    /// Where bulk groups' answers are kept, when there is a builds folder to keep them by.
+    answers: Option<Store>,
     /// Expected answers of every listed test, by test index; empty for bulk tests.
     expected: Vec<grade::Expected>,
     /// The names of the assignments the submission registers.
@@ -435,6 +438,9 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
     let session = Arc::new(Session {
         suite,
         reference,
+        answers: compile::builds_folder()
+            .ok()
+            .map(|builds| Store::default_for(&builds)),
         expected,
         registered,
         view: View::of(&args, suite_due),
@@ -871,7 +877,13 @@ fn run_test(session: &Session, index: usize) -> Verdict {
                 let bulk = test.grading == Grading::Bulk;
                 let grade = |runner: &mut Runner| {
                     if bulk {
-                        grade::grade_bulk(runner, &session.reference, group, test)
+                        grade::grade_bulk(
+                            runner,
+                            &session.reference,
+                            session.answers.as_ref(),
+                            group,
+                            test,
+                        )
                     } else {
                         grade::grade_listed(
                             runner,

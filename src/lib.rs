@@ -4,6 +4,7 @@
 // The sandbox closes inherited files with one system call that has no safe wrapper.
 #![deny(unsafe_code)]
 
+pub mod answers;
 pub mod batch;
 pub mod capture;
 pub mod check;

@@ -1,6 +1,7 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use grader::answers::{self, BuildArgs};
 use grader::batch::{self, BatchCommand};
 use grader::check::{self, CheckArgs};
 use grader::exit;
@@ -49,6 +50,9 @@ enum Command {
     /// Tools for spec files.
     #[command(subcommand)]
     Spec(SpecCommand),
+    /// The reference's answers to bulk groups, kept on disk.
+    #[command(subcommand)]
+    Cache(CacheCommand),
     /// Print the sandbox layers this machine gives builds and runners, one per line;
     /// exits 1 when one is missing (what `check --sandbox strict` refuses).
     Doctor,
@@ -58,6 +62,13 @@ enum Command {
 enum GradescopeCommand {
     /// Write an autograder zip: setup.sh, run_autograder, the grader, the specs and the api.
     Package(PackageArgs),
+}
+
+#[derive(Subcommand)]
+enum CacheCommand {
+    /// Compute and keep the answers of every bulk group now, so no submission waits for
+    /// them (`grader gradescope package` puts them in the zip).
+    Build(BuildArgs),
 }
 
 #[derive(Subcommand)]
@@ -113,6 +124,7 @@ fn main() -> ExitCode {
             print!("{}", package::GITHUB_WORKFLOW);
             ExitCode::from(exit::PASSED)
         }
+        Command::Cache(CacheCommand::Build(args)) => answers::run(args),
         Command::Doctor => sandbox::doctor(),
     }
 }

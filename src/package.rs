@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::answers::{self, Store};
 use crate::compile::{API_FILES, API_MANIFEST, PINNED_LOCK};
 use crate::exit;
 use crate::spec::{self, BUILT_IN_SPECS};
@@ -49,6 +50,8 @@ if [ -f "$HOME/.cargo/env" ]; then . "$HOME/.cargo/env"; fi
 FOUND="$(find "$ROOT/submission" -name Cargo.toml -printf '%d %P\n' 2>/dev/null | grep -v -E '(^[0-9]+ |/)target/' | sort -n | head -n 1 | cut -d' ' -f2-)"
 CRATE="$ROOT/submission"
 if [ -n "$FOUND" ]; then CRATE="$ROOT/submission/$(dirname "$FOUND")"; fi
+# The reference's answers to bulk groups were computed when this was packaged.
+export CARDGRADE_ANSWERS_DIR="$SOURCE/answers"
 "$SOURCE/grader" check "$CRATE" --format gradescope --output "$RESULTS" --spec "$SOURCE/specs" --color never ASSIGNMENTS
 if [ ! -s "$RESULTS" ]; then
   printf '{"score": 0, "output": "The autograder could not grade this submission; please tell the course staff.", "tests": []}\n' > "$RESULTS"
@@ -123,6 +126,16 @@ fn package(args: &PackageArgs) -> Result<String, String> {
     }
     for (name, bytes) in specs {
         entries.push(file(&format!("specs/{name}"), bytes, false));
+    }
+    // Kept answers, so that no submission waits for the reference's.
+    let store = crate::compile::builds_folder()
+        .map(|builds| Store::default_for(&builds))
+        .map_err(|e| format!("no folder of builds to keep answers in: {e}"))?;
+    for path in answers::keep_all(&store, &suite, &args.assignments)? {
+        let bytes =
+            std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        entries.push(file(&format!("answers/{name}"), bytes, false));
     }
     let zip = archive(&entries);
     std::fs::write(&args.out, &zip)

@@ -840,6 +840,94 @@ fn spec_fill_writes_every_missing_expect_and_changes_nothing_else() {
 }
 
 #[test]
+fn kept_answers_grade_as_computed_ones_and_a_damaged_entry_is_computed_again() {
+    let store = support::scratch().join("kept-answers");
+    let _ = std::fs::remove_dir_all(&store);
+    let buggy = support::named("bug-pair-at-least-two");
+    let grade = || {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_grader"));
+        support::grader_env(&mut command)
+            .env("CARDGRADE_ANSWERS_DIR", &store)
+            .arg("check")
+            .arg(&buggy)
+            .args([
+                "plaisante_hand::10_000_hands_from_a_seed",
+                "--exact",
+                "--color",
+                "never",
+            ]);
+        let output = command.output().unwrap();
+        assert_eq!(output.status.code(), Some(1), "{output:?}");
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        // Everything but the times, which differ from run to run.
+        stdout
+            .lines()
+            .filter(|line| !line.contains("finished in"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let computed = grade();
+    assert!(computed.contains("answered wrongly"), "{computed}");
+    let entries: Vec<std::path::PathBuf> = std::fs::read_dir(&store)
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.path())
+        .collect();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    let whole = std::fs::read(&entries[0]).unwrap();
+    let kept_at = std::fs::metadata(&entries[0]).unwrap().modified().unwrap();
+    assert_eq!(grade(), computed, "graded from the kept answers");
+    // Read, not written again: a missing or damaged entry is replaced.
+    let read_at = std::fs::metadata(&entries[0]).unwrap().modified().unwrap();
+    assert_eq!(read_at, kept_at);
+    // Cut short, then with a byte changed: never trusted, computed again and kept anew.
+    for damage in [whole[..whole.len() / 2].to_vec(), {
+        let mut changed = whole.clone();
+        let middle = changed.len() / 2;
+        changed[middle] ^= 0xff;
+        changed
+    }] {
+        std::fs::write(&entries[0], damage).unwrap();
+        assert_eq!(grade(), computed);
+        assert_eq!(std::fs::read(&entries[0]).unwrap(), whole);
+    }
+}
+
+#[test]
+fn cache_build_keeps_every_bulk_groups_answers_once() {
+    let store = support::scratch().join("cache-build");
+    let _ = std::fs::remove_dir_all(&store);
+    let build = || {
+        let built = grader(&[
+            "cache",
+            "build",
+            "--assignment",
+            "plaisante_hand",
+            "--out",
+            store.to_str().unwrap(),
+        ]);
+        assert!(built.status.success(), "{built:?}");
+        let mut entries: Vec<(std::path::PathBuf, std::time::SystemTime)> =
+            std::fs::read_dir(&store)
+                .unwrap()
+                .flatten()
+                .map(|entry| (entry.path(), entry.metadata().unwrap().modified().unwrap()))
+                .collect();
+        entries.sort();
+        (String::from_utf8_lossy(&built.stdout).into_owned(), entries)
+    };
+    let (told, first) = build();
+    assert!(
+        told.starts_with("the answers of 3 bulk groups are kept in "),
+        "{told}"
+    );
+    assert_eq!(first.len(), 3, "{first:?}");
+    // Kept answers are not computed again.
+    let (_, second) = build();
+    assert_eq!(first, second);
+}
+
+#[test]
 fn a_spec_too_big_to_be_one_is_refused_unread() {
     let big = support::scratch().join("big-spec.yaml");
     let case = "      - { name: c, hand: [KH], check: has_pair }\n";

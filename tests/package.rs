@@ -80,6 +80,12 @@ fn the_autograder_grades_a_submission_wherever_its_crate_sits_and_always_exits_0
             "{file} missing from {files:?}"
         );
     }
+    // The reference's answers to the three bulk groups, so no submission waits for them.
+    let kept: Vec<&String> = files
+        .iter()
+        .filter(|f| f.starts_with("answers/plaisante_hand-"))
+        .collect();
+    assert_eq!(kept.len(), 3, "{files:?}");
     // The student's crate sits one folder down, its api path pointing nowhere.
     let crate_dir = root.join("submission/my-work");
     copy_tree(&repo().join("tests/fixtures/example-student"), &crate_dir);

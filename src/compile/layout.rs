@@ -56,8 +56,7 @@ impl Layout {
             .collect();
         let tag = format!("{name}-{:016x}", stable_hash(&submission.root));
         let bin_name = format!("cardgrade-runner-{tag}");
-        let shared = std::env::var_os(TARGET_DIR_ENV)
-            .map(|dir| std::path::absolute(PathBuf::from(&dir)).unwrap_or_else(|_| dir.into()));
+        let shared = shared_builds();
         Ok(match shared {
             Some(shared) => (
                 Layout::new(shared.join(&tag), Some(&shared), bin_name),
@@ -65,6 +64,21 @@ impl Layout {
             ),
             None => (Layout::new(own_builds()?.join(&tag), None, bin_name), None),
         })
+    }
+}
+
+/// The folder [`TARGET_DIR_ENV`] names, if it is set.
+fn shared_builds() -> Option<PathBuf> {
+    std::env::var_os(TARGET_DIR_ENV)
+        .map(|dir| std::path::absolute(PathBuf::from(&dir)).unwrap_or_else(|_| dir.into()))
+}
+
+/// The folder that holds every submission's build folder: [`TARGET_DIR_ENV`]'s, or the
+/// grader user's own.
+pub fn builds_folder() -> io::Result<PathBuf> {
+    match shared_builds() {
+        Some(shared) => Ok(shared),
+        None => own_builds(),
     }
 }
 

@@ -9,6 +9,8 @@ mod cargo;
 mod copy;
 mod inherit;
 mod layout;
+
+pub use layout::{builds_folder, stable_hash};
 mod manifest;
 
 use std::collections::BTreeMap;
