@@ -166,11 +166,22 @@ fn graded(
     group: &grader::spec::Group,
     test: &grader::spec::TestCase,
 ) -> (Duration, Duration) {
-    let cpu_before = cpu_of(Who::Myself) + cpu_of(Who::Descendants);
+    let (grader_before, runner_before) = (cpu_of(Who::Myself), cpu_of(Who::Descendants));
     let started = Instant::now();
     let (verdict, survived) = grade::grade_bulk(runner, reference, store, group, test);
     let wall = started.elapsed();
-    let cpu = cpu_of(Who::Myself) + cpu_of(Who::Descendants) - cpu_before;
+    let (grader_cpu, runner_cpu) = (
+        cpu_of(Who::Myself) - grader_before,
+        cpu_of(Who::Descendants) - runner_before,
+    );
+    if std::env::var_os("BENCH_CPU_SPLIT").is_some() {
+        eprintln!(
+            "    grader {:.1} ms, runner {:.1} ms",
+            ms(grader_cpu),
+            ms(runner_cpu)
+        );
+    }
+    let cpu = grader_cpu + runner_cpu;
     assert!(
         matches!(verdict, Verdict::Passed) && survived,
         "the reference must pass"

@@ -8,7 +8,7 @@
 //! The store is never where a build or a runner can read: beside the builds' folders, not
 //! in one.
 
-use std::io::{self, Read, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use grader_api::assignment::Asked;
@@ -17,7 +17,9 @@ use grader_api::wire::{put_varint, take_varint};
 /// Overrides where the store is.
 pub const STORE_ENV: &str = "CARDGRADE_ANSWERS_DIR";
 /// Starts every entry; a change of layout changes it.
-const MAGIC: &[u8] = b"cardgrade answers 1\n";
+const MAGIC: &[u8] = b"cardgrade answers 2\n";
+/// The longest answers an entry may say it holds: the largest group's are about 100 MiB.
+const MOST_BYTES: u64 = 1 << 30;
 /// What the reference's answers were computed by: the reference's and grader-api's
 /// sources and the grader's version, hashed by build.rs.
 const MADE_BY: &str = env!("CARDGRADE_ANSWERS_DIGEST");
@@ -63,22 +65,14 @@ impl Store {
         std::fs::create_dir_all(&self.dir)?;
         let path = self.path_of(request);
         let partial = path.with_extension(format!("partial-{}", std::process::id()));
-        let mut entry = MAGIC.to_vec();
-        let key = key(request);
-        put_varint(&mut entry, key.len() as u64)?;
-        entry.extend_from_slice(&key);
-        put_varint(&mut entry, answers.inputs)?;
-        put_varint(&mut entry, answers.stream.len() as u64)?;
-        let mut compressor = flate2::write::GzEncoder::new(entry, flate2::Compression::fast());
-        compressor.write_all(&answers.stream)?;
-        std::fs::write(&partial, compressor.finish()?)?;
+        std::fs::write(&partial, encoded(&key(request), answers))?;
         std::fs::rename(&partial, &path)
     }
 
     fn path_of(&self, request: &dyn Asked) -> PathBuf {
         let hash = crate::compile::stable_hash(&key(request));
         self.dir
-            .join(format!("{}-{hash:016x}.gz", request.assignment()))
+            .join(format!("{}-{hash:016x}.lz4", request.assignment()))
     }
 }
 
@@ -163,6 +157,20 @@ fn key(request: &dyn Asked) -> Vec<u8> {
     key
 }
 
+/// An entry: the key, what it holds, and the answers compressed.
+fn encoded(key: &[u8], answers: &Answers) -> Vec<u8> {
+    let mut entry = MAGIC.to_vec();
+    // Writing into memory cannot fail.
+    let _ = put_varint(&mut entry, key.len() as u64);
+    entry.extend_from_slice(key);
+    let _ = put_varint(&mut entry, answers.inputs);
+    let _ = put_varint(&mut entry, answers.stream.len() as u64);
+    let _ = put_varint(&mut entry, u64::from(crc32fast::hash(&answers.stream)));
+    // LZ4: it decompresses several times faster than the reference answers.
+    entry.extend_from_slice(&lz4_flex::block::compress(&answers.stream));
+    entry
+}
+
 /// The answers in an entry, if it is whole: its key is `key`, it decompresses to the
 /// length it says, and its records are `inputs` in number and end where it ends.
 fn read_entry(bytes: &[u8], key: &[u8], inputs: u64) -> Option<Answers> {
@@ -173,19 +181,22 @@ fn read_entry(bytes: &[u8], key: &[u8], inputs: u64) -> Option<Answers> {
         return None;
     }
     let length = take_varint(&mut rest).ok()?;
-    let mut stream = Vec::with_capacity(usize::try_from(length).ok()?.min(64 << 20));
-    // The gzip trailer's checksum and length are checked at its end.
-    flate2::read::GzDecoder::new(rest)
-        .take(length + 1)
-        .read_to_end(&mut stream)
-        .ok()?;
+    let checksum = take_varint(&mut rest).ok()?;
+    if length > MOST_BYTES {
+        return None;
+    }
+    let mut stream = vec![0; usize::try_from(length).ok()?];
+    let written = lz4_flex::block::decompress_into(rest, &mut stream).ok()?;
+    if written as u64 != length || u64::from(crc32fast::hash(&stream)) != checksum {
+        return None;
+    }
     let answers = Answers { stream, inputs };
     let mut counted = 0;
     let parsed = answers.each(|_| {
         counted += 1;
         true
     });
-    (parsed && answers.stream.len() as u64 == length && counted == inputs).then_some(answers)
+    (parsed && counted == inputs).then_some(answers)
 }
 
 /// A bulk group's answers as the reference gave them, input by input.
@@ -257,35 +268,23 @@ mod tests {
         all
     }
 
-    /// An entry as [`Store::save`] writes it, for `key`.
-    fn entry(answers: &Answers, key: &[u8]) -> Vec<u8> {
-        let mut entry = MAGIC.to_vec();
-        put_varint(&mut entry, key.len() as u64).unwrap();
-        entry.extend_from_slice(key);
-        put_varint(&mut entry, answers.inputs).unwrap();
-        put_varint(&mut entry, answers.stream.len() as u64).unwrap();
-        let mut compressor = flate2::write::GzEncoder::new(entry, flate2::Compression::fast());
-        compressor.write_all(&answers.stream).unwrap();
-        compressor.finish().unwrap()
-    }
-
     #[test]
     fn a_whole_entry_reads_back_record_for_record() {
         let kept = answers();
-        let read = read_entry(&entry(&kept, b"key"), b"key", 3).expect("a whole entry");
+        let read = read_entry(&encoded(b"key", &kept), b"key", 3).expect("a whole entry");
         assert_eq!(records(&read), records(&kept));
     }
 
     #[test]
     fn an_entry_of_another_key_or_count_is_not_used() {
-        let bytes = entry(&answers(), b"key");
+        let bytes = encoded(b"key", &answers());
         assert!(read_entry(&bytes, b"another key", 3).is_none());
         assert!(read_entry(&bytes, b"key", 4).is_none());
     }
 
     #[test]
     fn a_truncated_or_damaged_entry_is_never_trusted() {
-        let bytes = entry(&answers(), b"key");
+        let bytes = encoded(b"key", &answers());
         for cut in 0..bytes.len() {
             assert!(
                 read_entry(&bytes[..cut], b"key", 3).is_none(),
