@@ -145,6 +145,10 @@ pub trait Unit: Send + Sync {
     /// Reads a spec file of this assignment.
     #[cfg(feature = "spec")]
     fn parse(&self, text: &str) -> Result<crate::spec::ParsedFile, crate::spec::Problem>;
+    /// The JSON Schema of a spec file of this assignment, made from the types [`Unit::parse`]
+    /// reads it with; the schemas it refers to are left in `generator`'s definitions.
+    #[cfg(feature = "spec")]
+    fn schema(&self, generator: &mut schemars::SchemaGenerator) -> schemars::Schema;
 }
 
 /// One request, decoded once: what the core grades a test with.
@@ -285,6 +289,11 @@ impl<A: Graded> Unit for Of<A> {
     #[cfg(feature = "spec")]
     fn parse(&self, text: &str) -> Result<crate::spec::ParsedFile, crate::spec::Problem> {
         crate::spec::parse_file::<A>(text)
+    }
+
+    #[cfg(feature = "spec")]
+    fn schema(&self, generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        crate::spec::schema::file_schema::<A>(generator)
     }
 }
 

@@ -164,6 +164,23 @@ impl<'de> serde::Deserialize<'de> for Card {
     }
 }
 
+/// What [`Card`]'s `FromStr` reads: a value then a suit, either in any case, the text
+/// trimmed.
+#[cfg(feature = "spec")]
+impl schemars::JsonSchema for Card {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Card".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A card: a value (2-10, T, J, Q, K, A) then a suit (C, D, H, S, ♣, ♦, ♥, ♠), like `KH`, `10h` or `T♥`.",
+            "type": "string",
+            "pattern": r"^\s*([2-9]|10|[TtJjQqKkAa])[CcDdHhSs♣♧♦♢♥♡♠♤]\s*$"
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

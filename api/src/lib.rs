@@ -54,6 +54,23 @@ macro_rules! checks {
                 crate::spec::from_text(deserializer, $what)
             }
         }
+
+        #[cfg(feature = "spec")]
+        impl schemars::JsonSchema for $name {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+
+            // Every assignment names its checks `Check`: the module tells them apart.
+            fn schema_id() -> std::borrow::Cow<'static, str> {
+                concat!(module_path!(), "::", stringify!($name)).into()
+            }
+
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                let names: Vec<&str> = $name::ALL.iter().map(|check| check.name()).collect();
+                schemars::json_schema!({ "type": "string", "enum": names })
+            }
+        }
     };
 }
 

@@ -12,6 +12,8 @@ use std::ops::RangeInclusive;
 use crate::assignment::{Asked, AskedOf, Assignment, Graded};
 use crate::protocol::{Reply, decode_reply, group_digits};
 
+pub(crate) mod schema;
+
 /// Reads a scalar with its `FromStr`. The error is raised inside the visitor, so it keeps
 /// the scalar's line and column; raised after the scalar is read, it would get its mapping's.
 pub(crate) fn from_text<'de, D, T>(deserializer: D, expecting: &'static str) -> Result<T, D::Error>
@@ -33,7 +35,9 @@ where
 }
 
 /// Who may see a group's results, as Gradescope names it.
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, serde::Serialize)]
+#[derive(
+    Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, serde::Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Visibility {
     #[default]
@@ -44,9 +48,11 @@ pub enum Visibility {
 }
 
 /// A file's `defaults:`.
-#[derive(Deserialize, Default, Debug, Clone)]
+#[derive(Deserialize, Default, Debug, Clone, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Defaults {
+    /// Each test's timeout in milliseconds, unless its group gives one (`--timeout-ms`
+    /// replaces it).
     pub timeout_ms: Option<u64>,
     /// How long building a submission may take, in seconds (`--build-timeout` wins).
     pub build_timeout_s: Option<u64>,
@@ -76,14 +82,19 @@ pub trait Grouped {
 /// Declares an assignment's group: the common fields and its own, every other refused.
 macro_rules! spec_group {
     ($name:ident { $($(#[$field_meta:meta])* $field:ident : $type:ty),* $(,)? }) => {
-        #[derive(serde::Deserialize)]
+        #[derive(serde::Deserialize, schemars::JsonSchema)]
         #[serde(deny_unknown_fields)]
         pub struct $name {
+            /// The group's name, as reports show it.
             name: String,
+            /// What the group is worth, shared by its cases' weights; nothing unless given.
             points: Option<f64>,
+            /// Who may see the group's results.
             #[serde(default)]
             visibility: $crate::spec::Visibility,
+            /// Shown to a student who fails a test of the group.
             hint: Option<String>,
+            /// How long each test of the group may take, in milliseconds.
             timeout_ms: Option<u64>,
             $($(#[$field_meta])* $field: $type),*
         }
@@ -136,11 +147,16 @@ pub(crate) const WEIGHT: RangeInclusive<u64> = 1..=1_000;
 /// every other refused.
 macro_rules! spec_case {
     ($name:ident { $($(#[$field_meta:meta])* $field_vis:vis $field:ident : $type:ty),* $(,)? }) => {
-        #[derive(serde::Deserialize)]
+        #[derive(serde::Deserialize, schemars::JsonSchema)]
         #[serde(deny_unknown_fields)]
         pub struct $name {
+            /// The case's name, as reports show it.
             pub(crate) name: String,
+            /// The case's id in test names instead of its name's slug, so that renaming the
+            /// case keeps its results' id.
             pub(crate) id: Option<String>,
+            /// Its share of the group's points against the other cases' weights; 1 unless given.
+            #[schemars(range(min = *$crate::spec::WEIGHT.start(), max = *$crate::spec::WEIGHT.end()))]
             pub(crate) weight: Option<u32>,
             $($(#[$field_meta])* $field_vis $field: $type),*
         }
@@ -160,8 +176,8 @@ macro_rules! spec_case {
 /// The spec side of an assignment: its rules and groups, and how they become tests.
 pub trait Spec: Assignment {
     /// `rules:` of a file (a group may have its own); the reference obeys them.
-    type Rules: DeserializeOwned + Default;
-    type Group: DeserializeOwned + Grouped;
+    type Rules: DeserializeOwned + Default + schemars::JsonSchema;
+    type Group: DeserializeOwned + Grouped + schemars::JsonSchema;
 
     /// The tests of `group`, under the file's `rules`, or every problem found in it.
     fn tests(rules: &Self::Rules, group: Self::Group) -> Result<Vec<SpecTest<Self>>, Problems>;
@@ -190,7 +206,7 @@ pub trait Spec: Assignment {
 }
 
 /// Rules of an assignment that has none: any field is refused.
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NoRules {}
 
@@ -368,18 +384,22 @@ pub struct ParsedWritten {
     pub agrees: Agrees<[u8]>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(
     deny_unknown_fields,
     bound(deserialize = "R: DeserializeOwned + Default, G: DeserializeOwned")
 )]
+#[schemars(bound = "R: schemars::JsonSchema + Default, G: schemars::JsonSchema")]
 struct SpecFile<R, G> {
+    /// The assignment the file grades.
     #[serde(rename = "assignment")]
     _assignment: String,
+    /// The rules the reference plays by; a group may have its own.
     #[serde(default)]
     rules: R,
     #[serde(default)]
     defaults: Defaults,
+    /// The groups of tests, each with its points, in the order reports list them.
     groups: Vec<G>,
 }
 
@@ -556,9 +576,10 @@ pub(crate) fn five() -> u8 {
 }
 
 /// `generate:` of a group of hands.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct GenerateHands {
+    #[schemars(range(min = *GENERATED.start(), max = *GENERATED.end()))]
     pub count: u32,
     pub seed: u64,
     #[serde(default = "five")]
@@ -568,7 +589,7 @@ pub(crate) struct GenerateHands {
 }
 
 /// `exhaustive:` of a group of hands.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct EveryHand {
     #[serde(default = "five")]

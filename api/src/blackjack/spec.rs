@@ -1,6 +1,7 @@
 //! Blackjack specs: cases of one hand and one check, or one table played (a round or a
 //! session), and generated hands or rounds.
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{
@@ -10,15 +11,18 @@ use super::{
 use crate::card::Card;
 use crate::deck::HandSource;
 use crate::source::Source;
+use crate::spec::schema::AnyValue;
 use crate::spec::{
-    Grading, Problem, Problems, ROUNDS, Spec, SpecTest, Written, bulk_checks, cards_expect,
-    case_tests, check_of, exactly_one, expected, only_fields, unused, within, within_generated,
+    GENERATED, Grading, Problem, Problems, ROUNDS, Spec, SpecTest, Written, bulk_checks,
+    cards_expect, case_tests, check_of, exactly_one, expected, only_fields, unused, within,
+    within_generated,
 };
 
 /// `rules:` of a blackjack file or group.
-#[derive(Deserialize, Default, Clone, Copy)]
+#[derive(Deserialize, Default, Clone, Copy, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RulesSpec {
+    /// Whether the dealer hits a soft 17; false unless given.
     dealer_hits_soft_17: Option<bool>,
 }
 
@@ -29,14 +33,19 @@ spec_group!(Group {
     check: Option<Check>,
     /// The checks a generated group of hands asks of every hand.
     checks: Option<Vec<Check>>,
+    /// Hands or tables listed one by one, each a test of its own.
     cases: Option<Vec<Case>>,
+    /// Random hands or rounds from a seed, compared in bulk.
     generate: Option<Generate>,
 });
 
 spec_case!(Case {
     /// The cards of a hand to check.
     hand: Option<Vec<Card>>,
+    /// The check asked of the hand, if not the group's.
     check: Option<Check>,
+    /// What the check returns, or the round or session played; the reference must agree.
+    #[schemars(with = "Option<AnyValue>")]
     expect: Option<serde_yaml::Value>,
     /// The deck of a table, top card first.
     deck: Option<Vec<Card>>,
@@ -45,19 +54,21 @@ spec_case!(Case {
     /// `[hit, stand]` or `hit below 17`.
     player: Option<PlayerSpec>,
     /// Play this many rounds on one deck and compare the tally.
+    #[schemars(range(min = *ROUNDS.start(), max = *ROUNDS.end()))]
     rounds: Option<u32>,
 });
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Generate {
+    #[schemars(range(min = *GENERATED.start(), max = *GENERATED.end()))]
     count: u32,
     seed: u64,
     /// Generate rounds played by this player instead of hands.
     player: Option<PlayerSpec>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(untagged)]
 enum PlayerSpec {
     Script(Vec<String>),

@@ -5,6 +5,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{
@@ -16,8 +17,8 @@ use crate::deck::Deck;
 use crate::protocol::{Reply, decode_reply};
 use crate::source::Source;
 use crate::spec::{
-    Driven, Field, GAMES, Grading, Label, NoRules, Problem, Problems, Spec, SpecTest, TARGET,
-    Transport, case_tests, dealt, exactly_one, within, within_generated,
+    Driven, Field, GAMES, GENERATED, Grading, Label, NoRules, Problem, Problems, Spec, SpecTest,
+    TARGET, Transport, case_tests, dealt, exactly_one, within, within_generated,
 };
 use crate::wire::Wire;
 
@@ -25,7 +26,9 @@ use crate::wire::Wire;
 const DECK_SIZE: std::ops::RangeInclusive<u64> = 21..=52;
 
 spec_group!(Group {
+    /// Games or tournaments listed one by one, each a test of its own.
     cases: Option<Vec<Case>>,
+    /// Random games from a seed, compared in bulk.
     generate: Option<Generate>,
     /// The submission's strategies played in the reference engine.
     strategies: Option<StrategiesSpec>,
@@ -38,26 +41,32 @@ spec_case!(Case {
     /// The four harness players, in seat order.
     players: Vec<String>,
     /// Play a tournament to this many points instead of one game.
+    #[schemars(range(min = *TARGET.start(), max = *TARGET.end()))]
     target: Option<u32>,
 });
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Generate {
+    #[schemars(range(min = *GENERATED.start(), max = *GENERATED.end()))]
     count: u32,
     seed: u64,
     /// The harness players of every generated game.
     players: Vec<String>,
     /// Play tournaments to this many points instead of single games.
+    #[schemars(range(min = *TARGET.start(), max = *TARGET.end()))]
     target: Option<u32>,
     /// Play each game on the first this many cards of its deck (21, the deal and a
     /// starter, up to 52).
+    #[schemars(range(min = *DECK_SIZE.start(), max = *DECK_SIZE.end()))]
     deck_size: Option<u8>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StrategiesSpec {
+    /// Games each strategy plays, its seat changing from game to game.
+    #[schemars(range(min = *GAMES.start(), max = *GAMES.end()))]
     games: u32,
     seed: u64,
     /// The three harness players in the other seats.

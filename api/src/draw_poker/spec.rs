@@ -6,6 +6,7 @@ use super::{Answer, Check, Contract, DRAW_RULES, Discard, DrawTable, Request};
 use crate::card::Card;
 use crate::poker;
 use crate::poker::spec::Generate;
+use crate::spec::schema::AnyValue;
 use crate::spec::{
     EveryHand, GenerateHands, Grading, NoRules, Problem, Problems, Spec, SpecTest, Written,
     cards_expect, case_tests, exactly_one, hand_source, only_fields, unused,
@@ -17,8 +18,11 @@ spec_group!(Group {
     /// The checks a bulk group asks: `[dealer_discards]`, or of the ranking hand
     /// `category` and `tiebreak`.
     checks: Option<Vec<Check>>,
+    /// Discards, hands or plays listed one by one, each a test of its own.
     cases: Option<Vec<Case>>,
+    /// Random hands or pairs of hands from a seed, compared in bulk.
     generate: Option<Generate>,
+    /// Every hand of five cards, ranked in bulk.
     exhaustive: Option<EveryHand>,
 });
 
@@ -36,6 +40,9 @@ spec_case!(Case {
     versus: Option<Vec<Card>>,
     /// The question asked of the ranked hand.
     check: Option<Check>,
+    /// The hand after the discard (or `refused`), what the check returns, or which hand
+    /// wins; the reference must agree.
+    #[schemars(with = "Option<AnyValue>")]
     expect: Option<serde_yaml::Value>,
 });
 

@@ -3,20 +3,23 @@
 
 use std::collections::BTreeMap;
 
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Deserialize;
 
 use super::{Answer, Check, Contract, HandName, Multipliers, Request};
 use crate::card::Card;
 use crate::deck::HandSource;
+use crate::spec::schema::AnyValue;
 use crate::spec::{
     EveryHand, GenerateHands, Grading, Problem, Problems, Spec, SpecTest, Written, bulk_checks,
     case_tests, check_of, dealt, exactly_one, expected, hand_source, unused,
 };
 
 /// `rules:` of a Plaisante hand file or group.
-#[derive(Deserialize, Default, Clone, Copy)]
+#[derive(Deserialize, Default, Clone, Copy, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RulesSpec {
+    /// The multiplier of each hand, instead of the seed's table.
     multipliers: Option<MultipliersSpec>,
 }
 
@@ -63,6 +66,28 @@ impl TryFrom<BTreeMap<String, i64>> for MultipliersSpec {
     }
 }
 
+/// What [`MultipliersSpec::try_from`] takes: every hand by its key, no other.
+impl JsonSchema for MultipliersSpec {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Multipliers".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let keys: Vec<String> = HandName::ALL.iter().map(|&hand| key(hand)).collect();
+        let multiplier =
+            json_schema!({ "type": "integer", "minimum": 1, "maximum": MOST_MULTIPLIER });
+        let properties: BTreeMap<&String, Schema> =
+            keys.iter().map(|key| (key, multiplier.clone())).collect();
+        json_schema!({
+            "description": format!("A whole table: every hand's multiplier, 1 to {MOST_MULTIPLIER}."),
+            "type": "object",
+            "properties": properties,
+            "required": keys,
+            "additionalProperties": false,
+        })
+    }
+}
+
 /// How `rules.multipliers` names `hand`: its label in snake case (`three_of_a_kind`).
 fn key(hand: HandName) -> String {
     hand.label().to_ascii_lowercase().replace(' ', "_")
@@ -75,14 +100,20 @@ spec_group!(Group {
     check: Option<Check>,
     /// The checks a bulk group asks of every hand.
     checks: Option<Vec<Check>>,
+    /// Hands listed one by one, each a test of its own.
     cases: Option<Vec<Case>>,
+    /// Random hands from a seed, asked `checks` in bulk.
     generate: Option<GenerateHands>,
+    /// Every hand of a size, asked `checks` in bulk.
     exhaustive: Option<EveryHand>,
 });
 
 spec_case!(Case {
     hand: Vec<Card>,
+    /// The check asked of the hand, if not the group's.
     check: Option<Check>,
+    /// What the check returns; the reference must agree. Without it the reference answers.
+    #[schemars(with = "Option<AnyValue>")]
     expect: Option<serde_yaml::Value>,
 });
 

@@ -1,26 +1,30 @@
 //! Poker specs: cases of one hand and one check or two hands compared, and bulk groups of
 //! hands or pairs of hands, under the file's or the group's ranking rules.
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{Answer, Check, Contract, Matchup, PokerRules, RandomPairs, Request, Ties};
 use crate::card::Card;
 use crate::deck::HandSource;
 use crate::source::Source;
+use crate::spec::schema::AnyValue;
 use crate::spec::{
-    EveryHand, Grading, Problem, Problems, Spec, SpecTest, Written, bulk_checks, case_tests,
-    check_of, dealt, exactly_one, expected, five, hand_source, only_fields, unused,
+    EveryHand, GENERATED, Grading, Problem, Problems, Spec, SpecTest, Written, bulk_checks,
+    case_tests, check_of, dealt, exactly_one, expected, five, hand_source, only_fields, unused,
 };
 
 /// `rules:` of a poker file or group.
-#[derive(Deserialize, Default, Clone, Copy)]
+#[derive(Deserialize, Default, Clone, Copy, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RulesSpec {
+    /// Which ranks break a tie; `standard` unless given.
     ties: Option<TiesSpec>,
+    /// Whether A-2-3-4-5 is a straight, the lowest; true unless given.
     ace_low_straight: Option<bool>,
 }
 
-#[derive(Deserialize, Clone, Copy)]
+#[derive(Deserialize, Clone, Copy, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 enum TiesSpec {
     Standard,
@@ -35,8 +39,11 @@ spec_group!(Group {
     check: Option<Check>,
     /// The checks a bulk group of hands asks of every hand.
     checks: Option<Vec<Check>>,
+    /// Hands listed one by one, each a test of its own.
     cases: Option<Vec<Case>>,
+    /// Random hands or pairs of hands from a seed, compared in bulk.
     generate: Option<Generate>,
+    /// Every hand of five cards, asked `checks` in bulk.
     exhaustive: Option<EveryHand>,
 });
 
@@ -44,14 +51,18 @@ spec_case!(Case {
     pub(crate) hand: Vec<Card>,
     /// The hand `hand` is compared with.
     pub(crate) versus: Option<Vec<Card>>,
+    /// The check asked of the hand, if not the group's.
     pub(crate) check: Option<Check>,
+    /// What the check returns, or which hand wins; the reference must agree.
+    #[schemars(with = "Option<AnyValue>")]
     pub(crate) expect: Option<serde_yaml::Value>,
 });
 
 /// `generate:` of a group of hands or of pairs of hands.
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Generate {
+    #[schemars(range(min = *GENERATED.start(), max = *GENERATED.end()))]
     pub(crate) count: u32,
     pub(crate) seed: u64,
     #[serde(default = "five")]

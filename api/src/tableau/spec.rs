@@ -1,18 +1,22 @@
 //! Tableau specs: scripts of steps on a deck, with the states they expect, and generated
 //! step sequences.
 
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Deserialize;
 
 use super::{Contract, RandomScripts, Script, State, Step};
 use crate::card::{Card, format_cards};
 use crate::source::Source;
+use crate::spec::schema::AnyValue;
 use crate::spec::{
-    Grading, NoRules, Problems, Spec, SpecTest, Written, case_tests, dealt, exactly_one,
+    GENERATED, Grading, NoRules, Problems, Spec, SpecTest, Written, case_tests, dealt, exactly_one,
     within_generated,
 };
 
 spec_group!(Group {
+    /// Scripts listed one by one, each a test of its own.
     cases: Option<Vec<Case>>,
+    /// Random scripts from a seed, compared in bulk.
     generate: Option<Generate>,
 });
 
@@ -23,9 +27,10 @@ spec_case!(Case {
     steps: Vec<StepSpec>,
 });
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Generate {
+    #[schemars(range(min = *GENERATED.start(), max = *GENERATED.end()))]
     count: u32,
     seed: u64,
 }
@@ -59,15 +64,34 @@ impl<'de> Deserialize<'de> for StepSpec {
     }
 }
 
-#[derive(Deserialize)]
+/// What [`StepSpec`]'s `Deserialize` reads: a word, or the map of an [`ActionStep`].
+impl JsonSchema for StepSpec {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "StepSpec".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "A step: `deal`, `play`, or a map such as `{ toggle: KH }` that may add an `expect`.",
+            "anyOf": [{ "type": "string" }, generator.subschema_for::<ActionStep>()],
+        })
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ActionStep {
+    /// The card or cards clicked, one step each.
     toggle: Option<OneOrMany>,
     /// `deal: ~` (any value) when the key is there.
     #[serde(default, deserialize_with = "present")]
+    #[schemars(with = "AnyValue", transform = no_default)]
     deal: bool,
+    /// `play: ~` (any value) when the key is there.
     #[serde(default, deserialize_with = "present")]
+    #[schemars(with = "AnyValue", transform = no_default)]
     play: bool,
+    /// The state after the step; the reference must agree.
     expect: Option<StateSpec>,
 }
 
@@ -76,7 +100,13 @@ fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D:
     serde::de::IgnoredAny::deserialize(deserializer).map(|_| true)
 }
 
-#[derive(Deserialize)]
+/// The schema of a key read by [`present`] says no default: an editor would write in
+/// `false`, and so make the key present.
+fn no_default(schema: &mut Schema) {
+    schema.remove("default");
+}
+
+#[derive(Deserialize, JsonSchema)]
 #[serde(untagged)]
 enum OneOrMany {
     One(Card),
@@ -84,7 +114,7 @@ enum OneOrMany {
 }
 
 /// A tableau state as a spec writes it: only the lists given are checked.
-#[derive(Deserialize, Clone, Debug)]
+#[derive(Deserialize, Clone, Debug, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct StateSpec {
     held: Option<Vec<Card>>,
