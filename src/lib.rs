@@ -20,6 +20,7 @@ pub mod report;
 pub mod reporter;
 pub mod runner;
 pub mod sandbox;
+pub mod schema;
 pub mod show;
 pub mod spec;
 pub mod split;

@@ -11,6 +11,7 @@ use grader::new::{self, NewArgs};
 use grader::package::{self, PackageArgs};
 use grader::play::{self, PlayArgs};
 use grader::sandbox;
+use grader::schema;
 use grader::show::{self, ShowArgs};
 use grader::split::{self, SplitArgs};
 
@@ -53,6 +54,8 @@ enum Command {
     /// The reference's answers to bulk groups, kept on disk.
     #[command(subcommand)]
     Cache(CacheCommand),
+    /// Print the JSON Schema of spec files, for an editor to check and complete them.
+    Schema,
     /// Print the sandbox layers this machine gives builds and runners, one per line;
     /// exits 1 when one is missing (what `check --sandbox strict` refuses).
     Doctor,
@@ -125,6 +128,11 @@ fn main() -> ExitCode {
             ExitCode::from(exit::PASSED)
         }
         Command::Cache(CacheCommand::Build(args)) => answers::run(args),
+        Command::Schema => {
+            exit::end_quietly_when_the_reader_goes();
+            println!("{:#}", schema::spec_schema());
+            ExitCode::from(exit::PASSED)
+        }
         Command::Doctor => sandbox::doctor(),
     }
 }
