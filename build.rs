@@ -1,6 +1,7 @@
 //! Embeds grader-api in the grader (the grader writes it out for every submission it
-//! builds, so what a submission's Cargo.toml points at never matters) and the specs of
-//! `specs/`, the ones it grades with when given none.
+//! builds, so what a submission's Cargo.toml points at never matters), the specs of
+//! `specs/`, the ones it grades with when given none, and the reference's source, which
+//! the bugs of its library are edits of.
 
 #[path = "src/compile/inherit.rs"]
 mod inherit;
@@ -43,6 +44,23 @@ fn main() {
         .expect("OUT_DIR is writable");
     std::fs::write(target.join("embedded_template.rs"), template(&root))
         .expect("OUT_DIR is writable");
+    std::fs::write(target.join("embedded_reference.rs"), reference(&root))
+        .expect("OUT_DIR is writable");
+}
+
+/// The reference's source files but for its library of bugs, which no bug is made of.
+fn reference(root: &Path) -> String {
+    let mut files = Vec::new();
+    collect(Path::new("reference/src"), &mut files);
+    files.retain(|file| file.file_name().is_none_or(|name| name != "bugs.rs"));
+    files.sort();
+    embedded(
+        "The reference's source files, by path within its src folder.",
+        "REFERENCE_FILES",
+        &files,
+        "reference/src",
+        root,
+    )
 }
 
 /// A hash of what the reference's answers come from: its sources, grader-api's and the
@@ -121,6 +139,7 @@ fn embedded(doc: &str, name: &str, files: &[PathBuf], prefix: &str, root: &Path)
     out
 }
 
+/// The `.rs` files of `dir` and of the folders below it.
 fn collect(dir: &Path, files: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir)
         .unwrap_or_else(|error| panic!("{} is unreadable: {error}", dir.display()))

@@ -13,6 +13,7 @@ pub mod exit;
 pub mod fill;
 pub mod grade;
 pub mod lint;
+pub mod mutant;
 pub mod new;
 pub mod package;
 pub mod play;

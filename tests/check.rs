@@ -111,34 +111,31 @@ fn the_template_fails_every_test_as_not_yet_implemented() {
     );
 }
 
-/// Grades each mutant on `assignment` alone and checks that it fails, that the tests it
-/// names fail, and that each failure block names the difference and gives the group's
-/// hint; reports every mutant that does not, not only the first. The every-hand groups
-/// (seconds each) run only for the mutants that name them.
-fn assert_each_is_caught(assignment: &str, mutants: Vec<support::Mutant>) {
+/// Grades each bug of `assignment`'s library on `assignment` alone and checks that it
+/// fails, that the tests it names fail, and that each failure block names the difference
+/// and gives the group's hint; reports every bug that does not, not only the first. The
+/// every-hand groups (seconds each) run only for the bugs that name them.
+fn assert_each_is_caught(assignment: &str) {
+    let library = support::library(assignment);
     let mut problems = Vec::new();
-    for mutant in mutants {
-        let name = mutant.name;
-        if mutant.caught.is_empty() {
+    for bug in (library.bugs)() {
+        let name = bug.name;
+        if bug.caught.is_empty() {
             problems.push(format!("{name} names no test that catches it"));
             continue;
         }
         let mut args = vec!["--assignment", assignment];
-        if !mutant
-            .caught
-            .iter()
-            .any(|caught| caught.test == "every_hand")
-        {
+        if !bug.caught.iter().any(|caught| caught.test == "every_hand") {
             args.extend(["--skip", "every_hand"]);
         }
-        let (code, stdout, stderr) = check(&support::named(name), &args);
+        let (code, stdout, stderr) = check(&support::write_bug(library, &bug), &args);
         if code != 1 {
             problems.push(format!(
                 "{name} should fail with exit code 1, not {code}:\n{stdout}\n{stderr}"
             ));
             continue;
         }
-        for caught in &mutant.caught {
+        for caught in &bug.caught {
             let id = format!("{assignment}::{}", caught.test);
             if !result_line(&stdout, &id).ends_with("FAILED") {
                 problems.push(format!("{name}: {id} did not fail:\n{stdout}"));
@@ -156,49 +153,33 @@ fn assert_each_is_caught(assignment: &str, mutants: Vec<support::Mutant>) {
 }
 
 #[test]
-fn mutants_are_made_of_the_code_before_the_tests() {
-    let code = "use x;\n\npub struct Game;\n";
-    for rest in [
-        "\n#[cfg(test)]\nmod tests {}\n\n/// Play.\npub mod terminal;\n",
-        "\n/// Tests.\n#[allow(dead_code)]\n#[cfg(test)]\nmod tests {}\n",
-    ] {
-        let text = format!("{code}{rest}");
-        assert_eq!(
-            &text[..support::submission_part_end(&text)],
-            format!("{code}\n")
-        );
-    }
-    assert_eq!(support::submission_part_end(code), code.len());
-}
-
-#[test]
 fn every_buggy_submission_is_caught_by_a_test_that_names_the_difference() {
-    assert_each_is_caught("plaisante_hand", support::plaisante_hand::mutants());
+    assert_each_is_caught("plaisante_hand");
 }
 
 #[test]
 fn every_buggy_tableau_is_caught_by_a_test_that_names_the_difference() {
-    assert_each_is_caught("tableau", support::tableau::mutants());
+    assert_each_is_caught("tableau");
 }
 
 #[test]
 fn every_buggy_blackjack_is_caught_by_a_test_that_names_the_difference() {
-    assert_each_is_caught("blackjack", support::blackjack::mutants());
+    assert_each_is_caught("blackjack");
 }
 
 #[test]
 fn every_buggy_poker_hand_is_caught_by_a_test_that_names_the_difference() {
-    assert_each_is_caught("poker", support::poker::mutants());
+    assert_each_is_caught("poker");
 }
 
 #[test]
 fn every_buggy_draw_game_is_caught_by_a_test_that_names_the_difference() {
-    assert_each_is_caught("draw_poker", support::draw_poker::mutants());
+    assert_each_is_caught("draw_poker");
 }
 
 #[test]
 fn every_buggy_crazy_eights_engine_is_caught_by_a_test_that_names_the_difference() {
-    assert_each_is_caught("crazy_eights", support::crazy_eights::mutants());
+    assert_each_is_caught("crazy_eights");
 }
 
 #[test]

@@ -6,6 +6,7 @@
 use grader_api::Submission;
 
 pub mod blackjack;
+pub mod bugs;
 pub mod crazy_eights;
 pub mod draw_poker;
 mod games;

@@ -182,3 +182,7 @@ mod tests {
         assert!(!hand(&["AH", "2C", "3D", "4S", "5H"]).has_straight());
     }
 }
+
+/// Bugs students write, as edits of this module: what `grader spec audit` grades specs
+/// against.
+pub mod bugs;

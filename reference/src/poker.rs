@@ -215,3 +215,7 @@ mod tests {
         assert_eq!(hand("AH 2C 3D 4S 5H", DRAW).tiebreak(), vec![5, 5, 3]);
     }
 }
+
+/// Bugs students write, as edits of this module: what `grader spec audit` grades specs
+/// against.
+pub mod bugs;

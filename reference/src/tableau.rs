@@ -46,3 +46,7 @@ impl Tableau for Table {
         }
     }
 }
+
+/// Bugs students write, as edits of this module: what `grader spec audit` grades specs
+/// against.
+pub mod bugs;

@@ -451,7 +451,7 @@ fn write_in_builds_folder(path: &Path, contents: &str, builder: Builder) -> std:
 }
 
 /// Rewriting an unchanged file would make cargo rebuild the runner for nothing.
-fn write_if_changed(path: &Path, contents: &str) -> std::io::Result<()> {
+pub(crate) fn write_if_changed(path: &Path, contents: &str) -> std::io::Result<()> {
     if std::fs::read_to_string(path).is_ok_and(|existing| existing == contents) {
         return Ok(());
     }

@@ -1,6 +1,6 @@
-//! Buggy and hostile submissions made from the reference by small edits, one mistake
-//! each, so they stay in step with the reference instead of being copies of it; and the
-//! grader as the tests run it.
+//! Hostile and correct submissions made from the reference by small edits, as the grader
+//! makes the bugs of its library (`reference::bugs`), so they stay in step with the
+//! reference instead of being copies of it; and the grader as the tests run it.
 
 // Each test binary uses its own part of this module.
 #![allow(dead_code)]
@@ -11,14 +11,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Mutex, OnceLock};
 
-pub mod blackjack;
 pub mod crazy_eights;
 pub mod draw_poker;
 pub mod plaisante_hand;
-pub mod poker;
-pub mod tableau;
 
-use plaisante_hand::{BEFORE_STRAIGHT, COUNTING, HAS_PAIR};
+use reference::bugs::{Bug, Library};
+use reference::plaisante_hand::bugs::{BEFORE_STRAIGHT, COUNTING, HAS_PAIR};
 
 pub fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -103,75 +101,35 @@ pub fn find_result_line<'a>(stdout: &'a str, test: &str) -> Option<&'a str> {
         .find(|line| line.starts_with(&format!("test {test} ")))
 }
 
-/// Which reference module a mutant is made from.
-#[derive(Clone, Copy)]
-pub enum Module {
-    PlaisanteHand,
-    Tableau,
-    Blackjack,
-    Poker,
-    /// The draw game, with the reference poker hand as `pub mod poker` beside it.
-    DrawPoker,
-    CrazyEights,
+/// The grader's target dir in every test: runners and the library's bugs are built there.
+pub fn runners() -> PathBuf {
+    scratch().join("runners")
 }
 
-impl Module {
-    fn file(self) -> &'static str {
-        match self {
-            Module::PlaisanteHand => "reference/src/plaisante_hand.rs",
-            Module::Tableau => "reference/src/tableau.rs",
-            Module::Blackjack => "reference/src/blackjack/mod.rs",
-            Module::Poker => "reference/src/poker.rs",
-            Module::DrawPoker => "reference/src/draw_poker/mod.rs",
-            Module::CrazyEights => "reference/src/crazy_eights/mod.rs",
-        }
-    }
-
-    /// Other reference modules the crate holds as inline `pub mod`s after this one's text;
-    /// edits may change them too.
-    fn companions(self) -> &'static [(&'static str, Module)] {
-        match self {
-            Module::DrawPoker => &[("poker", Module::Poker)],
-            _ => &[],
-        }
-    }
-
-    /// The module's reference text without its tests or anything else after them.
-    fn reference_text(self) -> String {
-        let text = std::fs::read_to_string(repo().join(self.file())).unwrap();
-        text[..submission_part_end(&text)].to_string()
-    }
-
-    /// The reference text a mutant is made from: this module then its companions.
-    fn source(self) -> String {
-        let mut source = self.reference_text();
-        for (name, module) in self.companions() {
-            source.push_str(&format!(
-                "\npub mod {name} {{\n{}}}\n",
-                module.reference_text()
-            ));
-        }
-        source
-    }
-
-    fn registration(self) -> &'static str {
-        match self {
-            Module::PlaisanteHand => "plaisante_hand::<Hand>()",
-            Module::Tableau => "tableau::<Table>()",
-            Module::Blackjack => "blackjack::<Hand, Game>()",
-            Module::Poker => "poker::<Hand>()",
-            Module::DrawPoker => "draw_poker::<Game, poker::Hand>()",
-            Module::CrazyEights => {
-                "crazy_eights::<Engine>()\n        .crazy_eights_player::<Eager>(\"eager\")\n        .crazy_eights_player::<Cautious>(\"cautious\")"
-            }
-        }
-    }
+/// The library of `assignment`'s bugs, and how a crate of it is made.
+pub fn library(assignment: &str) -> &'static Library {
+    reference::bugs::LIBRARIES
+        .iter()
+        .find(|library| library.assignment == assignment)
+        .unwrap_or_else(|| panic!("no library of bugs for {assignment}"))
 }
 
+/// Writes `bug` of `library` where `grader spec audit` writes it, so that the audit's tests
+/// and these share its build; returns its folder.
+pub fn write_bug(library: &Library, bug: &Bug) -> PathBuf {
+    grader::mutant::write_bug(&runners(), library, bug).unwrap_or_else(|error| panic!("{error}"))
+}
+
+/// Where a mutant's `submission()` starts, which [`Mutant::on_start`] code follows.
+const SUBMISSION: &str = "pub fn submission() -> grader_api::Submission {\n";
+
+/// A submission made of the reference as the library's bugs are, with what a test of the
+/// grader needs more: its own manifest, files, links and start-up code.
 pub struct Mutant {
     pub name: &'static str,
-    pub module: Module,
-    /// What is wrong with it, in the words of DOMAIN.md's list of student bugs.
+    /// The assignment whose reference it is made of, with the library's way of making it.
+    pub assignment: &'static str,
+    /// What is wrong with it, or what it attacks.
     pub bug: &'static str,
     /// Text of the reference's hand and what replaces it; each must occur exactly once.
     pub edits: Vec<(&'static str, String)>,
@@ -186,32 +144,22 @@ pub struct Mutant {
     pub files: Vec<(&'static str, String)>,
     /// Symbolic links it holds: where, and what they point at.
     pub links: Vec<(&'static str, PathBuf)>,
-    /// For a buggy mutant, the tests that must catch it: where a bug is caught by two
-    /// tests of different kinds (a listed case and a bulk group), both are named.
-    pub caught: Vec<Caught>,
-}
-
-/// The test of its assignment that catches a buggy mutant (without the assignment's
-/// prefix), and phrases its failure block must hold to name the difference.
-pub struct Caught {
-    pub test: &'static str,
-    pub says: &'static [&'static str],
 }
 
 impl Mutant {
     fn new(name: &'static str, bug: &'static str, edits: &[(&'static str, &str)]) -> Mutant {
-        Mutant::of(Module::PlaisanteHand, name, bug, edits)
+        Mutant::of("plaisante_hand", name, bug, edits)
     }
 
-    /// A mutant of the reference's `module`.
+    /// A mutant of the reference of `assignment`.
     pub fn of(
-        module: Module,
+        assignment: &'static str,
         name: &'static str,
         bug: &'static str,
         edits: &[(&'static str, &str)],
     ) -> Mutant {
         Mutant {
-            module,
+            assignment,
             name,
             bug,
             edits: edits
@@ -223,15 +171,15 @@ impl Mutant {
             manifest_edits: Vec::new(),
             files: Vec::new(),
             links: Vec::new(),
-            caught: Vec::new(),
         }
     }
 
-    /// This mutant caught by `test` (and any other tests named), whose failure says each
-    /// of `says`.
-    pub fn caught_by(mut self, test: &'static str, says: &'static [&'static str]) -> Mutant {
-        self.caught.push(Caught { test, says });
-        self
+    /// The library's `bug` of `assignment`, to be written as a test's own fixture.
+    fn of_bug(assignment: &'static str, bug: Bug) -> Mutant {
+        Mutant {
+            edits: bug.edits,
+            ..Mutant::of(assignment, bug.name, bug.description, &[])
+        }
     }
 
     /// This mutant with `code` run first in `submission()`.
@@ -272,27 +220,20 @@ impl Mutant {
 
     /// Writes the crate under the test target dir and returns its folder.
     pub fn write(&self) -> PathBuf {
-        let source = edited(self.name, self.module.source(), &self.edits);
-        let registry = if self.without_submission {
-            ""
-        } else {
-            &format!(
-                "\npub fn submission() -> grader_api::Submission {{\n{}    grader_api::Submission::new().{}\n}}\n",
-                self.on_start,
-                self.module.registration()
-            )
+        let library = library(self.assignment);
+        let mut made = grader::mutant::Mutant::new(library, self.name, self.bug, &self.edits)
+            .unwrap_or_else(|error| panic!("{error}"));
+        made.manifest = grader::mutant::edited(made.manifest, &self.manifest_edits)
+            .unwrap_or_else(|error| panic!("{}: {error}", self.name));
+        made.library = match self.without_submission {
+            true => made.library[..made.library.find(SUBMISSION).unwrap()].to_string(),
+            false => {
+                made.library
+                    .replacen(SUBMISSION, &format!("{SUBMISSION}{}", self.on_start), 1)
+            }
         };
-        let lib = format!("//! Bug: {}\n{source}{registry}", self.bug);
-        let manifest = format!(
-            "[package]\nname = \"{}\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\ngrader-api = {{ path = {:?} }}\n\n[workspace]\n",
-            self.name,
-            repo().join("api")
-        );
-        let manifest = edited(self.name, manifest, &self.manifest_edits);
         let dir = self.dir();
-        std::fs::create_dir_all(dir.join("src")).unwrap();
-        write_if_changed(&dir.join("Cargo.toml"), &manifest);
-        write_if_changed(&dir.join("src/lib.rs"), &lib);
+        made.write(&dir).unwrap();
         for (path, text) in &self.files {
             let path = dir.join(path);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -312,39 +253,7 @@ impl Mutant {
     }
 }
 
-/// `text` with each edit made; each edit's text must occur exactly once.
-fn edited<F: AsRef<str>, T: AsRef<str>>(name: &str, mut text: String, edits: &[(F, T)]) -> String {
-    for (from, to) in edits {
-        let (from, to) = (from.as_ref(), to.as_ref());
-        assert_eq!(
-            text.matches(from).count(),
-            1,
-            "{name}: `{from}` must occur once"
-        );
-        text = text.replace(from, to);
-    }
-    text
-}
-
-/// Where a reference module's own code ends: at its tests, along with the doc comments and
-/// attributes just above them. The `grader play` front end, not part of what a student
-/// writes, is a file of its own declared after the tests.
-pub fn submission_part_end(text: &str) -> usize {
-    let Some(marker) = text.find("#[cfg(test)]") else {
-        return text.len();
-    };
-    let mut end = text[..marker].rfind('\n').map_or(0, |n| n + 1);
-    while let Some(start) = text[..end.saturating_sub(1)].rfind('\n').map(|n| n + 1) {
-        let line = text[start..end].trim();
-        if !(line.starts_with("///") || line.starts_with("#[")) {
-            break;
-        }
-        end = start;
-    }
-    end
-}
-
-/// Cargo rebuilds what it sees rewritten; unchanged mutants stay compiled between runs.
+/// Cargo rebuilds what it sees rewritten; unchanged files stay compiled between runs.
 fn write_if_changed(path: &Path, contents: &str) {
     if std::fs::read_to_string(path).is_ok_and(|old| old == contents) {
         return;
@@ -455,15 +364,15 @@ pub fn without_submission() -> Mutant {
     }
 }
 
+/// Writes the library's bug or the test fixture called `name`; returns its folder.
 pub fn named(name: &str) -> PathBuf {
-    plaisante_hand::mutants()
+    for library in reference::bugs::LIBRARIES {
+        if let Some(bug) = (library.bugs)().into_iter().find(|bug| bug.name == name) {
+            return write_bug(library, &bug);
+        }
+    }
+    plaisante_hand::alternatives()
         .into_iter()
-        .chain(tableau::mutants())
-        .chain(blackjack::mutants())
-        .chain(poker::mutants())
-        .chain(draw_poker::mutants())
-        .chain(crazy_eights::mutants())
-        .chain(plaisante_hand::alternatives())
         .chain(draw_poker::alternatives())
         .chain(crazy_eights::alternatives())
         .chain(hostile())
@@ -893,11 +802,14 @@ pub fn attacks() -> Vec<Mutant> {
 
 /// Two submissions with one package name in two folders: the reference and a buggy one.
 pub fn twins() -> Vec<Mutant> {
-    let mut buggy = plaisante_hand::mutants()
+    let bug = (library("plaisante_hand").bugs)()
         .into_iter()
-        .find(|mutant| mutant.name == "bug-pair-at-least-two")
+        .find(|bug| bug.name == "bug-pair-at-least-two")
         .unwrap();
-    buggy.name = "twin-pair-at-least-two";
+    let buggy = Mutant {
+        name: "twin-pair-at-least-two",
+        ..Mutant::of_bug("plaisante_hand", bug)
+    };
     vec![
         Mutant::new("twin-reference", "none: the reference.", &[]).with_package("twin-submission"),
         buggy.with_package("twin-submission"),

@@ -178,3 +178,7 @@ mod tests {
 
 /// The seed's game in a terminal: hands until the player says no or input ends.
 pub mod terminal;
+
+/// Bugs students write, as edits of this module: what `grader spec audit` grades specs
+/// against.
+pub mod bugs;

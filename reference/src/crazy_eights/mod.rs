@@ -376,3 +376,7 @@ mod tests {
 /// The engine wants `'static` players and the terminal is borrowed, so the tournament runs
 /// on a scoped thread that asks the calling thread to print lines and to read answers.
 pub mod terminal;
+
+/// Bugs students write, as edits of this module: what `grader spec audit` grades specs
+/// against.
+pub mod bugs;

@@ -104,3 +104,7 @@ mod tests {
 
 /// Five-card draw at the terminal: the reference game against the person at the keyboard.
 pub mod terminal;
+
+/// Bugs students write, as edits of this module: what `grader spec audit` grades specs
+/// against.
+pub mod bugs;

@@ -1,20 +1,16 @@
-//! Poker's buggy submissions: each one edit of the reference, the bug it is, and the test that
+//! Poker's bugs: each the reference with a few edits, the bug it is, and the tests that
 //! must catch it.
 
-use super::*;
+use crate::bugs::{Bug, Library};
 
-fn poker(name: &'static str, bug: &'static str, edits: &[(&'static str, &str)]) -> Mutant {
-    Mutant::of(Module::Poker, name, bug, edits)
-}
-
-pub(super) const WHEEL: &str = "    } else if wheel {\n        Some(5)\n";
+pub(crate) const WHEEL: &str = "    } else if wheel {\n        Some(5)\n";
 /// The edits that leave the wheel unrecognised.
-pub(super) const NO_WHEEL: [(&str, &str); 2] = [(WHEEL, ""), ("let wheel =", "let _wheel =")];
+pub(crate) const NO_WHEEL: [(&str, &str); 2] = [(WHEEL, ""), ("let wheel =", "let _wheel =")];
 /// The straight flush arm of the reference's category match.
-pub(super) const STRAIGHT_FLUSH: &str = "        (Some(_), true, _) => Category::StraightFlush,\n";
+pub(crate) const STRAIGHT_FLUSH: &str = "        (Some(_), true, _) => Category::StraightFlush,\n";
 /// The wrap-around straight test students write: five ranks in a row modulo 13.
-pub(super) const WRAPPING: &str = "rules.ace_low_straight\n        && five_distinct\n        && (0..13u32).any(|start| (0..5).all(|k| counts[2 + ((start + k) % 13) as usize] == 1))";
-pub(super) const WHEEL_TEST: &str =
+pub(crate) const WRAPPING: &str = "rules.ace_low_straight\n        && five_distinct\n        && (0..13u32).any(|start| (0..5).all(|k| counts[2 + ((start + k) % 13) as usize] == 1))";
+pub(crate) const WHEEL_TEST: &str =
     "rules.ace_low_straight && five_distinct && [14, 2, 3, 4, 5].iter().all(|&r| counts[r] == 1)";
 const EVALUATED: &str = "let (category, tiebreak) = evaluate(&cards, rules);";
 const RANKS: &str = "let ranks: Vec<u32> = groups.iter().map(|g| g.1).collect();";
@@ -34,10 +30,17 @@ fn ranks_changed(category: &str, change: &str) -> String {
     )
 }
 
+pub const LIBRARY: Library = Library {
+    assignment: "poker",
+    uses: &[],
+    registration: "poker::<Hand>()",
+    bugs,
+};
+
 /// DOMAIN.md's Poker bugs, one each.
-pub fn mutants() -> Vec<Mutant> {
+fn bugs() -> Vec<Bug> {
     vec![
-        poker(
+        Bug::new(
             "poker-wheel-not-a-straight",
             "wheel not recognised: A-2-3-4-5 is ace high.",
             &NO_WHEEL,
@@ -52,7 +55,7 @@ pub fn mutants() -> Vec<Mutant> {
             "5♦ 2♦ 3♥ A♣ 4♣   straight           [5] 5",
             "the categories decide",
         ]),
-        poker(
+        Bug::new(
             "poker-wheel-ace-high",
             "wheel ranked as ace-high: its high card 14 instead of 5.",
             &[(WHEEL, "    } else if wheel {\n        Some(14)\n")],
@@ -63,7 +66,7 @@ pub fn mutants() -> Vec<Mutant> {
             "2♦ 3♦ A♦ 4♦ 5♥   straight           5 [5]",
             "4♥ 5♥ 3♥ 6♥ 7♠   straight           5 [7]",
         ]),
-        poker(
+        Bug::new(
             "poker-straight-wraps",
             "K-A-2-3-4 accepted by modulo arithmetic: five ranks in a row modulo 13.",
             &[(WHEEL_TEST, WRAPPING)],
@@ -77,7 +80,7 @@ pub fn mutants() -> Vec<Mutant> {
             "first:  A♦ K♠ 2♣ 4♠ 3♣",
             "A♦ K♠ 2♣ 4♠ 3♣   high card          [1] 14 13 4 3 2",
         ]),
-        poker(
+        Bug::new(
             "poker-ties-by-category-only",
             "ties decided by category only: the value vector is just the category.",
             &[(EVALUATED, &tiebreak_of("vec![category.number()]"))],
@@ -94,7 +97,7 @@ pub fn mutants() -> Vec<Mutant> {
             "9♠ Q♣ A♣ 7♥ 2♣   high card          1 14 [12] 9 7 2",
             "9♣ 6♦ A♦ K♥ 3♠   high card          1 14 [13] 9 6 3",
         ]),
-        poker(
+        Bug::new(
             "poker-ties-by-highest-card-only",
             "ties decided by the highest card only.",
             &[(
@@ -114,7 +117,7 @@ pub fn mutants() -> Vec<Mutant> {
             "4♣ 9♣ 2♥ 2♣ K♦   one pair           2 [2] 13 9 4",
             "7♠ 3♠ J♠ K♥ 3♦   one pair           2 [3] 13 11 7",
         ]),
-        poker(
+        Bug::new(
             "poker-full-house-by-its-pair",
             "full house compared by its pair before its triple.",
             &[(RANKS, &ranks_changed("FullHouse", "ranks.reverse();"))],
@@ -128,7 +131,7 @@ pub fn mutants() -> Vec<Mutant> {
             "6♥ 6♣ 6♦ K♣ K♠   full house         7 [6] 13",
             "8♠ 8♦ 8♥ 2♦ 2♣   full house         7 [8] 2",
         ]),
-        poker(
+        Bug::new(
             "poker-two-pairs-without-the-low-pair",
             "two pair ignoring the second pair: the high pair, then the kicker.",
             &[(RANKS, &ranks_changed("TwoPair", "ranks.remove(1);"))],
@@ -143,7 +146,7 @@ pub fn mutants() -> Vec<Mutant> {
             "A♣ Q♦ 4♠ A♥ Q♣   two pairs          3 14 [12] 4",
             "3♦ A♥ 6♣ 3♠ A♦   two pairs          3 14 [3] 6",
         ]),
-        poker(
+        Bug::new(
             "poker-two-pairs-without-the-kicker",
             "two pair ignoring the kicker: both pairs only.",
             &[(RANKS, &ranks_changed("TwoPair", "ranks.truncate(2);"))],
@@ -159,7 +162,7 @@ pub fn mutants() -> Vec<Mutant> {
             "category()  right on every input",
             "tiebreak(): expected [3, 10, 2, 11] but got [3, 10, 2]",
         ]),
-        poker(
+        Bug::new(
             "poker-ranks-not-grouped",
             "sorted ranks compared without grouping by count: the category, then all five ranks high to low.",
             &[(
@@ -176,7 +179,7 @@ pub fn mutants() -> Vec<Mutant> {
             "10♦ 7♦ 4♥ 10♠ A♠ one pair           2 [10] 14 7 4",
             "J♥ 8♥ 5♠ J♣ 2♣   one pair           2 [11] 8 5 2",
         ]),
-        poker(
+        Bug::new(
             "poker-straight-flush-is-a-flush",
             "straight flush seen as a flush.",
             &[(STRAIGHT_FLUSH, "")],
@@ -190,7 +193,7 @@ pub fn mutants() -> Vec<Mutant> {
             "category(): expected straight flush but got flush  ×40",
             "tiebreak(): expected [9, 5] but got [6, 14, 5, 4, 3, 2]",
         ]),
-        poker(
+        Bug::new(
             "poker-any-ace-follows",
             "a straight test that takes any ace after the lowest card for the next rank (public code has it): 9-10-J-Q-A and 2-3-4-A-A pass as straights.",
             &[(

@@ -1,20 +1,23 @@
-//! The tableau's buggy submissions: each one edit of the reference, the bug it is, and the test that
-//! must catch it.
+//! The tableau's bugs: each the reference with a few edits, the bug it is, and the tests
+//! that must catch it.
 
-use super::*;
-
-fn tableau(name: &'static str, bug: &'static str, edits: &[(&'static str, &str)]) -> Mutant {
-    Mutant::of(Module::Tableau, name, bug, edits)
-}
+use crate::bugs::{Bug, Library};
 
 const TOGGLE: &str = "    fn toggle_selection(&mut self, card: Card) {\n";
 const DESELECT: &str = "self.selected.remove(position);";
 const PLAY_LOOP: &str = "for card in self.selected.drain(..) {";
 
+pub const LIBRARY: Library = Library {
+    assignment: "tableau",
+    uses: &[],
+    registration: "tableau::<Table>()",
+    bugs,
+};
+
 /// DOMAIN.md's Tableau bugs, and others students write, one each.
-pub fn mutants() -> Vec<Mutant> {
+fn bugs() -> Vec<Bug> {
     vec![
-        tableau(
+        Bug::new(
             "tableau-sixth-card-selectable",
             "a sixth card selectable: the limit checked with <=.",
             &[(
@@ -31,7 +34,7 @@ pub fn mutants() -> Vec<Mutant> {
             "- expected selected  J♠ 6♣ J♥ 7♣ 10♥",
             "+ actual   selected  J♠ 6♣ J♥ 7♣ 10♥ Q♥",
         ]),
-        tableau(
+        Bug::new(
             "tableau-deselect-keeps-card",
             "deselect not removing: clicking a selected card leaves it selected.",
             &[(DESELECT, "let _ = position;")],
@@ -46,7 +49,7 @@ pub fn mutants() -> Vec<Mutant> {
             "- expected selected  8♣ J♠",
             "+ actual   selected  6♣ 8♣ J♠",
         ]),
-        tableau(
+        Bug::new(
             "tableau-unheld-card-selectable",
             "a card not held becoming selected.",
             &[(" && self.held.contains(&card)", "")],
@@ -61,7 +64,7 @@ pub fn mutants() -> Vec<Mutant> {
             "- expected selected  6♣ 8♣",
             "+ actual   selected  6♣ 8♣ 2♠",
         ]),
-        tableau(
+        Bug::new(
             "tableau-remove-while-iterating",
             "removing from the selection while walking it by index: every other card is skipped.",
             &[(
@@ -79,7 +82,7 @@ pub fn mutants() -> Vec<Mutant> {
             "+ actual   selected  4♦",
             "+ actual   play_area 9♠ 10♠",
         ]),
-        tableau(
+        Bug::new(
             "tableau-selection-kept-after-play",
             "selection not cleared after play.",
             &[(PLAY_LOOP, "for &card in &self.selected {")],
@@ -94,7 +97,7 @@ pub fn mutants() -> Vec<Mutant> {
             "- expected selected  (none)",
             "+ actual   selected  9♠ 4♦ 10♠",
         ]),
-        tableau(
+        Bug::new(
             "tableau-play-area-reversed",
             "cards played by popping the selection: the play area gets them in reverse order.",
             &[(PLAY_LOOP, "while let Some(card) = self.selected.pop() {")],
@@ -103,7 +106,7 @@ pub fn mutants() -> Vec<Mutant> {
             "- expected play_area 3♣ 4♣ 5♣ 6♣ 7♣",
             "+ actual   play_area 7♣ 6♣ 5♣ 4♣ 3♣",
         ]),
-        tableau(
+        Bug::new(
             "tableau-played-cards-stay-held",
             "played cards not removed from held.",
             &[("            self.held.retain(|&held| held != card);\n", "")],
@@ -112,7 +115,7 @@ pub fn mutants() -> Vec<Mutant> {
             "- expected held      2♣ 8♣ 9♣",
             "+ actual   held      2♣ 3♣ 4♣ 5♣ 6♣ 7♣ 8♣ 9♣",
         ]),
-        tableau(
+        Bug::new(
             "tableau-deselect-removes-from-held",
             "deselecting also removes the card from held.",
             &[(
@@ -124,7 +127,7 @@ pub fn mutants() -> Vec<Mutant> {
             "- expected held      2♣ 3♣ 4♣ 5♣ 6♣ 7♣ 8♣ 9♣",
             "+ actual   held      2♣ 3♣ 4♣ 6♣ 7♣ 8♣ 9♣",
         ]),
-        tableau(
+        Bug::new(
             "tableau-play-replaces-play-area",
             "each play replaces the play area instead of adding to its end.",
             &[(
@@ -133,7 +136,7 @@ pub fn mutants() -> Vec<Mutant> {
             )],
         )
         .caught_by("move_selected_to_play_area::plays_add_to_the_end_of_the_play_area", &["- expected play_area 8♣ 2♣ 5♣", "+ actual   play_area 5♣"]),
-        tableau(
+        Bug::new(
             "tableau-full-selection-refuses-deselect",
             "the limit checked before deselecting: a card of a full selection cannot be deselected.",
             &[(

@@ -1,11 +1,7 @@
-//! Blackjack's buggy submissions: each one edit of the reference, the bug it is, and the test that
+//! Blackjack's bugs: each the reference with a few edits, the bug it is, and the tests that
 //! must catch it.
 
-use super::*;
-
-fn blackjack(name: &'static str, bug: &'static str, edits: &[(&'static str, &str)]) -> Mutant {
-    Mutant::of(Module::Blackjack, name, bug, edits)
-}
+use crate::bugs::{Bug, Library};
 
 const VALUE: &str = "    fn value(&self) -> u32 {\n        self.total_and_drops().0\n    }\n";
 const IS_SOFT: &str =
@@ -22,10 +18,17 @@ fn value_with_aces_at(ace: u32) -> String {
     )
 }
 
+pub const LIBRARY: Library = Library {
+    assignment: "blackjack",
+    uses: &[],
+    registration: "blackjack::<Hand, Game>()",
+    bugs,
+};
+
 /// DOMAIN.md's Blackjack bugs, and others students write, one each.
-pub fn mutants() -> Vec<Mutant> {
+fn bugs() -> Vec<Bug> {
     vec![
-        blackjack(
+        Bug::new(
             "blackjack-aces-always-one",
             "all aces 1.",
             &[(VALUE, &value_with_aces_at(1))],
@@ -36,7 +39,7 @@ pub fn mutants() -> Vec<Mutant> {
             "expected   11",
             "actual     1",
         ]),
-        blackjack(
+        Bug::new(
             "blackjack-aces-always-eleven",
             "all aces 11.",
             &[(VALUE, &value_with_aces_at(11))],
@@ -47,7 +50,7 @@ pub fn mutants() -> Vec<Mutant> {
             "expected   64",
             "actual     84",
         ]),
-        blackjack(
+        Bug::new(
             "blackjack-every-ace-drops-at-once",
             "subtract 10 for every ace at once (A+5+A = 7).",
             &[(
@@ -61,7 +64,7 @@ pub fn mutants() -> Vec<Mutant> {
             "expected   21",
             "actual     11",
         ]),
-        blackjack(
+        Bug::new(
             "blackjack-ace-fixed-when-added",
             "an ace fixed at 1 or 11 when added and never revised (3+A+8 = 22).",
             &[
@@ -85,7 +88,7 @@ pub fn mutants() -> Vec<Mutant> {
             "expected   54",
             "actual     64",
         ]),
-        blackjack(
+        Bug::new(
             "blackjack-greedy-per-ace",
             "each ace counts 11 if that fits the rest, judged one ace at a time (A+A+10 = 22).",
             &[(
@@ -99,7 +102,7 @@ pub fn mutants() -> Vec<Mutant> {
             "expected   12",
             "actual     22",
         ]),
-        blackjack(
+        Bug::new(
             "blackjack-any-ace-is-soft",
             "\"contains an ace\" taken as soft.",
             &[(
@@ -113,7 +116,7 @@ pub fn mutants() -> Vec<Mutant> {
             "expected   false",
             "actual     true",
         ]),
-        blackjack(
+        Bug::new(
             "blackjack-face-cards-at-face-value",
             "face cards worth 11, 12, 13.",
             &[("v if v >= JACK => 10,", "v if v >= JACK => u32::from(v),")],
@@ -124,7 +127,7 @@ pub fn mutants() -> Vec<Mutant> {
             "expected   34",
             "actual     35",
         ]),
-        blackjack(
+        Bug::new(
             "blackjack-dealer-hits-17",
             "the dealer stops at > 17 instead of >= 17, so hits every 17.",
             &[("dealer.value() < 17", "dealer.value() <= 17")],
@@ -137,7 +140,7 @@ pub fn mutants() -> Vec<Mutant> {
             "- expected dealer   4♥ K♣ 3♦ = 17",
             "+ actual   dealer   4♥ K♣ 3♦ J♣ = 27",
         ]),
-        blackjack(
+        Bug::new(
             "blackjack-any-21-wins-at-once",
             "any 21 taken as a natural: a player who hits to 21 wins before the dealer plays.",
             &[(
@@ -157,7 +160,7 @@ pub fn mutants() -> Vec<Mutant> {
             "+ actual   outcome  player wins",
             "+ actual   dealer   10♥ 6♥ = 16",
         ]),
-        blackjack(
+        Bug::new(
             "blackjack-natural-against-natural-wins",
             "natural against natural scored as a player win.",
             &[(
@@ -174,7 +177,7 @@ pub fn mutants() -> Vec<Mutant> {
             "- expected outcome  push",
             "+ actual   outcome  player wins",
         ]),
-        blackjack(
+        Bug::new(
             "blackjack-dealer-draws-after-bust",
             "the dealer draws after a player bust (the bust still loses).",
             &[(BUST, ""), (OUTCOME, &format!("{BUST}{OUTCOME}"))],
@@ -183,7 +186,7 @@ pub fn mutants() -> Vec<Mutant> {
             "- expected dealer   10♥ 6♥ = 16",
             "+ actual   dealer   10♥ 6♥ 2♠ = 18",
         ]),
-        blackjack(
+        Bug::new(
             "blackjack-player-dealt-first",
             "deal order player first: player, dealer, player, dealer.",
             &[(
@@ -195,7 +198,7 @@ pub fn mutants() -> Vec<Mutant> {
             "- expected player   A♠ K♠ = 21",
             "+ actual   player   9♥ 7♣ = 16",
         ]),
-        blackjack(
+        Bug::new(
             "blackjack-h17-ignored",
             "the H17 rule ignored: the dealer stands on every 17.",
             &[(
@@ -207,7 +210,7 @@ pub fn mutants() -> Vec<Mutant> {
             "- expected dealer   A♥ 6♥ 4♠ = 21",
             "+ actual   dealer   A♥ 6♥ = 17",
         ]),
-        blackjack(
+        Bug::new(
             "blackjack-ties-go-to-the-dealer",
             "equal totals scored as a dealer win instead of a push.",
             &[("            (d, p) if p == d => Outcome::Push,\n", "")],
