@@ -50,10 +50,12 @@ fn main() {
 
     let submission = compile::locate(&repo.join("reference")).expect("the reference is a crate");
     let sandbox = Sandbox::probe().expect("the sandbox probe runs");
+    let shared = compile::shared_builds();
     let build = compile::Build {
         color: false,
         timeout: compile::DEFAULT_BUILD_TIMEOUT,
         allowed: &[],
+        shared: shared.as_deref(),
     };
     // The build folder stays locked while `built` lives: the graders started below build there.
     let launcher = {

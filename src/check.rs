@@ -3,7 +3,7 @@
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use colored::Colorize;
@@ -145,6 +145,12 @@ struct View {
 }
 
 impl View {
+    /// Course staff's: every test in full.
+    const STAFF: View = View {
+        student: false,
+        due_passed: true,
+    };
+
     fn of(args: &CheckArgs, spec_due: Option<u64>) -> View {
         let in_ci = std::env::var_os("CI").is_some_and(|v| !v.is_empty());
         let student = args.student_view || (!args.staff_view && !in_ci && !args.format.is_staff());
@@ -182,13 +188,13 @@ fn assignment_name(text: &str) -> Result<String, String> {
 }
 
 /// Everything the tests share while they run on the runner's threads.
-struct Session {
-    suite: Suite,
-    reference: Submission,
+struct Session<'a> {
+    suite: &'a Suite,
+    reference: &'a Submission,
     /// Where bulk groups' answers are kept, when there is a builds folder to keep them by.
     answers: Option<Store>,
     /// Expected answers of every listed test, by test index; empty for bulk tests.
-    expected: Vec<grade::Expected>,
+    expected: &'a [grade::Expected],
     /// The names of the assignments the submission registers.
     registered: Vec<String>,
     view: View,
@@ -196,6 +202,41 @@ struct Session {
     /// Lines for the report beyond pass and fail, such as strategies' win rates.
     notes: Mutex<Vec<String>>,
     results: Mutex<Vec<TestResult>>,
+}
+
+impl<'a> Session<'a> {
+    /// A session of `suite`'s tests, graded on `first_runner` and as many more runners as
+    /// they need from `launcher`.
+    fn new(
+        (suite, reference, expected): (&'a Suite, &'a Submission, &'a [grade::Expected]),
+        (launcher, first_runner): (Launcher, Runner),
+        view: View,
+    ) -> Session<'a> {
+        Session {
+            suite,
+            reference,
+            answers: compile::builds_folder()
+                .ok()
+                .map(|builds| Store::default_for(&builds)),
+            expected,
+            registered: first_runner.hello().assignments.clone(),
+            view,
+            notes: Mutex::new(Vec::new()),
+            pool: Pool {
+                launcher,
+                idle: Mutex::new(vec![first_runner]),
+            },
+            results: Mutex::new(vec![TestResult::default(); suite.tests().count()]),
+        }
+    }
+
+    /// Each test's result, by test index: none for a test that did not run.
+    fn results(&self) -> Vec<TestResult> {
+        self.results
+            .lock()
+            .map(|results| results.clone())
+            .unwrap_or_default()
+    }
 }
 
 /// Idle runners; a test takes one, or starts one, and gives it back if it survived.
@@ -364,6 +405,7 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         );
     }
     let build_started = Instant::now();
+    let shared = compile::shared_builds();
     let allowed: Vec<String> = args
         .allowed_dependencies
         .iter()
@@ -378,6 +420,7 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
             .or(suite.build_timeout)
             .unwrap_or(compile::DEFAULT_BUILD_TIMEOUT),
         allowed: &allowed,
+        shared: shared.as_deref(),
     };
     let built = compile::build(&submission, &sandbox, &build);
     let build_time = build_started.elapsed();
@@ -433,24 +476,12 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         list(&filters, &suite);
         return Ok(ExitCode::from(exit::PASSED));
     }
-    let test_count = suite.groups.iter().map(|g| g.tests.len()).sum();
-    let suite_due = suite.due;
-    let session = Arc::new(Session {
-        suite,
-        reference,
-        answers: compile::builds_folder()
-            .ok()
-            .map(|builds| Store::default_for(&builds)),
-        expected,
-        registered,
-        view: View::of(&args, suite_due),
-        notes: Mutex::new(Vec::new()),
-        pool: Pool {
-            launcher,
-            idle: Mutex::new(vec![first_runner]),
-        },
-        results: Mutex::new(vec![TestResult::default(); test_count]),
-    });
+    let test_count: usize = suite.groups.iter().map(|g| g.tests.len()).sum();
+    let session = Session::new(
+        (&suite, &reference, &expected),
+        (launcher, first_runner),
+        View::of(&args, suite.due),
+    );
 
     let selected: Vec<usize> = (0..)
         .zip(session.suite.tests())
@@ -489,12 +520,8 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
     drop(session.pool.idle.lock().map(|mut idle| idle.clear()));
 
     let results = Results {
-        suite: &session.suite,
-        tests: session
-            .results
-            .lock()
-            .map(|results| results.clone())
-            .unwrap_or_default(),
+        suite: &suite,
+        tests: session.results(),
         build_failure: None,
         elapsed: started.elapsed(),
         build_time,
@@ -633,7 +660,7 @@ pub(crate) fn expectations(
 
 /// The sandbox of this machine, refused in strict mode when a layer is missing; in auto
 /// mode a missing layer is named in one warning line.
-fn sandbox_for(mode: Mode) -> Result<Sandbox, String> {
+pub(crate) fn sandbox_for(mode: Mode) -> Result<Sandbox, String> {
     let sandbox = Sandbox::probe().map_err(|error| format!("cannot probe the sandbox: {error}"))?;
     let missing = sandbox.layers().missing();
     match (mode, sandbox.layers().warning()) {
@@ -647,6 +674,21 @@ fn sandbox_for(mode: Mode) -> Result<Sandbox, String> {
         (Mode::Auto, Some(warning)) => eprintln!("{} {warning}", "warning:".yellow().bold()),
     }
     Ok(sandbox)
+}
+
+/// Grades `built` on the `selected` tests of `suite` as course staff sees them, on
+/// `threads` threads at most, reporting nothing: each test's result, none for a test not
+/// selected.
+pub(crate) fn grade_built(
+    answered: (&Suite, &Submission, &[grade::Expected]),
+    sandbox: Sandbox,
+    built: &compile::Built,
+    selected: &[usize],
+    threads: usize,
+) -> Result<Vec<TestResult>, BuildError> {
+    let session = Session::new(answered, handshake(sandbox, built)?, View::STAFF);
+    run_tests(&session, selected, Some(threads), &mut Silent);
+    Ok(session.results())
 }
 
 /// Starts the first runner and checks it speaks our protocol and api version.
@@ -864,7 +906,7 @@ fn run_test(session: &Session, index: usize) -> Verdict {
             Err(error) => Verdict::Failed(Failure::line(error.to_string())),
             Ok(runner) if test.grading == Grading::Driven => {
                 let (verdict, survivor, notes) =
-                    grade::grade_driven(runner, &session.reference, group, test);
+                    grade::grade_driven(runner, session.reference, group, test);
                 if let Ok(mut all) = session.notes.lock() {
                     all.extend(notes);
                 }
@@ -879,7 +921,7 @@ fn run_test(session: &Session, index: usize) -> Verdict {
                     if bulk {
                         grade::grade_bulk(
                             runner,
-                            &session.reference,
+                            session.reference,
                             session.answers.as_ref(),
                             group,
                             test,
@@ -887,7 +929,7 @@ fn run_test(session: &Session, index: usize) -> Verdict {
                     } else {
                         grade::grade_listed(
                             runner,
-                            &session.reference,
+                            session.reference,
                             group,
                             test,
                             &session.expected[index],

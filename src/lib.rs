@@ -5,6 +5,7 @@
 #![deny(unsafe_code)]
 
 pub mod answers;
+pub mod audit;
 pub mod batch;
 pub mod capture;
 pub mod check;

@@ -2,6 +2,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use grader::answers::{self, BuildArgs};
+use grader::audit::{self, AuditArgs};
 use grader::batch::{self, BatchCommand};
 use grader::check::{self, CheckArgs};
 use grader::exit;
@@ -87,6 +88,11 @@ enum SpecCommand {
     /// Write the reference's answer into every listed case without an `expect`, keeping
     /// the file's comments, order and layout; `--check` only tells, and exits 1.
     Fill(FillArgs),
+    /// Grade the library of bugs students write (every bug DOMAIN.md lists, made of the
+    /// reference) against spec files, the built-in ones when none is given: a table of
+    /// which bugs each assignment's tests catch and by which tests, then "N of M bugs
+    /// caught"; exits 1 when a bug is missed (no test fails), 2 on a spec error.
+    Audit(AuditArgs),
 }
 
 fn main() -> ExitCode {
@@ -120,6 +126,7 @@ fn main() -> ExitCode {
                 SpecCommand::Show(args) => show::run(args),
                 SpecCommand::Lint(args) => lint::run(args),
                 SpecCommand::Fill(args) => fill::run(args),
+                SpecCommand::Audit(args) => audit::run(args),
             }
         }
         Command::Gradescope(GradescopeCommand::Package(args)) => package::run(args),

@@ -45,9 +45,13 @@ impl Layout {
         }
     }
 
-    /// The build folder of `submission`, under [`TARGET_DIR_ENV`] beside the shared cache
-    /// (returned too), or else in the grader's own folder of builds, which a re-run reuses.
-    pub fn for_submission(submission: &SubmissionCrate) -> io::Result<(Layout, Option<PathBuf>)> {
+    /// The build folder of `submission`, under `shared` beside the cache of compiled
+    /// dependencies (returned too), or else in the grader's own folder of builds, which a
+    /// re-run reuses.
+    pub fn for_submission(
+        submission: &SubmissionCrate,
+        shared: Option<&Path>,
+    ) -> io::Result<(Layout, Option<PathBuf>)> {
         let name: String = submission
             .package
             .chars()
@@ -56,19 +60,19 @@ impl Layout {
             .collect();
         let tag = format!("{name}-{:016x}", stable_hash(&submission.root));
         let bin_name = format!("cardgrade-runner-{tag}");
-        let shared = shared_builds();
         Ok(match shared {
             Some(shared) => (
-                Layout::new(shared.join(&tag), Some(&shared), bin_name),
-                Some(shared),
+                Layout::new(shared.join(&tag), Some(shared), bin_name),
+                Some(shared.to_path_buf()),
             ),
             None => (Layout::new(own_builds()?.join(&tag), None, bin_name), None),
         })
     }
 }
 
-/// The folder [`TARGET_DIR_ENV`] names, if it is set.
-fn shared_builds() -> Option<PathBuf> {
+/// The folder [`TARGET_DIR_ENV`] names, if it is set: every build there shares compiled
+/// dependencies.
+pub fn shared_builds() -> Option<PathBuf> {
     std::env::var_os(TARGET_DIR_ENV)
         .map(|dir| std::path::absolute(PathBuf::from(&dir)).unwrap_or_else(|_| dir.into()))
 }

@@ -10,7 +10,7 @@ mod copy;
 mod inherit;
 mod layout;
 
-pub use layout::{builds_folder, stable_hash};
+pub use layout::{builds_folder, shared_builds, stable_hash};
 mod manifest;
 
 use std::collections::BTreeMap;
@@ -58,6 +58,8 @@ pub struct Build<'a> {
     pub timeout: Duration,
     /// Crates the course lets submissions depend on, by name.
     pub allowed: &'a [String],
+    /// The folder of builds that share grader-api compiled once, if builds share one.
+    pub shared: Option<&'a Path>,
 }
 
 /// A runner, built.
@@ -225,7 +227,7 @@ pub fn build(
     sandbox: &Sandbox,
     build: &Build,
 ) -> Result<Built, BuildError> {
-    let (layout, shared) = Layout::for_submission(submission)
+    let (layout, shared) = Layout::for_submission(submission, build.shared)
         .map_err(|error| BuildError::Cargo(format!("cannot make a build folder: {error}")))?;
     let io = |error: std::io::Error| {
         BuildError::Cargo(format!(

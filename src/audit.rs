@@ -1,0 +1,273 @@
+//! `grader spec audit`: the reference's library of bugs students write, each built as a
+//! crate and graded against the specs as course staff see them (hidden groups too), then a
+//! table of which bugs each assignment's tests catch, by which tests, and which they miss.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use colored::Colorize;
+use grader_api::Submission;
+use reference::bugs::{Bug, LIBRARIES, Library};
+
+use crate::check::{expectations, grade_built, sandbox_for};
+use crate::compile::{self, Build};
+use crate::exit::{self, Stop};
+use crate::grade::Expected;
+use crate::mutant::write_bug;
+use crate::sandbox::{Mode, Sandbox};
+use crate::spec::{self, SpecErrors, Suite};
+use crate::verdict::Verdict;
+
+/// Where the list of tests that caught a bug wraps.
+const LINE_WIDTH: usize = 100;
+/// How far a bug's description and tests are indented under its name.
+const INDENT: &str = "          ";
+
+#[derive(Debug, clap::Args)]
+pub struct AuditArgs {
+    /// Spec files, or folders of them, to grade the bugs against [default: the built-in
+    /// specs].
+    #[arg(value_name = "SPEC")]
+    pub specs: Vec<PathBuf>,
+    /// Bugs built and graded at once.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub jobs: usize,
+}
+
+/// What grading a bug found: the ids of the tests that failed, or why it was not graded.
+type Finding = Result<Vec<String>, String>;
+
+pub fn run(args: AuditArgs) -> ExitCode {
+    match audit(&args) {
+        Ok(true) => ExitCode::from(exit::PASSED),
+        Ok(false) => ExitCode::from(exit::FAILED),
+        Err(stop) => stop.report(),
+    }
+}
+
+/// Grades every bug of the assignments the specs grade and prints the table; whether the
+/// specs catch every one.
+fn audit(args: &AuditArgs) -> Result<bool, Stop> {
+    let suite =
+        spec::load(&args.specs, &[], None).map_err(|error| Stop::Spec(error.to_string()))?;
+    let reference = reference::submission();
+    let (expected, contradicted) = expectations(&suite, &reference);
+    if !contradicted.is_empty() {
+        return Err(Stop::Spec(SpecErrors(contradicted).to_string()));
+    }
+    let sandbox = sandbox_for(Mode::Auto).map_err(Stop::Usage)?;
+    let target = compile::builds_folder()
+        .map_err(|error| Stop::Usage(format!("no folder to build the bugs in: {error}")))?;
+    let bugs = bugs_of(&suite);
+    let jobs = args.jobs.clamp(1, bugs.len().max(1));
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let grading = Grading {
+        answered: (&suite, &reference, &expected),
+        sandbox: &sandbox,
+        build: Build {
+            color: false,
+            timeout: suite
+                .build_timeout
+                .unwrap_or(compile::DEFAULT_BUILD_TIMEOUT),
+            allowed: &suite.allowed_dependencies,
+            shared: Some(&target),
+        },
+        target: &target,
+        threads: (cores / jobs).max(1),
+    };
+    let findings = grading.grade_all(&bugs, jobs);
+    Ok(print_table(&suite, &bugs, &findings))
+}
+
+/// The library's bugs of each assignment `suite` grades, in the order its groups come.
+fn bugs_of(suite: &Suite) -> Vec<(&'static Library, Bug)> {
+    let mut assignments: Vec<&str> = Vec::new();
+    for group in &suite.groups {
+        let name = group.assignment.name();
+        if !assignments.contains(&name) {
+            assignments.push(name);
+        }
+    }
+    assignments
+        .iter()
+        .flat_map(|name| {
+            LIBRARIES
+                .iter()
+                .filter(move |library| library.assignment == *name)
+        })
+        .flat_map(|library| (library.bugs)().into_iter().map(move |bug| (library, bug)))
+        .collect()
+}
+
+/// What every bug is graded with.
+struct Grading<'a> {
+    answered: (&'a Suite, &'a Submission, &'a [Expected]),
+    sandbox: &'a Sandbox,
+    build: Build<'a>,
+    /// The grader's target dir: the bugs' crates and their builds.
+    target: &'a Path,
+    /// Tests of one bug run at once.
+    threads: usize,
+}
+
+impl Grading<'_> {
+    /// Grades `jobs` bugs at a time, telling of each as it is done; the findings in the
+    /// order of `bugs`.
+    fn grade_all(&self, bugs: &[(&Library, Bug)], jobs: usize) -> Vec<Finding> {
+        let next = AtomicUsize::new(0);
+        let (finished, found) = std::sync::mpsc::channel();
+        let mut findings = Vec::new();
+        std::thread::scope(|scope| {
+            for _ in 0..jobs {
+                let finished = finished.clone();
+                let next = &next;
+                scope.spawn(move || {
+                    while let Some((library, bug)) = bugs.get(next.fetch_add(1, Ordering::Relaxed))
+                    {
+                        if finished.send((bug.name, self.grade(library, bug))).is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+            drop(finished);
+            for (name, finding) in found {
+                let what = match &finding {
+                    Ok(failed) if failed.is_empty() => "no test fails".to_string(),
+                    Ok(failed) => format!("{} failed", count(failed.len(), "test")),
+                    Err(_) => "not graded".to_string(),
+                };
+                findings.push((name, finding));
+                eprintln!(
+                    "{:>12} {name} ({what}; {} of {})",
+                    "Graded".green().bold(),
+                    findings.len(),
+                    bugs.len()
+                );
+            }
+        });
+        findings.sort_by_key(|(name, _)| bugs.iter().position(|(_, bug)| bug.name == *name));
+        findings.into_iter().map(|(_, finding)| finding).collect()
+    }
+
+    /// Writes `bug`'s crate, builds it and grades it on its assignment's tests.
+    fn grade(&self, library: &Library, bug: &Bug) -> Finding {
+        let dir = write_bug(self.target, library, bug)?;
+        let submission = compile::locate(&dir).map_err(|error| error.to_string())?;
+        let built = compile::build(&submission, self.sandbox, &self.build)
+            .map_err(|error| error.to_string())?;
+        let suite = self.answered.0;
+        let selected: Vec<usize> = (0..)
+            .zip(suite.tests())
+            .filter(|(_, (group, _))| group.assignment.name() == library.assignment)
+            .map(|(index, _)| index)
+            .collect();
+        let results = grade_built(
+            self.answered,
+            self.sandbox.clone(),
+            &built,
+            &selected,
+            self.threads,
+        )
+        .map_err(|error| error.to_string())?;
+        Ok(suite
+            .tests()
+            .zip(&results)
+            .filter(|(_, result)| matches!(result.verdict, Some(Verdict::Failed(_))))
+            .map(|((_, test), _)| test.id.clone())
+            .collect())
+    }
+}
+
+/// Prints each assignment's bugs, each with whether a test of `suite` caught it and which
+/// did, and the count; whether every bug was caught.
+fn print_table(suite: &Suite, bugs: &[(&Library, Bug)], findings: &[Finding]) -> bool {
+    let mut caught = 0;
+    let mut assignment = "";
+    for ((library, bug), finding) in bugs.iter().zip(findings) {
+        if library.assignment != assignment {
+            assignment = library.assignment;
+            let of_it = bugs
+                .iter()
+                .filter(|(other, _)| other.assignment == assignment)
+                .count();
+            println!("{}: {}", assignment.bold(), count(of_it, "bug"));
+        }
+        let prefix = format!("{assignment}::");
+        let short = |id: &str| id.strip_prefix(&prefix).unwrap_or(id).to_string();
+        let label = match finding {
+            Ok(failed) if !failed.is_empty() => {
+                caught += 1;
+                "caught".green()
+            }
+            Ok(_) => "MISSED".red().bold(),
+            Err(_) => "not graded".yellow().bold(),
+        };
+        println!("  {label:<8}{}", bug.name.bold());
+        let words: Vec<&str> = bug.description.split_whitespace().collect();
+        print!("{}", wrapped("", &words, ""));
+        match finding {
+            Err(why) => println!("{INDENT}{}", why.replace('\n', &format!("\n{INDENT}"))),
+            Ok(failed) => {
+                let shown: Vec<String> = failed.iter().map(|id| short(id)).collect();
+                let shown: Vec<&str> = shown.iter().map(String::as_str).collect();
+                match shown.is_empty() {
+                    true => println!("{INDENT}no test fails"),
+                    false => print!("{}", wrapped("caught by ", &shown, ",")),
+                }
+                for named in &bug.caught {
+                    let id = format!("{prefix}{}", named.test);
+                    if failed.contains(&id) {
+                        continue;
+                    }
+                    let why = match suite.tests().any(|(_, test)| test.id == id) {
+                        true => "passes",
+                        false => "is not in the specs",
+                    };
+                    println!(
+                        "{INDENT}{} should catch it, but {}",
+                        named.test,
+                        why.yellow()
+                    );
+                }
+            }
+        }
+    }
+    println!("{caught} of {} caught", count(bugs.len(), "bug"));
+    caught == bugs.len()
+}
+
+/// `pieces` after `lead`, each followed by `after` but the last, in lines no wider than
+/// [`LINE_WIDTH`] where the pieces allow, indented by [`INDENT`] and the continuation lines
+/// past `lead`.
+fn wrapped(lead: &str, pieces: &[&str], after: &str) -> String {
+    let mut out = String::new();
+    let mut line = format!("{INDENT}{lead}");
+    let mut empty = true;
+    for (index, piece) in pieces.iter().enumerate() {
+        let piece = match index + 1 == pieces.len() {
+            true => piece.to_string(),
+            false => format!("{piece}{after}"),
+        };
+        if !empty && line.chars().count() + piece.chars().count() + 1 > LINE_WIDTH {
+            out.push_str(line.trim_end());
+            out.push('\n');
+            line = format!("{INDENT}{}", " ".repeat(lead.len()));
+        }
+        line.push_str(&piece);
+        line.push(' ');
+        empty = false;
+    }
+    out.push_str(line.trim_end());
+    out.push('\n');
+    out
+}
+
+/// `n` and `noun`, plural but for 1.
+fn count(n: usize, noun: &str) -> String {
+    match n {
+        1 => format!("1 {noun}"),
+        _ => format!("{n} {noun}s"),
+    }
+}
