@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use colored::Colorize;
 use grader_api::Submission;
@@ -33,6 +34,10 @@ pub struct AuditArgs {
     /// Bugs built and graded at once.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub jobs: usize,
+    /// Stop a bug's build that takes longer than this [default: the specs' `defaults: {
+    /// build_timeout_s }`, else 300].
+    #[arg(long, value_name = "SECS")]
+    pub build_timeout: Option<u64>,
 }
 
 /// What grading a bug found: the ids of the tests that failed, or why it was not graded.
@@ -67,8 +72,10 @@ fn audit(args: &AuditArgs) -> Result<bool, Stop> {
         sandbox: &sandbox,
         build: Build {
             color: false,
-            timeout: suite
+            timeout: args
                 .build_timeout
+                .map(Duration::from_secs)
+                .or(suite.build_timeout)
                 .unwrap_or(compile::DEFAULT_BUILD_TIMEOUT),
             allowed: &suite.allowed_dependencies,
             shared: Some(&target),
@@ -123,31 +130,41 @@ impl Grading<'_> {
                 let finished = finished.clone();
                 let next = &next;
                 scope.spawn(move || {
-                    while let Some((library, bug)) = bugs.get(next.fetch_add(1, Ordering::Relaxed))
-                    {
-                        if finished.send((bug.name, self.grade(library, bug))).is_err() {
+                    loop {
+                        let index = next.fetch_add(1, Ordering::Relaxed);
+                        let Some((library, bug)) = bugs.get(index) else {
+                            return;
+                        };
+                        if finished.send((index, self.grade(library, bug))).is_err() {
                             return;
                         }
                     }
                 });
             }
             drop(finished);
-            for (name, finding) in found {
-                let what = match &finding {
-                    Ok(failed) if failed.is_empty() => "no test fails".to_string(),
-                    Ok(failed) => format!("{} failed", count(failed.len(), "test")),
-                    Err(_) => "not graded".to_string(),
+            for (index, finding) in found {
+                let (label, what) = match &finding {
+                    Ok(failed) if failed.is_empty() => ("Graded".green(), "no test fails".into()),
+                    Ok(failed) => (
+                        "Graded".green(),
+                        format!("{} failed", count(failed.len(), "test")),
+                    ),
+                    Err(why) => (
+                        "Not graded".red(),
+                        why.lines().next().unwrap_or_default().to_string(),
+                    ),
                 };
-                findings.push((name, finding));
+                findings.push((index, finding));
                 eprintln!(
-                    "{:>12} {name} ({what}; {} of {})",
-                    "Graded".green().bold(),
+                    "{:>12} {} ({what}; {} of {})",
+                    label.bold(),
+                    bugs[index].1.name,
                     findings.len(),
                     bugs.len()
                 );
             }
         });
-        findings.sort_by_key(|(name, _)| bugs.iter().position(|(_, bug)| bug.name == *name));
+        findings.sort_by_key(|(index, _)| *index);
         findings.into_iter().map(|(_, finding)| finding).collect()
     }
 
@@ -199,12 +216,12 @@ fn print_table(suite: &Suite, bugs: &[(&Library, Bug)], findings: &[Finding]) ->
         let label = match finding {
             Ok(failed) if !failed.is_empty() => {
                 caught += 1;
-                "caught".green()
+                format!("{:<8}", "caught").green()
             }
-            Ok(_) => "MISSED".red().bold(),
-            Err(_) => "not graded".yellow().bold(),
+            Ok(_) => format!("{:<8}", "MISSED").red().bold(),
+            Err(_) => format!("{:<8}", "error").yellow().bold(),
         };
-        println!("  {label:<8}{}", bug.name.bold());
+        println!("  {label}{}", bug.name.bold());
         let words: Vec<&str> = bug.description.split_whitespace().collect();
         print!("{}", wrapped("", &words, ""));
         match finding {
