@@ -1,6 +1,8 @@
 //! Spec files as the grader reads them: each assignment's typed groups and cases, the
 //! common fields, and where each error points.
 
+mod support;
+
 use std::time::Duration;
 
 use grader::spec::{self, load, parse};
@@ -765,4 +767,98 @@ fn every_kind_of_malformed_spec_is_told_precisely_at_its_place_and_none_hangs_or
             "{kind}: expected\n{expected}\nbut lint told\n{told}"
         );
     }
+}
+
+/// `grader spec audit ARGS`: exit code, stdout and stderr, in the target dir every test
+/// builds in, where tests/check.rs has built the library's bugs already.
+fn audit(args: &[&str]) -> (i32, String, String) {
+    let output = support::grader(&[&["spec", "audit"], args].concat());
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// The audit table's row of bug `name`: its line and the lines indented under it.
+fn audit_row<'a>(table: &'a str, name: &str) -> &'a str {
+    let at = table
+        .find(&format!(" {name}\n"))
+        .unwrap_or_else(|| panic!("no row of {name} in:\n{table}"));
+    let row = &table[table[..at].rfind('\n').map_or(0, |n| n + 1)..];
+    let end = row
+        .match_indices('\n')
+        .map(|(at, _)| at + 1)
+        .find(|&at| !row[at..].starts_with("          "))
+        .unwrap_or(row.len());
+    &row[..end]
+}
+
+/// Tableau's shipped spec, the cheapest to audit: every bug of its library caught, each
+/// by the tests it names.
+#[test]
+fn the_audit_of_a_shipped_spec_finds_every_bug_caught_by_the_tests_it_names() {
+    let spec = support::repo().join("specs/tableau.yaml");
+    let (code, table, stderr) = audit(&[spec.to_str().unwrap()]);
+    assert_eq!(code, 0, "{table}\n{stderr}");
+    let bugs = (support::library("tableau").bugs)();
+    assert!(
+        table.contains(&format!("\n{0} of {0} bugs caught\n", bugs.len())),
+        "{table}"
+    );
+    for bug in &bugs {
+        let row = audit_row(&table, bug.name);
+        assert!(
+            row.starts_with(&format!("  caught  {}\n", bug.name)),
+            "{row}"
+        );
+        assert!(row.contains(bug.description), "{row}");
+        for caught in &bug.caught {
+            assert!(row.contains(caught.test), "{}: {row}", caught.test);
+        }
+    }
+    assert!(!table.contains("should catch it"), "{table}");
+}
+
+/// A spec of one group of one case: the bugs it lets through are missed, and the catchers
+/// the library names are not in it.
+#[test]
+fn an_audit_of_a_weak_spec_tells_each_bug_it_misses_and_fails() {
+    let spec = support::scratch().join("one-tableau-case.yaml");
+    std::fs::write(
+        &spec,
+        "assignment: tableau\ngroups:\n  - name: toggle_selection\n    points: 10\n    cases:\n      - name: toggling twice deselects\n        deck: [2C, 3C, 4C, 5C, 6C, 7C, 8C, 9C]\n        steps: [deal, { toggle: 5C }, { toggle: 5C, expect: { selected: [] } }]\n",
+    )
+    .unwrap();
+    let (code, table, stderr) = audit(&[spec.to_str().unwrap()]);
+    assert_eq!(code, 1, "{table}\n{stderr}");
+    let bugs = (support::library("tableau").bugs)();
+    assert!(
+        table.contains(&format!("\n2 of {} bugs caught\n", bugs.len())),
+        "{table}"
+    );
+    let caught = audit_row(&table, "tableau-deselect-keeps-card");
+    assert!(
+        caught.starts_with("  caught  ")
+            && caught.contains("caught by toggle_selection::toggling_twice_deselects\n")
+            && caught.contains("random_step_sequences should catch it, but is not in the specs"),
+        "{caught}"
+    );
+    let missed = audit_row(&table, "tableau-play-area-reversed");
+    assert!(
+        missed.starts_with("  MISSED  ")
+            && missed.contains("no test fails")
+            && missed.contains(
+                "move_selected_to_play_area::play_five_adjacent_cards should catch it, but is not in the specs"
+            ),
+        "{missed}"
+    );
+}
+
+#[test]
+fn an_audit_of_a_spec_that_does_not_load_is_a_spec_error() {
+    let (code, table, stderr) = audit(&["no-such-spec.yaml"]);
+    assert_eq!(code, 2, "{table}\n{stderr}");
+    assert!(stderr.contains("no-such-spec.yaml"), "{stderr}");
+    assert!(table.is_empty(), "{table}");
 }
