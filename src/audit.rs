@@ -212,7 +212,6 @@ fn print_table(suite: &Suite, bugs: &[(&Library, Bug)], findings: &[Finding]) ->
             println!("{}: {}", assignment.bold(), count(of_it, "bug"));
         }
         let prefix = format!("{assignment}::");
-        let short = |id: &str| id.strip_prefix(&prefix).unwrap_or(id).to_string();
         let label = match finding {
             Ok(failed) if !failed.is_empty() => {
                 caught += 1;
@@ -227,8 +226,10 @@ fn print_table(suite: &Suite, bugs: &[(&Library, Bug)], findings: &[Finding]) ->
         match finding {
             Err(why) => println!("{INDENT}{}", why.replace('\n', &format!("\n{INDENT}"))),
             Ok(failed) => {
-                let shown: Vec<String> = failed.iter().map(|id| short(id)).collect();
-                let shown: Vec<&str> = shown.iter().map(String::as_str).collect();
+                let shown: Vec<&str> = failed
+                    .iter()
+                    .map(|id| id.strip_prefix(&prefix).unwrap_or(id))
+                    .collect();
                 match shown.is_empty() {
                     true => println!("{INDENT}no test fails"),
                     false => print!("{}", wrapped("caught by ", &shown, ",")),
