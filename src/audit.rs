@@ -230,9 +230,11 @@ fn print_table(suite: &Suite, bugs: &[(&Library, Bug)], findings: &[Finding]) ->
                     .iter()
                     .map(|id| id.strip_prefix(&prefix).unwrap_or(id))
                     .collect();
-                match shown.is_empty() {
+                let pieces = grouped(&shown);
+                let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+                match pieces.is_empty() {
                     true => println!("{INDENT}no test fails"),
-                    false => print!("{}", wrapped("caught by ", &shown, ",")),
+                    false => print!("{}", wrapped("caught by ", &pieces, ",")),
                 }
                 for named in &bug.caught {
                     let id = format!("{prefix}{}", named.test);
@@ -282,10 +284,57 @@ fn wrapped(lead: &str, pieces: &[&str], after: &str) -> String {
     out
 }
 
+/// Test ids as pieces to wrap, the cases of one group together: `group::{a, b}`, where the
+/// comma after each piece but the last is the wrapping's.
+fn grouped(ids: &[&str]) -> Vec<String> {
+    let group_of = |id: &str| id.rsplit_once("::").map(|(group, _)| group.to_string());
+    let mut pieces = Vec::new();
+    let mut at = 0;
+    while at < ids.len() {
+        let group = group_of(ids[at]);
+        let run = ids[at..]
+            .iter()
+            .take_while(|id| group_of(id) == group)
+            .count();
+        let ids = &ids[at..at + run];
+        match (&group, ids) {
+            (Some(group), [first, middle @ .., last]) => {
+                let case = |id: &str| id[group.len() + 2..].to_string();
+                pieces.push(format!("{group}::{{{}", case(first)));
+                pieces.extend(middle.iter().map(|id| case(id)));
+                pieces.push(format!("{}}}", case(last)));
+            }
+            _ => pieces.extend(ids.iter().map(|id| id.to_string())),
+        }
+        at += run;
+    }
+    pieces
+}
+
 /// `n` and `noun`, plural but for 1.
 fn count(n: usize, noun: &str) -> String {
     match n {
         1 => format!("1 {noun}"),
         _ => format!("{n} {noun}s"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_failed_cases_of_a_group_are_listed_together() {
+        let ids = ["g::a", "g::b", "g::c", "bulk", "h::d", "more"];
+        assert_eq!(
+            grouped(&ids),
+            ["g::{a", "b", "c}", "bulk", "h::d", "more"].map(String::from)
+        );
+        let pieces = grouped(&ids);
+        let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+        assert_eq!(
+            wrapped("caught by ", &pieces, ","),
+            format!("{INDENT}caught by g::{{a, b, c}}, bulk, h::d, more\n")
+        );
     }
 }
