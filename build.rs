@@ -70,6 +70,8 @@ fn answers_digest() -> u64 {
     let mut files = Vec::new();
     collect(Path::new("reference/src"), &mut files);
     collect(Path::new("api/src"), &mut files);
+    // The library of bugs is data about the reference, not what it answers.
+    files.retain(|file| !file.ends_with("bugs.rs"));
     files.sort();
     let mut hasher = std::hash::DefaultHasher::new();
     std::env::var("CARGO_PKG_VERSION")
