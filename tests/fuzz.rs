@@ -1,0 +1,288 @@
+//! Arbitrary input at the grader's doors from outside (issue 12): text to the card parser,
+//! bytes and YAML to the spec loader, and reply frames, as a hostile runner could send
+//! them, to every decoder of runner answers. Every call runs on a thread of its own and
+//! must return within [`HANG`], without panicking, and allocating at most
+//! [`MOST_ALLOCATED`] at once.
+//!
+//! Each property runs proptest's default number of cases; `PROPTEST_CASES` sets another,
+//! for the long run that docs/fuzzing.md records.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::Duration;
+
+use grader_api::{Card, Suit};
+use proptest::collection::vec;
+use proptest::prelude::*;
+use proptest::sample::select;
+use proptest::test_runner::Config;
+
+/// A call still running after this has hung: the slowest here takes milliseconds, and a
+/// machine busy with other builds is slower, not a thousand times slower.
+const HANG: Duration = Duration::from_secs(30);
+/// The most one call may hold at once beyond what it was handed.
+const MOST_ALLOCATED: usize = 64 << 20;
+
+// ---------------------------------------------------------------------------------------
+// The harness: a counting allocator, and a call on a thread of its own.
+
+/// Counts the heap bytes each thread holds and their peak, so that one call is held to
+/// the cap while other tests allocate on their own threads.
+struct Counting;
+
+thread_local! {
+    static LIVE: Cell<isize> = const { Cell::new(0) };
+    static PEAK: Cell<isize> = const { Cell::new(0) };
+}
+
+fn count(change: isize) {
+    // A thread being torn down may still free; those bytes belong to no call.
+    let _ = LIVE.try_with(|live| {
+        let now = live.get() + change;
+        live.set(now);
+        let _ = PEAK.try_with(|peak| peak.set(peak.get().max(now)));
+    });
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+// SAFETY: every call goes to the system allocator as it came; only its size is counted.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let block = unsafe { System.alloc(layout) };
+        if !block.is_null() {
+            count(layout.size() as isize);
+        }
+        block
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let block = unsafe { System.alloc_zeroed(layout) };
+        if !block.is_null() {
+            count(layout.size() as isize);
+        }
+        block
+    }
+
+    unsafe fn dealloc(&self, block: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(block, layout) };
+        count(-(layout.size() as isize));
+    }
+
+    unsafe fn realloc(&self, block: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let moved = unsafe { System.realloc(block, layout, new_size) };
+        if !moved.is_null() {
+            count(new_size as isize - layout.size() as isize);
+        }
+        moved
+    }
+}
+
+/// `call`'s result and the most it held at once, in bytes.
+fn with_peak<T>(call: impl FnOnce() -> T) -> (T, usize) {
+    let start = LIVE.with(Cell::get);
+    PEAK.with(|peak| peak.set(start));
+    let value = call();
+    let peak = PEAK.with(Cell::get) - start;
+    (value, peak.max(0) as usize)
+}
+
+/// Runs `call` on a thread of its own and returns what it returned; panics if it
+/// panicked, ran past [`HANG`] (left running: the test has failed) or held more than
+/// [`MOST_ALLOCATED`].
+fn bounded<T: Send + 'static>(what: &str, call: impl FnOnce() -> T + Send + 'static) -> T {
+    let (done, finished) = mpsc::channel();
+    let worker = std::thread::spawn(move || {
+        let outcome = with_peak(call);
+        let _ = done.send(());
+        outcome
+    });
+    // A call that panicked drops the sender: `join` below tells which it was.
+    if let Err(RecvTimeoutError::Timeout) = finished.recv_timeout(HANG) {
+        panic!("{what} did not return within {HANG:?}");
+    }
+    let (value, peak) = worker
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    assert!(
+        peak <= MOST_ALLOCATED,
+        "{what} held {peak} bytes at once; the cap is {MOST_ALLOCATED}"
+    );
+    value
+}
+
+fn config() -> Config {
+    // Failures are kept as plain #[test]s of their input, not as files beside this one.
+    Config {
+        failure_persistence: None,
+        ..Config::default()
+    }
+}
+
+#[test]
+fn the_harness_catches_a_hang_a_panic_and_a_large_allocation() {
+    let panicked = std::panic::catch_unwind(|| bounded("a panic", || panic!("on purpose")));
+    assert!(panicked.is_err());
+    let large = std::panic::catch_unwind(|| {
+        bounded("a large allocation", || vec![1u8; MOST_ALLOCATED + 1].len())
+    });
+    assert!(large.is_err());
+    let (held, peak) = with_peak(|| vec![1u8; 1 << 20]);
+    assert!(peak >= 1 << 20, "{peak}");
+    drop(held);
+    assert_eq!(bounded("a small call", || 2 + 2), 4);
+}
+
+// ---------------------------------------------------------------------------------------
+// The card parser.
+
+/// What the card parser must make of `text`: if a card, one that reads back from how it
+/// is shown; if not, a message saying what a card looks like.
+fn parsed_card(text: String) -> Result<Option<Card>, TestCaseError> {
+    let shown = format!("{text:?}");
+    let parsed = bounded("parsing a card", move || text.parse::<Card>());
+    match parsed {
+        Ok(card) => {
+            prop_assert_eq!(card.to_string().parse::<Card>(), Ok(card), "{}", shown);
+            Ok(Some(card))
+        }
+        Err(error) => {
+            let message = error.to_string();
+            prop_assert!(message.contains("like `KH`"), "{}: {}", shown, message);
+            Ok(None)
+        }
+    }
+}
+
+/// What a rank written for a test is.
+#[derive(Clone, Copy, Debug)]
+enum Rank {
+    Value(u8),
+    /// Not a rank, whatever stands around it.
+    Not,
+    /// Any text, which may happen to spell a rank.
+    Anything,
+}
+
+/// A rank as people might write it.
+fn rank() -> impl Strategy<Value = (String, Rank)> {
+    let known = prop_oneof![
+        (2u8..=9).prop_map(|value| (value.to_string(), Rank::Value(value))),
+        select(vec![
+            ("10", 10),
+            ("T", 10),
+            ("t", 10),
+            ("J", 11),
+            ("j", 11),
+            ("Q", 12),
+            ("q", 12),
+            ("K", 13),
+            ("k", 13),
+            ("A", 14),
+            ("a", 14),
+        ])
+        .prop_map(|(text, value)| (text.to_string(), Rank::Value(value))),
+    ];
+    let not = select(vec![
+        "", "0", "1", "01", "11", "1O", "TT", "10 ", "٣", "Ⅻ", "X", "KK", "-2", "+2",
+    ])
+    .prop_map(|text| (text.to_string(), Rank::Not));
+    prop_oneof![
+        3 => known,
+        1 => not,
+        1 => any::<String>().prop_map(|text| (text, Rank::Anything)),
+    ]
+}
+
+/// A suit as people might write it, and the suit where it is one.
+fn suit() -> impl Strategy<Value = (String, Option<Suit>)> {
+    let known = select(vec![
+        ("C", Suit::Clubs),
+        ("c", Suit::Clubs),
+        ("♣", Suit::Clubs),
+        ("♧", Suit::Clubs),
+        ("D", Suit::Diamonds),
+        ("d", Suit::Diamonds),
+        ("♦", Suit::Diamonds),
+        ("♢", Suit::Diamonds),
+        ("H", Suit::Hearts),
+        ("h", Suit::Hearts),
+        ("♥", Suit::Hearts),
+        ("♡", Suit::Hearts),
+        ("S", Suit::Spades),
+        ("s", Suit::Spades),
+        ("♠", Suit::Spades),
+        ("♤", Suit::Spades),
+    ])
+    .prop_map(|(text, suit)| (text.to_string(), Some(suit)));
+    let unknown = select(vec![
+        "",
+        "X",
+        "♥\u{fe0f}",
+        "🂡",
+        "é",
+        "HH",
+        "\u{0}",
+        "Ｈ",
+        "ꞩ",
+    ])
+    .prop_map(|text| (text.to_string(), None));
+    prop_oneof![3 => known, 1 => unknown]
+}
+
+/// Space around a card, and whether it is the kind the parser trims.
+fn margin() -> impl Strategy<Value = (String, bool)> {
+    select(vec![
+        ("", true),
+        (" ", true),
+        ("  ", true),
+        ("\t", true),
+        ("\n", true),
+        ("\u{a0}", true),
+        ("\u{3000}", true),
+        ("\u{200b}", false),
+        ("_", false),
+    ])
+    .prop_map(|(text, trimmed)| (text.to_string(), trimmed))
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn the_card_parser_takes_any_text(text in any::<String>()) {
+        parsed_card(text)?;
+    }
+
+    #[test]
+    fn the_card_parser_takes_any_bytes(bytes in vec(any::<u8>(), 0..16)) {
+        parsed_card(String::from_utf8_lossy(&bytes).into_owned())?;
+    }
+
+    #[test]
+    fn the_card_parser_reads_every_spelling_of_a_card_and_nothing_else(
+        (before, leading) in margin(),
+        (rank, value) in rank(),
+        (suit, suit_is) in suit(),
+        (after, trailing) in margin(),
+    ) {
+        let text = format!("{before}{rank}{suit}{after}");
+        let parsed = parsed_card(text.clone())?;
+        let expected = match (value, suit_is, leading && trailing) {
+            (Rank::Anything, _, _) => parsed,
+            (Rank::Value(value), Some(suit), true) => Some(Card::new(value, suit).unwrap()),
+            _ => None,
+        };
+        prop_assert_eq!(parsed, expected, "{:?}", text);
+        // In single quotes YAML folds a line break into a space, which is trimmed too.
+        let yaml = format!("'{}'", text.replace('\'', "''"));
+        let read = bounded("reading a card from YAML", move || {
+            serde_yaml::from_str::<Card>(&yaml).ok()
+        });
+        if !matches!(value, Rank::Anything) {
+            prop_assert_eq!(read, expected, "{:?}", text);
+        }
+    }
+}
