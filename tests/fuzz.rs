@@ -9,9 +9,12 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
+use std::io::Read;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
+use grader_api::protocol::{self, Hello, PROTOCOL_VERSION};
+use grader_api::wire::{Wire, put_varint};
 use grader_api::{Card, Suit};
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -285,4 +288,57 @@ proptest! {
             prop_assert_eq!(read, expected, "{:?}", text);
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// What these tests found, each as the input that showed it.
+
+/// An endless stream: `head`, then `body` repeated.
+struct Endless {
+    head: Vec<u8>,
+    body: Vec<u8>,
+    sent: u64,
+}
+
+impl Read for Endless {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let mut written = 0;
+        while written < buf.len() {
+            let at = self.sent as usize;
+            let byte = match self.head.get(at) {
+                Some(&byte) => byte,
+                None => self.body[(at - self.head.len()) % self.body.len()],
+            };
+            buf[written] = byte;
+            written += 1;
+            self.sent += 1;
+        }
+        Ok(written)
+    }
+}
+
+#[test]
+fn a_hello_without_end_is_refused_after_a_bounded_read() {
+    let mut head = Vec::new();
+    PROTOCOL_VERSION.put(&mut head).unwrap();
+    protocol::API_VERSION.to_string().put(&mut head).unwrap();
+    // As many names as a list may hold, each as long as a text may be.
+    put_varint(&mut head, 1 << 18).unwrap();
+    let mut name = Vec::new();
+    put_varint(&mut name, 1 << 20).unwrap();
+    name.extend(std::iter::repeat_n(b'a', 1 << 20));
+    let (refused, sent) = bounded("reading an endless hello", move || {
+        let mut runner = Endless {
+            head,
+            body: name,
+            sent: 0,
+        };
+        let refused = Hello::read(&mut runner).is_err();
+        (refused, runner.sent)
+    });
+    assert!(refused);
+    assert!(
+        sent <= protocol::MOST_HELLO_BYTES,
+        "read {sent} bytes of a hello"
+    );
 }
