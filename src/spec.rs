@@ -3,6 +3,7 @@
 //! group shares and places every error in its file, at a line and column where it can.
 
 use std::collections::HashMap;
+use std::io::Read;
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -256,8 +257,19 @@ pub fn read(path: &Path) -> Result<String, SpecError> {
             format!("the spec is {size} bytes; a spec may be at most {MOST_SPEC_BYTES} (8 MiB)"),
         ));
     }
-    let bytes = std::fs::read(path)
+    // A device or a pipe has no size to check first, and may never end.
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| file.take(MOST_SPEC_BYTES + 1).read_to_end(&mut bytes))
         .map_err(|error| unreadable(None, format!("cannot read the spec: {error}")))?;
+    if bytes.len() as u64 > MOST_SPEC_BYTES {
+        return Err(unreadable(
+            None,
+            format!(
+                "the spec is longer than {MOST_SPEC_BYTES} bytes (8 MiB), the most a spec may be"
+            ),
+        ));
+    }
     String::from_utf8(bytes).map_err(|error| {
         let offset = error.utf8_error().valid_up_to();
         let before = &error.as_bytes()[..offset];

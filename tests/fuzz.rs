@@ -10,9 +10,11 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::io::Read;
+use std::path::PathBuf;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
+use grader::spec::{SpecErrors, load};
 use grader_api::protocol::{self, Hello, PROTOCOL_VERSION};
 use grader_api::wire::{Wire, put_varint};
 use grader_api::{Card, Suit};
@@ -341,4 +343,20 @@ fn a_hello_without_end_is_refused_after_a_bounded_read() {
         sent <= protocol::MOST_HELLO_BYTES,
         "read {sent} bytes of a hello"
     );
+}
+
+#[test]
+fn a_spec_that_never_ends_is_refused_at_the_size_cap() {
+    // A device has no size to check first: only reading tells.
+    let refusal = bounded("loading /dev/zero as a spec", || {
+        load(&[PathBuf::from("/dev/zero")], &[], None)
+            .err()
+            .map(|SpecErrors(errors)| errors)
+    });
+    let errors = refusal.expect("an endless spec is refused");
+    let [error] = &errors[..] else {
+        panic!("one error for one file: {errors:?}")
+    };
+    assert_eq!(error.file, "/dev/zero");
+    assert!(error.message.contains("longer than"), "{}", error.message);
 }
