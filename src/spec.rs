@@ -320,6 +320,8 @@ pub struct Checked {
 
 /// Reads one spec file's text, reading past each mistake to find the next.
 pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Checked {
+    let text = yaml::with_newlines(text);
+    let text = &*text;
     let mut checked = Checked {
         suite: Suite {
             groups: Vec::new(),

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
-use grader::spec::{SpecErrors, load};
+use grader::spec::{SpecErrors, load, parse};
 use grader_api::protocol::{self, Hello, PROTOCOL_VERSION};
 use grader_api::wire::{Wire, put_varint};
 use grader_api::{Card, Suit};
@@ -292,6 +292,8 @@ proptest! {
     }
 }
 
+const FILE: &str = "fuzz.yaml";
+
 // ---------------------------------------------------------------------------------------
 // What these tests found, each as the input that showed it.
 
@@ -359,4 +361,27 @@ fn a_spec_that_never_ends_is_refused_at_the_size_cap() {
     };
     assert_eq!(error.file, "/dev/zero");
     assert!(error.message.contains("longer than"), "{}", error.message);
+}
+
+// YAML ends a line at a lone `\r` too, and so do editors: the grader's own places must
+// count lines as the parser does, or they point past the line they name.
+#[test]
+fn a_bracket_after_a_lone_carriage_return_is_placed_on_the_line_it_is_on() {
+    let Err(SpecErrors(errors)) = parse(FILE, "groups: {{'\r': assignment}: [[]}", None) else {
+        panic!("an unclosed bracket is refused");
+    };
+    assert_eq!(errors[0].location, Some((2, 17)), "{}", errors[0].message);
+    assert!(
+        errors[0].message.contains("never closed"),
+        "{}",
+        errors[0].message
+    );
+}
+
+#[test]
+fn a_case_after_a_lone_carriage_return_is_placed_on_the_line_it_is_on() {
+    let text = "assignment: plaisante_hand\ngroups:\n  - name: g\n    check: has_pair\n    cases:\n      - {\rname: c, hand: [KH, KD] }\n";
+    let suite = parse(FILE, text, None).unwrap();
+    let (_, test) = suite.tests().next().unwrap();
+    assert_eq!(test.location, Some((7, 1)));
 }
