@@ -603,7 +603,8 @@ fn locate(lines: &[&str], name: &str, from_line: usize) -> Option<(usize, usize)
             let rest = value.strip_prefix(name)?.trim_start();
             // The whole name, not a longer one that starts the same.
             let whole = rest.is_empty() || rest.starts_with([',', '}', '"', '\'', '#']);
-            whole.then_some((index + 1, column + 1))
+            // Columns count characters, as the YAML parser's and an editor's do.
+            whole.then_some((index + 1, line[..column].chars().count() + 1))
         })
 }
 

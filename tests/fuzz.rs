@@ -385,3 +385,11 @@ fn a_case_after_a_lone_carriage_return_is_placed_on_the_line_it_is_on() {
     let (_, test) = suite.tests().next().unwrap();
     assert_eq!(test.location, Some((7, 1)));
 }
+
+#[test]
+fn a_test_after_a_letter_of_two_bytes_is_placed_at_the_column_of_its_name() {
+    let text = "assignment: plaisante_hand\ngroups:\n  - name: g\n    check: has_pair\n    cases:\n      - { id: café, name: c, hand: [KH, KD] }\n";
+    let suite = parse(FILE, text, None).unwrap();
+    let (_, test) = suite.tests().next().unwrap();
+    assert_eq!(test.location, Some((6, 21)));
+}
