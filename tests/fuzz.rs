@@ -393,3 +393,68 @@ fn a_test_after_a_letter_of_two_bytes_is_placed_at_the_column_of_its_name() {
     let (_, test) = suite.tests().next().unwrap();
     assert_eq!(test.location, Some((6, 21)));
 }
+
+/// A spec of one group whose `count` cases are each refused, named `name` and a number, or
+/// all `name` when `numbered` is false.
+fn refusing_every_case(count: usize, numbered: bool) -> String {
+    let cases: String = (0..count)
+        .map(|i| match numbered {
+            true => format!("      - {{ name: c{i}, hand: [KH, KH] }}\n"),
+            false => "      - { name: c, hand: [KH, KH] }\n".to_string(),
+        })
+        .collect();
+    format!(
+        "assignment: plaisante_hand\ngroups:\n  - name: g\n    check: has_pair\n    cases:\n{cases}"
+    )
+}
+
+#[test]
+fn cases_of_one_name_each_refused_are_each_placed_at_their_own_line() {
+    let Err(SpecErrors(errors)) = parse(FILE, &refusing_every_case(3, false), None) else {
+        panic!("a hand with a card twice is refused");
+    };
+    let lines: Vec<usize> = errors
+        .iter()
+        .filter_map(|e| e.location)
+        .map(|(line, _)| line)
+        .collect();
+    assert_eq!(lines, [6, 7, 8]);
+}
+
+#[test]
+fn a_spec_whose_every_case_is_refused_is_placed_in_one_reading() {
+    // Placing each case's problem from the top of the file took minutes for this one.
+    let text = refusing_every_case(20_000, true);
+    let errors = bounded("placing 20,000 refused cases", move || {
+        parse(FILE, &text, None)
+            .err()
+            .map(|SpecErrors(errors)| errors.len())
+    });
+    assert_eq!(errors, Some(20_000));
+}
+
+#[test]
+fn a_case_of_a_group_written_on_one_line_is_placed_at_its_name() {
+    let text = "assignment: plaisante_hand\ngroups:\n  - { name: g, check: has_pair, cases: [{ name: c, hand: [KH, KD] }] }\n";
+    let suite = parse(FILE, text, None).unwrap();
+    let (_, test) = suite.tests().next().unwrap();
+    assert_eq!(test.location, Some((3, 43)));
+}
+
+#[test]
+fn a_spec_of_groups_each_written_on_one_line_is_placed_in_one_reading() {
+    // A case was looked for only below its group's line, so these were never found, and
+    // each search read to the end of the file: minutes for 80,000 such groups.
+    let groups: String = (0..5_000)
+        .map(|i| {
+            format!("  - {{ name: g{i}, check: has_pair, cases: [{{ name: c, hand: [KH] }}] }}\n")
+        })
+        .collect();
+    let text = format!("assignment: plaisante_hand\ngroups:\n{groups}");
+    let placed = bounded("placing 5,000 groups", move || {
+        parse(FILE, &text, None)
+            .map(|suite| suite.tests().filter(|(_, t)| t.location.is_some()).count())
+            .ok()
+    });
+    assert_eq!(placed, Some(5_000));
+}
