@@ -2,7 +2,7 @@
 //! assignment's spec side reads the rest into groups and tests; the core checks what every
 //! group shares and places every error in its file, at a line and column where it can.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
@@ -148,6 +148,10 @@ pub fn load(
     timeout_override: Option<Duration>,
 ) -> Result<Suite, SpecErrors> {
     let mut groups: Vec<Group> = Vec::new();
+    // Where each id is in `groups`, and the dependencies allowed so far: a spec may give
+    // thousands, and looking through all of them for each would take minutes.
+    let mut group_at: HashMap<String, usize> = HashMap::new();
+    let mut allowed: HashSet<String> = HashSet::new();
     let mut build_timeout = None;
     let mut allowed_dependencies: Vec<String> = Vec::new();
     let mut due = None;
@@ -158,15 +162,18 @@ pub fn load(
             Err(SpecErrors(found)) => return errors.extend(found),
         };
         for group in file.groups {
-            match groups.iter_mut().find(|known| known.id == group.id) {
-                Some(known) => *known = group,
-                None => groups.push(group),
+            match group_at.get(&group.id) {
+                Some(&at) => groups[at] = group,
+                None => {
+                    group_at.insert(group.id.clone(), groups.len());
+                    groups.push(group);
+                }
             }
         }
         build_timeout = build_timeout.max(file.build_timeout);
         due = due.max(file.due);
         for name in file.allowed_dependencies {
-            if !allowed_dependencies.contains(&name) {
+            if allowed.insert(name.clone()) {
                 allowed_dependencies.push(name);
             }
         }
@@ -438,6 +445,8 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
         .or(defaults.timeout_ms.map(Duration::from_millis))
         .unwrap_or(Duration::from_millis(DEFAULT_TIMEOUT_MS));
     let mut group_from = (0, 0);
+    // Where each group id is in the suite: a spec may hold thousands of groups.
+    let mut group_ids: HashMap<String, usize> = HashMap::new();
     let lines: Vec<&str> = text.lines().collect();
     for group in parsed.groups {
         let common = group.common;
@@ -476,7 +485,10 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
             errors.push(in_group(
                 "the name has no letter or digit to make a test id of".into(),
             ));
-        } else if let Some(first) = checked.suite.groups.iter().find(|g| g.id == group_id) {
+        } else if let Some(first) = group_ids
+            .get(&group_id)
+            .map(|&at| &checked.suite.groups[at])
+        {
             // A later group of the same id would replace it, as `--add-spec` does.
             errors.push(in_group(format!(
                 "this group's id is `{group_id}`, as is the group `{}` at {}; give one of them another name",
@@ -531,6 +543,7 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
         if errors.len() > errors_before {
             continue;
         }
+        group_ids.insert(group_id.clone(), checked.suite.groups.len());
         checked.suite.groups.push(Group {
             assignment: unit,
             id: group_id,
