@@ -11,16 +11,17 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::io::Read;
 use std::path::PathBuf;
+use std::sync::LazyLock;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
-use grader::spec::{SpecErrors, load, parse};
+use grader::spec::{SpecError, SpecErrors, TestCase, load, parse};
 use grader_api::protocol::{self, Hello, PROTOCOL_VERSION};
 use grader_api::wire::{Wire, put_varint};
-use grader_api::{Card, Suit};
+use grader_api::{Card, Submission, Suit};
 use proptest::collection::vec;
 use proptest::prelude::*;
-use proptest::sample::select;
+use proptest::sample::{Index, select};
 use proptest::test_runner::Config;
 
 /// A call still running after this has hung: the slowest here takes milliseconds, and a
@@ -292,7 +293,601 @@ proptest! {
     }
 }
 
+// ---------------------------------------------------------------------------------------
+// The spec loader.
+
 const FILE: &str = "fuzz.yaml";
+
+/// What loading `text` must give: a suite whose tests are placed in the text, or an error
+/// naming the file, at a line and column of the text when it says one.
+fn loaded(text: String) -> Result<(), TestCaseError> {
+    let shown = text.clone();
+    let outcome = bounded("loading a spec", move || {
+        parse(FILE, &text, None).map(|suite| {
+            let places: Vec<_> = suite.tests().map(|(_, test)| test.location).collect();
+            // The reference answers what a loaded spec asks (the first input of a bulk
+            // test): a spec the loader takes must not make the grader's own side fail.
+            let reference = reference::submission();
+            for (_, test) in suite.tests() {
+                first_input(&reference, test);
+            }
+            places
+        })
+    });
+    match outcome {
+        Ok(places) => {
+            // A test is placed at the `name:` that names it.
+            for (line, column) in places.into_iter().flatten() {
+                placed_within(&shown, (line, column))?;
+                let at: String = yaml_lines(&shown)[line - 1]
+                    .chars()
+                    .skip(column - 1)
+                    .collect();
+                prop_assert!(
+                    at.starts_with("name:"),
+                    "a test placed at {}:{}, which reads {:?}:\n{}",
+                    line,
+                    column,
+                    at,
+                    shown
+                );
+            }
+        }
+        Err(SpecErrors(errors)) => {
+            prop_assert!(!errors.is_empty(), "refused without a reason:\n{}", shown);
+            for SpecError {
+                file,
+                location,
+                message,
+            } in errors
+            {
+                prop_assert_eq!(&file, FILE, "{}", message);
+                if let Some(place) = location {
+                    placed_within(&shown, place).map_err(|failure| {
+                        TestCaseError::fail(format!("{failure}\nerror: {message}"))
+                    })?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether a line and column (1-based) lie in `text`, or just past its end.
+fn placed_within(text: &str, (line, column): (usize, usize)) -> Result<(), TestCaseError> {
+    let lines = yaml_lines(text);
+    prop_assert!(
+        (1..=lines.len() + 1).contains(&line),
+        "line {} of a text of {} lines:\n{}",
+        line,
+        lines.len(),
+        text
+    );
+    // Columns count characters, as an editor and the YAML parser do.
+    let width = lines.get(line - 1).map_or(0, |line| line.chars().count());
+    prop_assert!(
+        (1..=width + 1).contains(&column),
+        "column {} of line {} of {} characters:\n{}",
+        column,
+        line,
+        width,
+        text
+    );
+    Ok(())
+}
+
+/// `text`'s lines as the YAML parser counts them, as an editor does too: a lone carriage
+/// return, a next-line and a line or paragraph separator each end one.
+fn yaml_lines(text: &str) -> Vec<&str> {
+    let mut lines = Vec::new();
+    let mut chars = text.char_indices().peekable();
+    let mut start = 0;
+    while let Some((at, c)) = chars.next() {
+        if matches!(c, '\n' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}') {
+            lines.push(&text[start..at]);
+            start = at + c.len_utf8();
+            if c == '\r' && chars.next_if(|&(_, next)| next == '\n').is_some() {
+                start += 1;
+            }
+        }
+    }
+    if start < text.len() {
+        lines.push(&text[start..]);
+    }
+    lines
+}
+
+/// An input, and the reference's reply frames to it.
+type Answered = (Vec<u8>, Vec<Vec<u8>>);
+
+/// The first input of `test`, and the reference's replies to it.
+fn first_input(reference: &Submission, test: &TestCase) -> Answered {
+    let mut first = (Vec::new(), Vec::new());
+    test.request.respond(reference, &mut |input, frames| {
+        first.0 = input.to_vec();
+        protocol::each_frame(frames, |frame| first.1.push(frame.to_vec()));
+        false
+    });
+    first
+}
+
+/// The shipped specs, as written.
+static SHIPPED: LazyLock<Vec<String>> = LazyLock::new(|| {
+    let folder = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("specs");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(folder)
+        .expect("specs/ is readable")
+        .map(|entry| entry.expect("specs/ lists").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "yaml"))
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .map(|path| std::fs::read_to_string(path).expect("a shipped spec is readable"))
+        .collect()
+});
+
+/// Words and marks a spec is made of, and some it should never meet.
+#[rustfmt::skip]
+const TOKENS: &[&str] = &[
+    "assignment", "groups", "name", "points", "check", "checks", "cases", "hand", "versus",
+    "expect", "generate", "exhaustive", "count", "seed", "hand_size", "min_hand_size",
+    "rules", "defaults", "timeout_ms", "build_timeout_s", "due", "visibility", "hint", "id",
+    "weight", "deck", "steps", "players", "target", "games", "tables", "policy", "rounds",
+    "shuffled", "plaisante_hand", "tableau", "blackjack", "poker", "draw_poker",
+    "crazy_eights", "has_pair", "category", "KH", "10h", "T♥", "1X", "0", "-1", "1e300",
+    "4294967296", "18446744073709551616", ".nan", ".inf", "0x1F", "0o17", "~", "null",
+    "true", "no", "2026-02-30", "9999-12-31", "[", "]", "{", "}", ",", ":", "- ", "? ",
+    "&a", "*a", "!!str", "!!map", "!x", "|", ">-", "'", "\"", "#", "%", "@", "`", "\t",
+    "\\", "é", "♥", "ǅ", "\u{feff}", "\u{200b}", "\r", "---", "...", "<<",
+];
+
+/// One edit of a spec's lines.
+#[derive(Clone, Debug)]
+enum Edit {
+    Delete(Index),
+    Duplicate(Index),
+    Swap(Index, Index),
+    /// The token at a place of a line replaced with another.
+    Replace(Index, Index, &'static str),
+    /// A token put at a place of a line.
+    Insert(Index, Index, &'static str),
+    Indent(Index, usize),
+    Dedent(Index),
+    /// The line joined to the next.
+    Join(Index),
+    /// The text cut at a place of a line, as a file written halfway.
+    Cut(Index, Index),
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    let token = select(TOKENS);
+    prop_oneof![
+        any::<Index>().prop_map(Edit::Delete),
+        any::<Index>().prop_map(Edit::Duplicate),
+        (any::<Index>(), any::<Index>()).prop_map(|(a, b)| Edit::Swap(a, b)),
+        (any::<Index>(), any::<Index>(), token.clone())
+            .prop_map(|(line, at, token)| Edit::Replace(line, at, token)),
+        (any::<Index>(), any::<Index>(), token)
+            .prop_map(|(line, at, token)| Edit::Insert(line, at, token)),
+        (any::<Index>(), 1usize..8).prop_map(|(line, by)| Edit::Indent(line, by)),
+        any::<Index>().prop_map(Edit::Dedent),
+        any::<Index>().prop_map(Edit::Join),
+        (any::<Index>(), any::<Index>()).prop_map(|(line, at)| Edit::Cut(line, at)),
+    ]
+}
+
+/// The byte offsets of `line`'s characters, and its end.
+fn boundaries(line: &str) -> Vec<usize> {
+    line.char_indices()
+        .map(|(at, _)| at)
+        .chain([line.len()])
+        .collect()
+}
+
+/// The byte range of the token of `line` around a place: a run of word characters, or
+/// one other character.
+fn token_at(line: &str, at: &Index) -> std::ops::Range<usize> {
+    let places = boundaries(line);
+    let start = places[at.index(places.len())];
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    match line[start..].chars().next() {
+        None => start..start,
+        Some(c) if !word(c) => start..start + c.len_utf8(),
+        Some(_) => {
+            let begin = line[..start]
+                .char_indices()
+                .rev()
+                .take_while(|&(_, c)| word(c))
+                .last()
+                .map_or(start, |(at, _)| at);
+            let end = line[start..]
+                .char_indices()
+                .find(|&(_, c)| !word(c))
+                .map_or(line.len(), |(at, _)| start + at);
+            begin..end
+        }
+    }
+}
+
+fn apply(lines: &mut Vec<String>, edit: &Edit) {
+    if lines.is_empty() {
+        return;
+    }
+    let count = lines.len();
+    let pick = |index: &Index| index.index(count);
+    match edit {
+        Edit::Delete(line) => {
+            lines.remove(pick(line));
+        }
+        Edit::Duplicate(line) => {
+            let at = pick(line);
+            lines.insert(at, lines[at].clone());
+        }
+        Edit::Swap(a, b) => {
+            let (a, b) = (pick(a), pick(b));
+            lines.swap(a, b);
+        }
+        Edit::Replace(line, at, token) => {
+            let line = &mut lines[pick(line)];
+            let range = token_at(line, at);
+            line.replace_range(range, token);
+        }
+        Edit::Insert(line, at, token) => {
+            let line = &mut lines[pick(line)];
+            let places = boundaries(line);
+            line.insert_str(places[at.index(places.len())], token);
+        }
+        Edit::Indent(line, by) => {
+            let line = &mut lines[pick(line)];
+            line.insert_str(0, &" ".repeat(*by));
+        }
+        Edit::Dedent(line) => {
+            let line = &mut lines[pick(line)];
+            *line = line.trim_start().to_string();
+        }
+        Edit::Join(line) => {
+            let at = pick(line);
+            if at + 1 < lines.len() {
+                let next = lines.remove(at + 1);
+                lines[at].push_str(&next);
+            }
+        }
+        Edit::Cut(line, at) => {
+            let at_line = pick(line);
+            lines.truncate(at_line + 1);
+            let places = boundaries(&lines[at_line]);
+            let cut = places[at.index(places.len())];
+            lines[at_line].truncate(cut);
+        }
+    }
+}
+
+/// A shipped spec with a few edits, as an instructor's slip or a corrupted file makes.
+fn edited_spec() -> impl Strategy<Value = String> {
+    (any::<Index>(), vec(edit(), 1..6)).prop_map(|(spec, edits)| {
+        let spec = &SHIPPED[spec.index(SHIPPED.len())];
+        let mut lines: Vec<String> = spec.lines().map(str::to_string).collect();
+        for edit in &edits {
+            apply(&mut lines, edit);
+        }
+        lines.join("\n") + "\n"
+    })
+}
+
+/// A YAML node, to be written in block or flow style.
+#[derive(Clone, Debug)]
+enum Node {
+    Scalar(String),
+    Alias(&'static str),
+    Anchored(&'static str, Box<Node>),
+    Tagged(&'static str, Box<Node>),
+    /// A `|` or `>-` block scalar of these lines.
+    Block(&'static str, Vec<String>),
+    Sequence(bool, Vec<Node>),
+    Mapping(bool, Vec<(Node, Node)>),
+}
+
+/// `text` as a YAML double-quoted scalar, control characters escaped.
+fn double_quoted(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' | '\\' => out.extend(['\\', c]),
+            c if c.is_control() && u32::from(c) <= 0xffff => {
+                out.push_str(&format!("\\u{:04x}", u32::from(c)));
+            }
+            c if c.is_control() => out.push_str(&format!("\\U{:08x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn scalar() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => select(TOKENS).prop_map(str::to_string),
+        1 => "[a-z_ ]{0,12}",
+        1 => any::<String>().prop_map(|text| double_quoted(&text)),
+        1 => "'[^'\\p{Cc}]{0,8}'",
+        1 => "\"(\\\\([0abtnvfre \"/\\\\N_LP]|x[0-9a-f]{2}|u[0-9a-f]{4}|U[0-9a-f]{8})|[^\"\\\\\\p{Cc}]){0,8}\"",
+        1 => any::<i64>().prop_map(|n| n.to_string()),
+        1 => any::<f64>().prop_map(|n| n.to_string()),
+    ]
+}
+
+fn node() -> impl Strategy<Value = Node> {
+    let anchor = select(vec!["a", "b", "c"]);
+    let leaf = prop_oneof![
+        16 => scalar().prop_map(Node::Scalar),
+        1 => anchor.clone().prop_map(Node::Alias),
+        1 => (select(vec!["|", ">-", "|+", ">2"]), vec(scalar(), 0..3))
+            .prop_map(|(style, lines)| Node::Block(style, lines)),
+    ];
+    leaf.prop_recursive(8, 64, 6, move |inner| {
+        prop_oneof![
+            3 => (any::<bool>(), vec(inner.clone(), 0..6))
+                .prop_map(|(flow, items)| Node::Sequence(flow, items)),
+            3 => (any::<bool>(), vec((inner.clone(), inner.clone()), 0..6))
+                .prop_map(|(flow, entries)| Node::Mapping(flow, entries)),
+            1 => (anchor.clone(), inner.clone())
+                .prop_map(|(name, node)| Node::Anchored(name, Box::new(node))),
+            1 => (select(vec!["!!str", "!!seq", "!!map", "!!int", "!x", "!<tag:x>"]), inner)
+                .prop_map(|(tag, node)| Node::Tagged(tag, Box::new(node))),
+        ]
+    })
+}
+
+/// `node` in flow style, on one line.
+fn flow(node: &Node, out: &mut String) {
+    match node {
+        Node::Scalar(text) => out.push_str(text),
+        Node::Alias(name) => out.push_str(&format!("*{name}")),
+        Node::Anchored(name, node) => {
+            out.push_str(&format!("&{name} "));
+            flow(node, out);
+        }
+        Node::Tagged(tag, node) => {
+            out.push_str(&format!("{tag} "));
+            flow(node, out);
+        }
+        Node::Block(_, lines) => out.push_str(&format!("{:?}", lines.join(" "))),
+        Node::Sequence(_, items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                flow(item, out);
+            }
+            out.push(']');
+        }
+        Node::Mapping(_, entries) => {
+            out.push('{');
+            for (i, (key, value)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                flow(key, out);
+                out.push_str(": ");
+                flow(value, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// `node` as the value after a key or a dash at `indent`: on that line, or on the lines
+/// below, indented further.
+fn block(node: &Node, indent: usize, out: &mut String) {
+    let pad = " ".repeat(indent + 2);
+    match node {
+        Node::Sequence(false, items) if !items.is_empty() => {
+            for item in items {
+                out.push_str(&format!("\n{pad}-"));
+                block(item, indent + 2, out);
+            }
+        }
+        Node::Mapping(false, entries) if !entries.is_empty() => {
+            for (key, value) in entries {
+                out.push_str(&format!("\n{pad}"));
+                flow(key, out);
+                out.push(':');
+                block(value, indent + 2, out);
+            }
+        }
+        Node::Block(style, lines) => {
+            out.push_str(&format!(" {style}"));
+            for line in lines {
+                out.push_str(&format!("\n{pad}{line}"));
+            }
+        }
+        Node::Anchored(name, inner) => {
+            out.push_str(&format!(" &{name}"));
+            block(inner, indent, out);
+        }
+        other => {
+            out.push(' ');
+            flow(other, out);
+        }
+    }
+}
+
+/// A whole document: a node under an assignment's header or alone, with some of what
+/// surrounds YAML in files (a directive, a byte-order mark, CRLF, tabs, a second document).
+fn document() -> impl Strategy<Value = String> {
+    let header = prop_oneof![
+        1 => Just(String::new()),
+        1 => select(TOKENS).prop_map(|name| format!("assignment: {name}\n")),
+        6 => select(
+            grader_api::ASSIGNMENTS
+                .iter()
+                .map(|unit| unit.name())
+                .collect::<Vec<_>>()
+        )
+        .prop_map(|name| format!("assignment: {name}\n")),
+    ];
+    let wrapping = prop_oneof![
+        6 => Just(""),
+        1 => select(vec!["%YAML 1.2\n---\n", "\u{feff}", "--- !x\n"]),
+    ];
+    let ending = prop_oneof![
+        6 => Just("\n"),
+        1 => select(vec!["", "\n---\n", "\n...\n", "\n--- b\n", " # end"]),
+    ];
+    (
+        wrapping,
+        header,
+        select(vec!["groups", "rules", "defaults", "x"]),
+        node(),
+        ending,
+        0..4u8,
+    )
+        .prop_map(|(wrapping, header, key, node, ending, style)| {
+            let mut body = format!("{key}:");
+            block(&node, 0, &mut body);
+            let body = match style {
+                0 => body.replace('\n', "\r\n"),
+                1 => body.replacen("\n  ", "\n\t", 1),
+                _ => body,
+            };
+            format!("{wrapping}{header}{body}{ending}")
+        })
+}
+
+/// Collections nested deeper than any spec, opened on one line or indented, closed or not.
+fn deep() -> impl Strategy<Value = String> {
+    let opener = select(vec![
+        "[", "{a: ", "- ", "? ", "[{a: ", "!!seq [", "&a [", "\"",
+    ]);
+    (
+        opener,
+        prop_oneof![3 => 0usize..40, 1 => 0usize..400],
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(opener, depth, closed, indented, with_header)| {
+            let header = match with_header {
+                true => "assignment: poker\ngroups:\n",
+                false => "",
+            };
+            let nested = match indented {
+                true => (0..depth)
+                    .map(|level| format!("{}{}\n", " ".repeat(level), opener.trim_end()))
+                    .collect::<String>(),
+                false => opener.repeat(depth),
+            };
+            let closing: String = match closed {
+                true => opener
+                    .chars()
+                    .rev()
+                    .filter_map(|c| match c {
+                        '[' => Some(']'),
+                        '{' => Some('}'),
+                        _ => None,
+                    })
+                    .collect::<String>()
+                    .repeat(depth),
+                false => String::new(),
+            };
+            format!("{header}{nested}x{closing}\n")
+        })
+}
+
+/// Anchors that each repeat the one before, `levels` of them `width` wide: a spec that is
+/// small written and huge expanded, where the loader reads any YAML (`expect`) or cards.
+fn aliases(levels: usize, width: usize, field: &str) -> String {
+    let mut text = String::from(
+        "assignment: plaisante_hand\ngroups:\n  - name: g\n    check: has_pair\n    cases:\n",
+    );
+    text.push_str(&format!("      - {{ name: c0, {field}: &a0 [KH, KD] }}\n"));
+    for level in 1..levels {
+        let row = vec![format!("*a{}", level - 1); width].join(", ");
+        text.push_str(&format!(
+            "      - {{ name: c{level}, {field}: &a{level} [{row}] }}\n"
+        ));
+    }
+    text.push_str(&format!(
+        "      - {{ name: last, {field}: *a{} }}\n",
+        levels - 1
+    ));
+    text
+}
+
+#[test]
+fn the_spec_loader_takes_aliases_that_expand_without_end() {
+    for levels in 1..12 {
+        for width in 1..12 {
+            for field in ["hand: [KH], expect", "hand"] {
+                let text = aliases(levels, width, field);
+                loaded(text).unwrap_or_else(|failure| panic!("{failure}"));
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn the_spec_loader_takes_any_bytes(bytes in vec(any::<u8>(), 0..256)) {
+        loaded(String::from_utf8_lossy(&bytes).into_owned())?;
+    }
+
+    #[test]
+    fn the_spec_loader_takes_any_bytes_after_an_assignment(
+        unit in any::<Index>(),
+        bytes in vec(any::<u8>(), 0..256),
+    ) {
+        let name = grader_api::ASSIGNMENTS[unit.index(grader_api::ASSIGNMENTS.len())].name();
+        loaded(format!("assignment: {name}\n{}", String::from_utf8_lossy(&bytes)))?;
+    }
+
+    #[test]
+    fn the_spec_loader_takes_any_yaml(text in document()) {
+        loaded(text)?;
+    }
+
+    #[test]
+    fn the_spec_loader_takes_any_edit_of_a_shipped_spec(text in edited_spec()) {
+        loaded(text)?;
+    }
+
+    #[test]
+    fn the_spec_loader_takes_deep_nesting(text in deep()) {
+        loaded(text)?;
+    }
+}
+
+/// A file name of its own under the system's temporary folder.
+fn scratch_file(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("cardgrade-fuzz-{}-{name}", std::process::id()))
+}
+
+#[test]
+fn a_spec_file_past_the_size_cap_is_refused_unread() {
+    let path = scratch_file("huge.yaml");
+    // Sparse: the file is 9 GiB long, but nothing of it is written.
+    std::fs::File::create(&path)
+        .and_then(|file| file.set_len(9 << 30))
+        .expect("a sparse file can be made");
+    let refusal = bounded("loading a 9 GiB spec", {
+        let path = path.clone();
+        move || {
+            load(&[path], &[], None)
+                .err()
+                .map(|SpecErrors(errors)| errors)
+        }
+    });
+    std::fs::remove_file(&path).expect("the scratch file can be removed");
+    let errors = refusal.expect("a 9 GiB spec is refused");
+    let [error] = &errors[..] else {
+        panic!("one error for one file: {errors:?}")
+    };
+    assert_eq!(error.file, path.display().to_string());
+    assert!(error.message.contains("at most"), "{}", error.message);
+}
 
 // ---------------------------------------------------------------------------------------
 // What these tests found, each as the input that showed it.
