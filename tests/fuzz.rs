@@ -15,8 +15,8 @@ use std::sync::LazyLock;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
-use grader::spec::{SpecError, SpecErrors, TestCase, load, parse};
-use grader_api::protocol::{self, Hello, PROTOCOL_VERSION};
+use grader::spec::{SpecError, SpecErrors, Suite, TestCase, load, parse};
+use grader_api::protocol::{self, Hello, Item, MOST_REPLY_BYTES, PROTOCOL_VERSION};
 use grader_api::wire::{Wire, put_varint};
 use grader_api::{Card, Submission, Suit};
 use proptest::collection::vec;
@@ -887,6 +887,442 @@ fn a_spec_file_past_the_size_cap_is_refused_unread() {
     };
     assert_eq!(error.file, path.display().to_string());
     assert!(error.message.contains("at most"), "{}", error.message);
+}
+
+// ---------------------------------------------------------------------------------------
+// The decoders of runner answers.
+
+static SUITE: LazyLock<Suite> =
+    LazyLock::new(|| load(&[], &[], None).expect("the shipped specs load"));
+static REFERENCE: LazyLock<Submission> = LazyLock::new(reference::submission);
+
+/// A test of the shipped specs with the first input the reference answers for it, and
+/// the reference's replies to every test of its assignment, as frames to bend.
+struct Asking {
+    test: &'static TestCase,
+    input: Vec<u8>,
+    replies: Vec<Vec<u8>>,
+    frames_to_bend: Vec<Vec<u8>>,
+}
+
+static ASKINGS: LazyLock<Vec<Asking>> = LazyLock::new(|| {
+    let suite = LazyLock::force(&SUITE);
+    let firsts: Vec<(&TestCase, Answered)> = suite
+        .tests()
+        .map(|(_, test)| (test, first_input(&REFERENCE, test)))
+        .collect();
+    firsts
+        .iter()
+        .map(|(test, (input, replies))| {
+            let assignment = test.request.assignment();
+            let frames_to_bend = firsts
+                .iter()
+                .filter(|(other, _)| other.request.assignment() == assignment)
+                .flat_map(|(_, (_, replies))| replies.iter().cloned())
+                .collect();
+            Asking {
+                test,
+                input: input.clone(),
+                replies: replies.clone(),
+                frames_to_bend,
+            }
+        })
+        .collect()
+});
+
+/// Every reply of the reference to the first input of a shipped test.
+static EVERY_FRAME: LazyLock<Vec<Vec<u8>>> = LazyLock::new(|| {
+    ASKINGS
+        .iter()
+        .flat_map(|asking| asking.replies.iter().cloned())
+        .collect()
+});
+
+/// A change to a frame's payload.
+#[derive(Clone, Debug)]
+enum Bend {
+    Flip(Index, u8),
+    Set(Index, u8),
+    Insert(Index, u8),
+    Delete(Index),
+    /// A number, such as a list's length, put in as a varint.
+    Number(Index, u64),
+    Cut(Index),
+}
+
+fn bend() -> impl Strategy<Value = Bend> {
+    let telling = select(vec![0u8, 1, 2, 3, 4, 51, 52, 0x7f, 0x80, 0xff]);
+    let number = prop_oneof![
+        select(vec![
+            1 << 18,
+            (1 << 18) + 1,
+            1 << 20,
+            (1 << 20) + 1,
+            1 << 24,
+            1 << 32,
+            u64::MAX
+        ]),
+        any::<u64>(),
+    ];
+    prop_oneof![
+        (any::<Index>(), 1..=u8::MAX).prop_map(|(at, mask)| Bend::Flip(at, mask)),
+        (any::<Index>(), telling.clone()).prop_map(|(at, byte)| Bend::Set(at, byte)),
+        (any::<Index>(), telling).prop_map(|(at, byte)| Bend::Insert(at, byte)),
+        any::<Index>().prop_map(Bend::Delete),
+        (any::<Index>(), number).prop_map(|(at, n)| Bend::Number(at, n)),
+        any::<Index>().prop_map(Bend::Cut),
+    ]
+}
+
+/// A reply frame as a hostile runner might send one.
+#[derive(Clone, Debug)]
+enum Hostile {
+    /// Bytes of any kind.
+    Noise(Vec<u8>),
+    /// A payload of any bytes, in a frame of this tag and of the right length.
+    Framed(u8, Vec<u8>),
+    /// One of the reference's frames with its payload bent, in a frame of the right length.
+    Bent(Index, Vec<Bend>),
+}
+
+fn hostile() -> impl Strategy<Value = Hostile> {
+    prop_oneof![
+        1 => vec(any::<u8>(), 0..32).prop_map(Hostile::Noise),
+        1 => (0u8..5, vec(any::<u8>(), 0..48)).prop_map(|(tag, payload)| Hostile::Framed(tag, payload)),
+        4 => (any::<Index>(), vec(bend(), 0..4)).prop_map(|(frame, bends)| Hostile::Bent(frame, bends)),
+    ]
+}
+
+/// `payload` in a reply frame tagged `tag`.
+fn framed(tag: u8, payload: &[u8]) -> Vec<u8> {
+    let mut frame = vec![tag];
+    put_varint(&mut frame, payload.len() as u64).expect("writing to memory cannot fail");
+    frame.extend_from_slice(payload);
+    frame
+}
+
+/// The tag and payload of a well-formed frame.
+fn parts(frame: &[u8]) -> (u8, Vec<u8>) {
+    let mut rest = &frame[1..];
+    let length =
+        grader_api::wire::take_varint(&mut rest).expect("the reference's frames are whole");
+    assert_eq!(rest.len() as u64, length);
+    (frame[0], rest.to_vec())
+}
+
+fn made(hostile: &Hostile, pool: &[Vec<u8>]) -> Vec<u8> {
+    match hostile {
+        Hostile::Noise(bytes) => bytes.clone(),
+        Hostile::Framed(tag, payload) => framed(*tag, payload),
+        Hostile::Bent(_, _) if pool.is_empty() => Vec::new(),
+        Hostile::Bent(frame, bends) => {
+            let (tag, mut payload) = parts(&pool[frame.index(pool.len())]);
+            for bend in bends {
+                let len = payload.len();
+                let place = |at: &Index, after: usize| at.index(len + after);
+                match bend {
+                    Bend::Flip(at, mask) if !payload.is_empty() => payload[place(at, 0)] ^= mask,
+                    Bend::Set(at, byte) if !payload.is_empty() => payload[place(at, 0)] = *byte,
+                    Bend::Insert(at, byte) => payload.insert(place(at, 1), *byte),
+                    Bend::Delete(at) if !payload.is_empty() => {
+                        payload.remove(place(at, 0));
+                    }
+                    Bend::Number(at, n) => {
+                        let at = place(at, 1);
+                        let mut varint = Vec::new();
+                        put_varint(&mut varint, *n).expect("writing to memory cannot fail");
+                        payload.splice(at..at, varint);
+                    }
+                    Bend::Cut(at) => payload.truncate(place(at, 1)),
+                    _ => {}
+                }
+            }
+            framed(tag, &payload)
+        }
+    }
+}
+
+/// Known reply tags: an answer, a panic, an unregistered assignment.
+fn is_reply_tag(tag: Option<&u8>) -> bool {
+    matches!(tag, Some(1..=3))
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn every_decoder_of_a_test_takes_any_reply(
+        test in any::<Index>(),
+        position in any::<Index>(),
+        sent in vec(hostile(), 1..4),
+    ) {
+        let asking = &ASKINGS[test.index(ASKINGS.len())];
+        let frames: Vec<Vec<u8>> = sent.iter().map(|h| made(h, &asking.frames_to_bend)).collect();
+        let unknown_tags: Vec<bool> = frames.iter().map(|f| !is_reply_tag(f.first())).collect();
+        let position = match asking.replies.len() {
+            0 => 0,
+            len => position.index(len),
+        };
+        let id = asking.test.id.clone();
+        let shown = bounded("decoding replies", move || {
+            let request = &*asking.test.request;
+            let want = asking.replies.get(position).cloned().unwrap_or_default();
+            let mut shown = Vec::new();
+            for frame in &frames {
+                shown.push(request.show(frame));
+                request.lines(frame);
+                request.detail(&want, frame);
+                request.detail(frame, &want);
+                request.breakdown(position, &want, frame);
+                request.explain(&REFERENCE, &asking.input, &want, Some(frame));
+                protocol::panic_of(frame);
+            }
+            // Where the answers are the submission's own choices, the reference plays
+            // them: whatever they are, it must answer.
+            if let Some(pinned) = request.pinned(&frames) {
+                grader::grade::reference_answers(&REFERENCE, &*pinned);
+            }
+            shown
+        });
+        for (shown, unknown) in shown.iter().zip(unknown_tags) {
+            if unknown {
+                prop_assert!(shown.contains("could not read"), "{}: {}", id, shown);
+            }
+        }
+    }
+
+    #[test]
+    fn the_reply_stream_reader_takes_any_bytes(
+        items in vec(prop_oneof![
+            3 => hostile().prop_map(|h| made(&h, &EVERY_FRAME)),
+            1 => any::<u64>().prop_map(|n| {
+                let mut end = vec![0];
+                put_varint(&mut end, n).expect("writing to memory cannot fail");
+                end
+            }),
+        ], 0..8),
+    ) {
+        let stream = items.concat();
+        let read = bounded("reading a reply stream", move || {
+            let mut input = stream.as_slice();
+            let mut frame = Vec::new();
+            let mut frames = Vec::new();
+            while let Ok(item) = protocol::read_item(&mut input, &mut frame) {
+                if item == Item::Reply {
+                    frames.push(frame.clone());
+                }
+            }
+            frames
+        });
+        for frame in read {
+            prop_assert_eq!(protocol::first_frame(&frame), &frame[..], "not one whole frame");
+            prop_assert!(frame.len() as u64 <= MOST_REPLY_BYTES + 16);
+        }
+    }
+
+    #[test]
+    fn frames_laid_end_to_end_come_apart_into_the_bytes_they_were(bytes in vec(any::<u8>(), 0..256)) {
+        let pieces = bounded("splitting frames", {
+            let bytes = bytes.clone();
+            move || {
+                let mut pieces: Vec<Vec<u8>> = Vec::new();
+                protocol::each_frame(&bytes, |frame| pieces.push(frame.to_vec()));
+                pieces
+            }
+        });
+        prop_assert!(pieces.iter().all(|piece| !piece.is_empty()));
+        prop_assert_eq!(pieces.concat(), bytes);
+    }
+
+    #[test]
+    fn the_hello_reader_takes_any_bytes(
+        version in prop_oneof![Just(PROTOCOL_VERSION), any::<u64>()],
+        rest in vec(any::<u8>(), 0..64),
+    ) {
+        let mut bytes = Vec::new();
+        put_varint(&mut bytes, version).expect("writing to memory cannot fail");
+        bytes.extend(rest);
+        let hello = bounded("reading a hello", move || Hello::read(&mut bytes.as_slice()).ok());
+        if let Some(hello) = hello {
+            prop_assert_eq!(hello.protocol, version);
+        }
+    }
+}
+
+/// The largest answers of each assignment that fit in a reply: lists as long as the wire
+/// takes, texts as long, as many bytes as a frame may hold.
+fn largest_answers() -> Vec<(&'static str, Vec<u8>)> {
+    use grader_api::protocol::{Panic, Reply, put_reply};
+    use grader_api::{blackjack, crazy_eights, draw_poker, plaisante_hand, poker, tableau};
+    const LIST: usize = 1 << 18;
+    let text = || "♥".repeat((1 << 20) / 3);
+    let card: Card = "10H".parse().unwrap();
+    let cards = || vec![card; LIST];
+    fn frame<A: Wire>(reply: Reply<A>) -> Vec<u8> {
+        let mut frame = Vec::new();
+        put_reply(&mut frame, &reply);
+        assert!(frame.len() as u64 <= MOST_REPLY_BYTES + 16);
+        frame
+    }
+    let panic = || Panic {
+        message: text(),
+        location: Some(text()),
+    };
+    let game = crazy_eights::Answer::Game {
+        result: crazy_eights::GameResult {
+            scores: vec![u32::MAX; LIST],
+            winner: Some(u32::MAX),
+            log: vec![
+                crazy_eights::PlayerTurn {
+                    player_id: 0,
+                    drew_a_card: false,
+                    played_card: Some(card),
+                    declared_suit: Some(Suit::Spades),
+                };
+                LIST / 2
+            ],
+            cheater: None,
+        },
+        table: crazy_eights::TableSeen {
+            starter: Some(card),
+            hands: vec![vec![card; 48]; LIST],
+        },
+    };
+    vec![
+        (
+            "plaisante_hand",
+            frame(Reply::Answer(plaisante_hand::Answer::Cells(vec![
+                i64::MIN;
+                LIST
+            ]))),
+        ),
+        (
+            "plaisante_hand",
+            frame(Reply::<plaisante_hand::Answer>::Panicked(panic())),
+        ),
+        (
+            "poker",
+            frame(Reply::Answer(poker::Answer::Cells(vec![i64::MIN; LIST]))),
+        ),
+        (
+            "tableau",
+            frame(Reply::Answer(tableau::State {
+                held: cards(),
+                selected: cards(),
+                play_area: cards(),
+            })),
+        ),
+        (
+            "blackjack",
+            frame(Reply::Answer(blackjack::Answer::Round(blackjack::Round {
+                outcome: blackjack::Outcome::Push,
+                player: cards(),
+                dealer: cards(),
+                player_total: u32::MAX,
+                dealer_total: u32::MAX,
+            }))),
+        ),
+        (
+            "draw_poker",
+            frame(Reply::Answer(draw_poker::Answer::Choice {
+                positions: vec![u32::MAX; LIST],
+                problem: Some(text()),
+            })),
+        ),
+        (
+            "draw_poker",
+            frame(Reply::Answer(draw_poker::Answer::RefusedAfterChanging(
+                cards(),
+            ))),
+        ),
+        (
+            "draw_poker",
+            frame(Reply::Answer(draw_poker::Answer::Ranking(
+                poker::Answer::Cells(vec![i64::MIN; LIST]),
+            ))),
+        ),
+        ("crazy_eights", frame(Reply::Answer(game))),
+        (
+            "crazy_eights",
+            frame(Reply::Answer(crazy_eights::Answer::Names(vec![
+                "x".repeat(
+                    60
+                );
+                LIST
+            ]))),
+        ),
+        (
+            "crazy_eights",
+            frame(Reply::Answer(crazy_eights::Answer::Tournament(
+                crazy_eights::TournamentResult {
+                    totals: vec![u32::MAX; LIST],
+                    games: u32::MAX,
+                    winner: None,
+                    cheater: None,
+                },
+            ))),
+        ),
+    ]
+}
+
+/// The last test of `assignment` whose reference answers with the kind of answer `frame` is
+/// (its tag and variant), or else the assignment's first test. The last: the shipped specs
+/// end with the tests that ask the most of an answer (whole hands, whose choices the
+/// reference replays).
+fn test_answered_like(assignment: &str, frame: &[u8]) -> &'static Asking {
+    let kind = |frame: &[u8]| {
+        let (tag, payload) = parts(frame);
+        (tag, payload.first().copied())
+    };
+    let mut of_assignment = ASKINGS
+        .iter()
+        .filter(|asking| asking.test.request.assignment() == assignment);
+    of_assignment
+        .clone()
+        .find(|asking| {
+            asking
+                .replies
+                .first()
+                .is_some_and(|want| kind(want) == kind(frame))
+        })
+        .or_else(|| of_assignment.next())
+        .expect("every assignment has a shipped test")
+}
+
+#[test]
+fn the_largest_answers_a_runner_may_send_are_read_within_the_caps() {
+    for (assignment, frame) in largest_answers() {
+        let asking = test_answered_like(assignment, &frame);
+        let id = &asking.test.id;
+        bounded(&format!("{id} reading its largest answer"), move || {
+            let request = &*asking.test.request;
+            let want = asking.replies.first().cloned().unwrap_or_default();
+            request.show(&frame);
+            request.lines(&frame);
+            request.detail(&want, &frame);
+            request.breakdown(0, &want, &frame);
+            request.explain(&REFERENCE, &asking.input, &want, Some(&frame));
+            if let Some(pinned) = request.pinned(&[frame]) {
+                grader::grade::reference_answers(&REFERENCE, &*pinned);
+            }
+        });
+    }
+}
+
+#[test]
+fn a_reply_claiming_4_gib_is_refused_without_allocating_it() {
+    let mut header = vec![1u8];
+    put_varint(&mut header, 4 << 30).unwrap();
+    let (read, peak) = bounded("reading a reply of 4 GiB", move || {
+        with_peak(|| {
+            protocol::read_item(&mut header.as_slice(), &mut Vec::new()).map_err(|e| e.to_string())
+        })
+    });
+    assert_eq!(
+        read,
+        Err("a reply longer than the grader reads".to_string())
+    );
+    assert!(peak < 1 << 10, "held {peak} bytes");
 }
 
 // ---------------------------------------------------------------------------------------
