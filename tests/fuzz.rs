@@ -1489,3 +1489,36 @@ fn a_spec_of_groups_each_written_on_one_line_is_placed_in_one_reading() {
     });
     assert_eq!(placed, Some(5_000));
 }
+
+#[test]
+fn a_game_of_the_reference_with_a_table_as_large_as_a_frame_holds_is_explained_within_the_caps() {
+    use grader_api::crazy_eights::{Answer, TableSeen};
+    use grader_api::protocol::{Reply, decode_reply, put_reply};
+    let card: Card = "10H".parse().unwrap();
+    let (asking, result) = ASKINGS
+        .iter()
+        .find_map(
+            |asking| match decode_reply::<Answer>(asking.replies.first()?) {
+                Ok(Reply::Answer(Answer::Game { result, .. })) => Some((asking, result)),
+                _ => None,
+            },
+        )
+        .expect("a shipped test plays a game");
+    // The same turns as the reference's, so that the tables are what the report compares.
+    let mut frame = Vec::new();
+    let table = TableSeen {
+        starter: Some(card),
+        hands: vec![vec![card; 60]; 1 << 18],
+    };
+    put_reply(&mut frame, &Reply::Answer(Answer::Game { result, table }));
+    assert!(frame.len() as u64 <= MOST_REPLY_BYTES);
+    let detail = bounded("explaining a game with a huge table", move || {
+        let want = &asking.replies[0];
+        asking
+            .test
+            .request
+            .detail(want, &frame)
+            .map(|(_, text)| text.len())
+    });
+    assert!(detail.is_some());
+}
