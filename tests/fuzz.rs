@@ -128,7 +128,7 @@ fn config() -> Config {
 }
 
 #[test]
-fn the_harness_catches_a_hang_a_panic_and_a_large_allocation() {
+fn the_harness_catches_a_panic_and_a_large_allocation_and_counts_what_a_call_holds() {
     let panicked = std::panic::catch_unwind(|| bounded("a panic", || panic!("on purpose")));
     assert!(panicked.is_err());
     let large = std::panic::catch_unwind(|| {
