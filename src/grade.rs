@@ -38,6 +38,8 @@ const PANICS_BEFORE_GIVING_UP: u64 = 1_000;
 const HELD_BREAKDOWN: usize = 10_000;
 /// Answers beyond those a listed test asks for that a runner may send before it is stopped.
 const SURPLUS_ANSWERS: usize = 16;
+/// Characters of an answer that a breakdown holds as its kind, as the assignments cut theirs.
+const SHOWN_KIND: usize = 200;
 /// What a breakdown says was expected where the answer was a `todo!()`.
 const UNWRITTEN_EXPECTED: &str = "an answer";
 /// Inputs answered by the reference per message to the comparing thread.
@@ -576,10 +578,11 @@ impl<'a> BulkComparison<'a> {
                     }
                     // One line whatever was expected: a `todo!()` is not a wrong value.
                     let question = self.request.question_kind(self.position);
+                    // Cut, as every kind is: a runner's panic location may be a megabyte.
                     (
                         question,
                         UNWRITTEN_EXPECTED.into(),
-                        self.request.show(actual),
+                        shorten(&self.request.show(actual), SHOWN_KIND),
                     )
                 }
                 None => self.request.breakdown(self.position, want, actual),
@@ -731,6 +734,7 @@ fn lines_diff(expected: Lines, actual: Lines) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use grader_api::protocol::{Panic, Reply, put_reply};
 
     fn cells(values: &[i64]) -> Lines {
         Lines::List(
@@ -753,6 +757,46 @@ mod tests {
         assert!(diff.contains("- expected cell 13 = 2"), "{diff}");
         assert!(diff.contains("+ actual   cell 13 = 3"), "{diff}");
         assert!(!diff.contains("cell  3"), "{diff}");
+    }
+
+    #[test]
+    fn a_todo_panic_with_a_long_location_is_held_cut_in_the_breakdown() {
+        let suite = crate::spec::load(&[], &[], None).unwrap();
+        let (_, test) = suite
+            .tests()
+            .find(|(_, test)| test.grading == api_spec::Grading::Bulk)
+            .unwrap();
+        let panics = 100;
+        let mut want = Vec::new();
+        put_reply(&mut want, &Reply::Answer(true));
+        let mut chunk = Chunk::default();
+        for _ in 0..panics {
+            let start = chunk.bytes.len();
+            chunk.bytes.extend_from_slice(&want);
+            chunk.inputs.push((start, start, chunk.bytes.len()));
+        }
+        let (sender, receiver) = sync_channel(1);
+        sender.send(chunk).unwrap();
+        let mut comparison = BulkComparison::new(&*test.request, receiver);
+        for n in 0..panics {
+            let mut todo = Vec::new();
+            let location = format!("{n} {}", "x".repeat(1 << 16));
+            put_reply(
+                &mut todo,
+                &Reply::<bool>::Panicked(Panic {
+                    message: "not yet implemented".into(),
+                    location: Some(location),
+                }),
+            );
+            comparison.record(&todo);
+        }
+        assert_eq!(comparison.breakdown.len(), panics);
+        let held: usize = comparison
+            .breakdown
+            .keys()
+            .map(|(question, expected, actual)| question.len() + expected.len() + actual.len())
+            .sum();
+        assert!(held < panics * 1024, "the breakdown holds {held} bytes");
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! assignment's spec side reads the rest into groups and tests; the core checks what every
 //! group shares and places every error in its file, at a line and column where it can.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::io::Read;
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -147,6 +148,10 @@ pub fn load(
     timeout_override: Option<Duration>,
 ) -> Result<Suite, SpecErrors> {
     let mut groups: Vec<Group> = Vec::new();
+    // Where each id is in `groups`, and the dependencies allowed so far: a spec may give
+    // thousands, and looking through all of them for each would take minutes.
+    let mut group_at: HashMap<String, usize> = HashMap::new();
+    let mut allowed: HashSet<String> = HashSet::new();
     let mut build_timeout = None;
     let mut allowed_dependencies: Vec<String> = Vec::new();
     let mut due = None;
@@ -157,15 +162,18 @@ pub fn load(
             Err(SpecErrors(found)) => return errors.extend(found),
         };
         for group in file.groups {
-            match groups.iter_mut().find(|known| known.id == group.id) {
-                Some(known) => *known = group,
-                None => groups.push(group),
+            match group_at.get(&group.id) {
+                Some(&at) => groups[at] = group,
+                None => {
+                    group_at.insert(group.id.clone(), groups.len());
+                    groups.push(group);
+                }
             }
         }
         build_timeout = build_timeout.max(file.build_timeout);
         due = due.max(file.due);
         for name in file.allowed_dependencies {
-            if !allowed_dependencies.contains(&name) {
+            if allowed.insert(name.clone()) {
                 allowed_dependencies.push(name);
             }
         }
@@ -256,8 +264,19 @@ pub fn read(path: &Path) -> Result<String, SpecError> {
             format!("the spec is {size} bytes; a spec may be at most {MOST_SPEC_BYTES} (8 MiB)"),
         ));
     }
-    let bytes = std::fs::read(path)
+    // A device or a pipe has no size to check first, and may never end.
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| file.take(MOST_SPEC_BYTES + 1).read_to_end(&mut bytes))
         .map_err(|error| unreadable(None, format!("cannot read the spec: {error}")))?;
+    if bytes.len() as u64 > MOST_SPEC_BYTES {
+        return Err(unreadable(
+            None,
+            format!(
+                "the spec is longer than {MOST_SPEC_BYTES} bytes (8 MiB), the most a spec may be"
+            ),
+        ));
+    }
     String::from_utf8(bytes).map_err(|error| {
         let offset = error.utf8_error().valid_up_to();
         let before = &error.as_bytes()[..offset];
@@ -308,6 +327,8 @@ pub struct Checked {
 
 /// Reads one spec file's text, reading past each mistake to find the next.
 pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Checked {
+    let text = yaml::with_newlines(text);
+    let text = &*text;
     let mut checked = Checked {
         suite: Suite {
             groups: Vec::new(),
@@ -399,6 +420,7 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
         checked.errors = errors;
         return checked;
     };
+    let mut places = Places::new(text);
     for problem in parsed.problems {
         // A group that lost a case may be refused for what it lacks now.
         if let Place::Group(group) = &problem.at
@@ -406,7 +428,7 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
         {
             continue;
         }
-        errors.push(spec_error(place(text, &problem.at), problem.message));
+        errors.push(spec_error(places.of(&problem.at), problem.message));
     }
     let in_defaults =
         |message: String| spec_error(locate_key(text, "defaults"), format!("defaults: {message}"));
@@ -422,13 +444,15 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
     let default_timeout = timeout_override
         .or(defaults.timeout_ms.map(Duration::from_millis))
         .unwrap_or(Duration::from_millis(DEFAULT_TIMEOUT_MS));
-    let mut from_line = 0;
+    let mut group_from = (0, 0);
+    // Where each group id is in the suite: a spec may hold thousands of groups.
+    let mut group_ids: HashMap<String, usize> = HashMap::new();
     let lines: Vec<&str> = text.lines().collect();
     for group in parsed.groups {
         let common = group.common;
-        let group_at = locate(&lines, &common.name, from_line);
-        if let Some((line, _)) = group_at {
-            from_line = line - 1;
+        let group_at = locate(&lines, &common.name, group_from);
+        if let Some(at) = group_at {
+            group_from = past(&lines, at);
         }
         let in_group =
             |message: String| spec_error(group_at, format!("group `{}`: {message}", common.name));
@@ -461,7 +485,10 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
             errors.push(in_group(
                 "the name has no letter or digit to make a test id of".into(),
             ));
-        } else if let Some(first) = checked.suite.groups.iter().find(|g| g.id == group_id) {
+        } else if let Some(first) = group_ids
+            .get(&group_id)
+            .map(|&at| &checked.suite.groups[at])
+        {
             // A later group of the same id would replace it, as `--add-spec` does.
             errors.push(in_group(format!(
                 "this group's id is `{group_id}`, as is the group `{}` at {}; give one of them another name",
@@ -475,7 +502,7 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
         }
         // Cases come in order: each is looked for after the one before, so that finding
         // them all reads the file once.
-        let mut case_from = from_line + 1;
+        let mut case_from = group_from;
         let tests = group
             .tests
             .into_iter()
@@ -483,8 +510,8 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
                 let (id, location, name, weight) = match test.case {
                     Some(case) => {
                         let at = locate(&lines, &case.name, case_from);
-                        if let Some((line, _)) = at {
-                            case_from = line;
+                        if let Some(at) = at {
+                            case_from = past(&lines, at);
                         }
                         let id = slug(case.id.as_deref().unwrap_or(&case.name));
                         (format!("{group_id}::{id}"), at, case.name, case.weight)
@@ -516,6 +543,7 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
         if errors.len() > errors_before {
             continue;
         }
+        group_ids.insert(group_id.clone(), checked.suite.groups.len());
         checked.suite.groups.push(Group {
             assignment: unit,
             id: group_id,
@@ -563,41 +591,118 @@ fn place_in(file: &str, location: Option<(usize, usize)>) -> String {
 
 /// Where in `text` a problem is.
 fn place(text: &str, at: &Place) -> Option<(usize, usize)> {
-    let lines: Vec<&str> = text.lines().collect();
-    match at {
-        Place::At(line, column) => Some((*line, *column)),
-        Place::Group(group) => locate(&lines, group, 0),
-        Place::Case { group, case } => {
-            let from = locate(&lines, group, 0).map_or(0, |(line, _)| line);
-            locate(&lines, case, from)
+    Places::new(text).of(at)
+}
+
+/// Places problems in a text read into lines once. A file's problems come in its order, so
+/// each is looked for from where the one before it was found (from the top only when it is
+/// not there): placing a problem for every case reads the file once, not once per case,
+/// and cases of one name are each placed where each is.
+struct Places<'t> {
+    lines: Vec<&'t str>,
+    group: Option<PlacedGroup>,
+}
+
+/// The group last placed, where it is, and where to look for its next case.
+struct PlacedGroup {
+    name: String,
+    at: (usize, usize),
+    next_case: (usize, usize),
+}
+
+impl<'t> Places<'t> {
+    fn new(text: &'t str) -> Places<'t> {
+        Places {
+            lines: text.lines().collect(),
+            group: None,
         }
-        Place::File => None,
+    }
+
+    fn of(&mut self, at: &Place) -> Option<(usize, usize)> {
+        match at {
+            Place::At(line, column) => Some((*line, *column)),
+            Place::Group(group) => self.group(group),
+            Place::Case { group, case } => {
+                let in_group = self.group(group).map_or((0, 0), |at| past(&self.lines, at));
+                let from = match &self.group {
+                    Some(placed) if placed.name == *group => placed.next_case,
+                    _ => in_group,
+                };
+                let at = locate(&self.lines, case, from)
+                    .or_else(|| locate(&self.lines, case, in_group))?;
+                if let Some(placed) = &mut self.group
+                    && placed.name == *group
+                {
+                    placed.next_case = past(&self.lines, at);
+                }
+                Some(at)
+            }
+            Place::File => None,
+        }
+    }
+
+    fn group(&mut self, name: &str) -> Option<(usize, usize)> {
+        if let Some(placed) = &self.group
+            && placed.name == name
+        {
+            return Some(placed.at);
+        }
+        let from = self
+            .group
+            .as_ref()
+            .map_or((0, 0), |placed| past(&self.lines, placed.at));
+        let at = locate(&self.lines, name, from).or_else(|| locate(&self.lines, name, (0, 0)))?;
+        self.group = Some(PlacedGroup {
+            name: name.to_string(),
+            at,
+            next_case: past(&self.lines, at),
+        });
+        Some(at)
     }
 }
 
-/// Line and column (1-based) of the first `name: <name>` in the text from line `from_line`
-/// (0-based), for errors about things the YAML parser accepted but we refuse.
-fn locate(lines: &[&str], name: &str, from_line: usize) -> Option<(usize, usize)> {
+/// Line and column (1-based) of the first `name: <name>` in the text at or after `from`, a
+/// line (0-based) and a byte of it, for errors about things the YAML parser accepted but we
+/// refuse. Every `name:` of a line counts: a group written on one line holds its cases.
+fn locate(
+    lines: &[&str],
+    name: &str,
+    (from_line, from_byte): (usize, usize),
+) -> Option<(usize, usize)> {
     lines
         .iter()
         .enumerate()
         .skip(from_line)
         .find_map(|(index, line)| {
-            let column = line.find("name:")?;
-            let value = line[column + 5..].trim_start();
-            let value = value.trim_start_matches(['"', '\'']);
-            let rest = value.strip_prefix(name)?.trim_start();
-            // The whole name, not a longer one that starts the same.
-            let whole = rest.is_empty() || rest.starts_with([',', '}', '"', '\'', '#']);
-            whole.then_some((index + 1, column + 1))
+            let start = if index == from_line { from_byte } else { 0 };
+            line.match_indices("name:")
+                .filter(|&(column, _)| column >= start)
+                .find_map(|(column, _)| {
+                    let value = line[column + 5..].trim_start();
+                    let value = value.trim_start_matches(['"', '\'']);
+                    let rest = value.strip_prefix(name)?.trim_start();
+                    // The whole name, not a longer one that starts the same.
+                    let whole = rest.is_empty() || rest.starts_with([',', '}', '"', '\'', '#']);
+                    // Columns count characters, as the YAML parser's and an editor's do.
+                    whole.then_some((index + 1, line[..column].chars().count() + 1))
+                })
         })
+}
+
+/// Where to look for the next name after the one [`locate`] found `at`: past its `name:`.
+fn past(lines: &[&str], (line, column): (usize, usize)) -> (usize, usize) {
+    let byte = lines[line - 1]
+        .char_indices()
+        .nth(column - 1)
+        .map_or(0, |(byte, _)| byte);
+    (line - 1, byte + 1)
 }
 
 /// The list item of group `name` at or after line `from` (0-based): the line its `-` is on
 /// and the `-`'s column (0-based).
 pub fn group_item(text: &str, name: &str, from: usize) -> Option<(usize, usize)> {
     let lines: Vec<&str> = text.lines().collect();
-    let (line, _) = locate(&lines, name, from)?;
+    let (line, _) = locate(&lines, name, (from, 0))?;
     let at = line - 1;
     let dash = |index: usize| {
         let line = lines.get(index)?;

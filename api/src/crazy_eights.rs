@@ -51,6 +51,8 @@ use crate::wire::{Wire, put_varint, take_tag};
 mod spec;
 
 pub const PLAYERS: usize = 4;
+/// The seats of a table a report shows at most.
+const SHOWN_SEATS: usize = 2 * PLAYERS;
 pub const HAND_SIZE: usize = 5;
 pub const DEFAULT_TARGET: u32 = 200;
 /// A tournament stops after this many games even if nobody reached the target.
@@ -585,8 +587,15 @@ pub struct TableSeen {
 impl TableSeen {
     /// The table after the last turn of `log`: the starter, the top card then, every hand.
     pub fn describe(&self, log: &[PlayerTurn]) -> String {
+        // A runner may answer with more seats than a frame seems to hold cards for: a few
+        // show that they are wrong, and the rest are counted.
+        let shown = &self.hands[..self.hands.len().min(SHOWN_SEATS)];
+        let more = match self.hands.len() - shown.len() {
+            0 => String::new(),
+            n => format!("\n(and {n} more seats)"),
+        };
         let Some(starter) = self.starter else {
-            return format!("no starter (no turn began){}", HandLines(&self.hands));
+            return format!("no starter (no turn began){}{more}", HandLines(shown));
         };
         let last_play = log
             .iter()
@@ -596,9 +605,9 @@ impl TableSeen {
         let table = TurnState {
             top,
             declared,
-            hands: self.hands.clone(),
+            hands: shown.to_vec(),
         };
-        format!("starter {starter}, {table}")
+        format!("starter {starter}, {table}{more}")
     }
 }
 

@@ -39,6 +39,10 @@ pub const OUTPUT_MARKER_LEN: usize = OUTPUT_MARKER_PREFIX.len() + 18;
 /// allocate without end.
 pub const MOST_REPLY_BYTES: u64 = 1 << 24;
 
+/// A hello longer than this is refused: it names a few assignments, and a runner must not
+/// make the grader read and hold without end before its first request.
+pub const MOST_HELLO_BYTES: u64 = 1 << 16;
+
 /// The first thing a runner says.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Hello {
@@ -59,7 +63,16 @@ impl Hello {
         self.put(out)
     }
 
+    /// Reads a hello, refusing one longer than [`MOST_HELLO_BYTES`].
     pub fn read(input: &mut (impl Read + ?Sized)) -> io::Result<Hello> {
+        let mut within = input.take(MOST_HELLO_BYTES);
+        match Hello::read_within(&mut within) {
+            Err(_) if within.limit() == 0 => Err(invalid("a hello longer than the grader reads")),
+            read => read,
+        }
+    }
+
+    fn read_within(input: &mut impl Read) -> io::Result<Hello> {
         let protocol = u64::take(input)?;
         if protocol != PROTOCOL_VERSION {
             // Nothing after the version can be trusted to have our shape.

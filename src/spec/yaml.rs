@@ -2,6 +2,8 @@
 //! reads it, and the parser's errors said in the instructor's words, at the place the
 //! mistake was made rather than where the parser gave up.
 
+use std::borrow::Cow;
+
 use grader_api::spec::{Place, Problem};
 
 /// Brackets or indentation nested this deep are no spec a person wrote, and the YAML
@@ -245,4 +247,15 @@ fn character_at(text: &str, line: usize, column: usize) -> Option<char> {
         .nth(line.checked_sub(1)?)?
         .chars()
         .nth(column.checked_sub(1)?)
+}
+
+/// `text` with each line break YAML knows (`\r\n`, a lone `\r`, a next-line, a line or
+/// paragraph separator) made a `\n`: the places the grader finds itself count `\n`s, and
+/// must count the lines the YAML parser counts.
+pub fn with_newlines(text: &str) -> Cow<'_, str> {
+    const BREAKS: [char; 4] = ['\r', '\u{85}', '\u{2028}', '\u{2029}'];
+    if !text.contains(BREAKS) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(text.replace("\r\n", "\n").replace(BREAKS, "\n"))
 }
