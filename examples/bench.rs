@@ -5,7 +5,8 @@
 //!    thread (a process with threads slows glibc's malloc). Each round runs the two one
 //!    after the other; medians of wall time and of CPU time (the grader's threads and
 //!    the runner's processes together), and their ratios to the baseline (goals: wall at
-//!    most 0.7x, CPU at most 1.3x);
+//!    most 0.7x, CPU at most 1.3x). The group is graded on one runner and split across
+//!    one runner per core, with the reference computing its answers and with them kept;
 //! 2. a warm re-run after touching one file of the submission: time in the build (rustc)
 //!    against time in the grader.
 //!
@@ -62,37 +63,60 @@ fn main() {
         let built = compile::build(&submission, &sandbox, &build).expect("the reference builds");
         Launcher::new(sandbox, &built.executable, &built.source_root).expect("the runner is set up")
     };
-    let mut runner = launcher.start().expect("the runner starts");
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut runners: Vec<_> = (0..cores)
+        .map(|_| launcher.start().expect("the runner starts"))
+        .collect();
 
     // Answers kept beforehand, as `grader cache build` keeps them.
     let kept = std::env::temp_dir().join(format!("cardgrade-bench-{}", std::process::id()));
     let store = Store::at(&kept);
-    grade::grade_bulk(&mut runner, &reference, Some(&store), group, test);
+    grade::grade_bulk(&mut runners, &reference, Some(&store), group, test);
 
     let mut baseline_runs = Vec::new();
-    let mut computing = Vec::new();
-    let mut reading = Vec::new();
+    let mut variants: Vec<Variant> = [1, cores]
+        .into_iter()
+        .flat_map(|split| {
+            let on = match split {
+                1 => "1 runner".to_string(),
+                n => format!("{n} runners"),
+            };
+            [
+                (
+                    format!("graded on {on}, the reference answering"),
+                    split,
+                    None,
+                ),
+                (
+                    format!("graded on {on}, the answers kept"),
+                    split,
+                    Some(&store),
+                ),
+            ]
+        })
+        .map(|(label, split, store)| (label, split, store, Vec::new()))
+        .collect();
     for _ in 0..rounds {
         baseline_runs.push(baseline());
-        computing.push(graded(&mut runner, &reference, None, group, test));
-        reading.push(graded(&mut runner, &reference, Some(&store), group, test));
+        for (_, split, store, runs) in &mut variants {
+            let on = &mut runners[..*split];
+            runs.push(graded(on, &reference, *store, group, test));
+        }
     }
     let _ = std::fs::remove_dir_all(&kept);
     let inputs = test.request.describe_inputs().replace('\n', "; ");
     println!("{inputs}; {rounds} rounds, medians:");
     let (wall, cpu) = medians(&mut baseline_runs);
     println!(
-        "  reference alone, one thread           wall {:>8.1} ms   cpu {:>8.1} ms",
+        "  {:<48} wall {:>8.1} ms   cpu {:>8.1} ms",
+        "reference alone, one thread",
         ms(wall),
         ms(cpu)
     );
-    for (label, runs) in [
-        ("graded, the reference answering", &mut computing),
-        ("graded, the answers kept", &mut reading),
-    ] {
+    for (label, _, _, runs) in &mut variants {
         let (graded_wall, graded_cpu) = medians(runs);
         println!(
-            "  {label:<37} wall {:>8.1} ms   cpu {:>8.1} ms   ({:.2}x and {:.2}x; goals: at most 0.7x and 1.3x)",
+            "  {label:<48} wall {:>8.1} ms   cpu {:>8.1} ms   ({:.2}x and {:.2}x; goals: at most 0.7x and 1.3x)",
             ms(graded_wall),
             ms(graded_cpu),
             ratio(graded_wall, wall),
@@ -159,10 +183,14 @@ fn warm_rerun(
     (median(&mut builds), median(&mut grading))
 }
 
+/// A way of grading the group: its label, the runners it is split across, the answers
+/// kept if it reads them, and its runs' wall and CPU times.
+type Variant<'a> = (String, usize, Option<&'a Store>, Vec<(Duration, Duration)>);
+
 /// One graded run of the group: its wall time, and the CPU time of the grader's threads
 /// and the runner's processes.
 fn graded(
-    runner: &mut grader::runner::Runner,
+    runners: &mut [grader::runner::Runner],
     reference: &grader_api::Submission,
     store: Option<&Store>,
     group: &grader::spec::Group,
@@ -170,7 +198,7 @@ fn graded(
 ) -> (Duration, Duration) {
     let (grader_before, runner_before) = (cpu_of(Who::Myself), cpu_of(Who::Descendants));
     let started = Instant::now();
-    let (verdict, survived) = grade::grade_bulk(runner, reference, store, group, test);
+    let (verdict, survived) = grade::grade_bulk(runners, reference, store, group, test);
     let wall = started.elapsed();
     let (grader_cpu, runner_cpu) = (
         cpu_of(Who::Myself) - grader_before,
@@ -185,7 +213,7 @@ fn graded(
     }
     let cpu = grader_cpu + runner_cpu;
     assert!(
-        matches!(verdict, Verdict::Passed) && survived,
+        matches!(verdict, Verdict::Passed) && survived.iter().all(|&alive| alive),
         "the reference must pass"
     );
     (wall, cpu)

@@ -12,6 +12,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use grader_api::assignment::Asked;
+use grader_api::source::Window;
 use grader_api::wire::{put_varint, take_varint};
 
 /// Overrides where the store is.
@@ -206,6 +207,34 @@ pub struct Answers {
     inputs: u64,
 }
 
+/// Where one record lies in a stream of them: its input from `start`, its frames from
+/// `frames_start`, up to `end`, where the next record begins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Place {
+    pub start: usize,
+    pub frames_start: usize,
+    pub end: usize,
+}
+
+/// Where the record beginning at byte `at` of `stream` lies, if a whole one begins there.
+pub fn place_at(stream: &[u8], at: usize) -> Option<Place> {
+    let mut rest = stream.get(at..)?;
+    let mut length = || {
+        take_varint(&mut rest)
+            .ok()
+            .and_then(|n| usize::try_from(n).ok())
+    };
+    let (input_length, frames_length) = (length()?, length()?);
+    let start = stream.len() - rest.len();
+    let frames_start = start.checked_add(input_length)?;
+    let end = frames_start.checked_add(frames_length)?;
+    (end <= stream.len()).then_some(Place {
+        start,
+        frames_start,
+        end,
+    })
+}
+
 impl Answers {
     /// Adds one input and its reply frames.
     pub fn push(&mut self, input: &[u8], frames: &[u8]) {
@@ -217,33 +246,64 @@ impl Answers {
         self.inputs += 1;
     }
 
+    /// Adds the answers to the inputs that follow these.
+    pub fn append(&mut self, later: &Answers) {
+        self.stream.extend_from_slice(&later.stream);
+        self.inputs += later.inputs;
+    }
+
     pub fn inputs(&self) -> u64 {
         self.inputs
+    }
+
+    /// The records, laid end to end.
+    pub fn into_stream(self) -> Vec<u8> {
+        self.stream
     }
 
     /// Calls `visit` with each record in order until it returns false; false when the
     /// stream does not parse.
     pub fn each(&self, mut visit: impl FnMut(Record<'_>) -> bool) -> bool {
-        let mut rest = &self.stream[..];
-        let length =
-            |rest: &mut &[u8]| take_varint(rest).ok().and_then(|n| usize::try_from(n).ok());
-        while !rest.is_empty() {
-            let (Some(input_length), Some(frames_length)) = (length(&mut rest), length(&mut rest))
-            else {
+        let mut at = 0;
+        while at < self.stream.len() {
+            let Some(place) = place_at(&self.stream, at) else {
                 return false;
             };
-            let Some((input, after)) = rest.split_at_checked(input_length) else {
-                return false;
+            at = place.end;
+            let record = Record {
+                input: &self.stream[place.start..place.frames_start],
+                frames: &self.stream[place.frames_start..place.end],
             };
-            let Some((frames, after)) = after.split_at_checked(frames_length) else {
-                return false;
-            };
-            rest = after;
-            if !visit(Record { input, frames }) {
+            if !visit(record) {
                 break;
             }
         }
         true
+    }
+
+    /// The part of the stream that holds each window's records, in a stream that parses.
+    pub fn parts(&self, windows: &[Window]) -> Vec<&[u8]> {
+        let mut bounds: Vec<u64> = windows
+            .iter()
+            .flat_map(|w| [w.start, w.end])
+            .map(|n| n.min(self.inputs))
+            .collect();
+        bounds.sort_unstable();
+        bounds.dedup();
+        let mut offsets = Vec::with_capacity(bounds.len());
+        let (mut at, mut number) = (0, 0u64);
+        for bound in &bounds {
+            while number < *bound {
+                at = place_at(&self.stream, at).map_or(self.stream.len(), |place| place.end);
+                number += 1;
+            }
+            offsets.push(at);
+        }
+        let offset = |n: u64| offsets[bounds.partition_point(|&b| b < n.min(self.inputs))];
+        windows
+            .iter()
+            .map(|w| &self.stream[offset(w.start)..offset(w.end)])
+            .collect()
     }
 }
 
@@ -266,6 +326,25 @@ mod tests {
             true
         }));
         all
+    }
+
+    #[test]
+    fn each_window_gets_the_part_of_the_stream_holding_its_records() {
+        let kept = answers();
+        let windows = [
+            Window { start: 0, end: 1 },
+            Window { start: 1, end: 3 },
+            Window { start: 3, end: 3 },
+        ];
+        let parts = kept.parts(&windows);
+        let mut whole = Answers::default();
+        for part in &parts {
+            whole.stream.extend_from_slice(part);
+        }
+        assert_eq!(whole.stream, kept.stream);
+        assert_eq!(place_at(parts[0], 0).map(|p| p.end), Some(parts[0].len()));
+        assert_eq!(&parts[1][2..10], b"hand two");
+        assert!(parts[2].is_empty());
     }
 
     #[test]

@@ -33,6 +33,12 @@ impl Printed {
         text
     }
 
+    /// Adds what was printed after this, as if on one stream.
+    pub fn append(&mut self, later: &Printed) {
+        self.push(&later.kept);
+        self.dropped += later.dropped;
+    }
+
     fn push(&mut self, bytes: &[u8]) {
         let room = OUTPUT_CAP.saturating_sub(self.kept.len());
         let taken = room.min(bytes.len());

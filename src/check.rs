@@ -3,7 +3,7 @@
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use colored::Colorize;
@@ -199,6 +199,11 @@ struct Session<'a> {
     registered: Vec<String>,
     view: View,
     pool: Pool,
+    /// How many runners a large bulk group is split across: one per test thread.
+    runners_per_bulk: usize,
+    /// Taken for writing by a test split across runners, which has the cores to itself,
+    /// and for reading by every other test.
+    turns: RwLock<()>,
     /// Lines for the report beyond pass and fail, such as strategies' win rates.
     notes: Mutex<Vec<String>>,
     results: Mutex<Vec<TestResult>>,
@@ -211,6 +216,7 @@ impl<'a> Session<'a> {
         (suite, reference, expected): (&'a Suite, &'a Submission, &'a [grade::Expected]),
         (launcher, first_runner): (Launcher, Runner),
         view: View,
+        threads: usize,
     ) -> Session<'a> {
         Session {
             suite,
@@ -227,6 +233,8 @@ impl<'a> Session<'a> {
                 idle: Mutex::new(vec![first_runner]),
             },
             results: Mutex::new(vec![TestResult::default(); suite.tests().count()]),
+            runners_per_bulk: threads,
+            turns: RwLock::new(()),
         }
     }
 
@@ -481,6 +489,7 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         (&suite, &reference, &expected),
         (launcher, first_runner),
         View::of(&args, suite.due),
+        test_threads(args.test_threads),
     );
 
     let selected: Vec<usize> = (0..)
@@ -500,7 +509,7 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         Box::new(Libtest::new(args.format == Format::Terse, color, width))
     };
     let run_started = Instant::now();
-    run_tests(&session, &selected, args.test_threads, &mut *reporter);
+    run_tests(&session, &selected, &mut *reporter);
     let failed = session
         .results
         .lock()
@@ -549,18 +558,18 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
     }))
 }
 
-/// Runs the tests at `selected` on `threads` threads (default: the cores), each with a
-/// runner of its own; tells `reporter` of each verdict as it comes.
-fn run_tests(
-    session: &Session,
-    selected: &[usize],
-    threads: Option<usize>,
-    reporter: &mut dyn Reporter,
-) {
-    let threads = threads
+/// The test threads asked for, else one per core.
+fn test_threads(asked: Option<usize>) -> usize {
+    asked
         .or_else(|| std::thread::available_parallelism().ok().map(usize::from))
         .unwrap_or(1)
-        .clamp(1, selected.len().max(1));
+        .max(1)
+}
+
+/// Runs the tests at `selected` on the session's threads, each with a runner of its own;
+/// tells `reporter` of each verdict as it comes.
+fn run_tests(session: &Session, selected: &[usize], reporter: &mut dyn Reporter) {
+    let threads = session.runners_per_bulk.clamp(1, selected.len().max(1));
     reporter.report(Event::RunStarted {
         tests: selected.len(),
     });
@@ -686,8 +695,8 @@ pub(crate) fn grade_built(
     selected: &[usize],
     threads: usize,
 ) -> Result<Vec<TestResult>, BuildError> {
-    let session = Session::new(answered, handshake(sandbox, built)?, View::STAFF);
-    run_tests(&session, selected, Some(threads), &mut Silent);
+    let session = Session::new(answered, handshake(sandbox, built)?, View::STAFF, threads);
+    run_tests(&session, selected, &mut Silent);
     Ok(session.results())
 }
 
@@ -902,6 +911,15 @@ fn run_test(session: &Session, index: usize) -> Verdict {
             group.assignment.registration()
         )))
     } else {
+        let runners = match test.grading {
+            Grading::Bulk => grade::runners_for(test, session.runners_per_bulk),
+            _ => 1,
+        };
+        let turns = &session.turns;
+        let (_shared, _alone) = match runners {
+            1 => (Some(turns.read().unwrap_or_else(|e| e.into_inner())), None),
+            _ => (None, Some(turns.write().unwrap_or_else(|e| e.into_inner()))),
+        };
         match session.pool.take() {
             Err(error) => Verdict::Failed(Failure::line(error.to_string())),
             Ok(runner) if test.grading == Grading::Driven => {
@@ -915,26 +933,33 @@ fn run_test(session: &Session, index: usize) -> Verdict {
                     None => verdict,
                 }
             }
+            Ok(runner) if test.grading == Grading::Bulk => {
+                let mut all = vec![runner];
+                // Fewer runners than asked for still grade the whole group.
+                all.extend((1..runners).map_while(|_| session.pool.take().ok()));
+                let (verdict, survived) = grade::grade_bulk(
+                    &mut all,
+                    session.reference,
+                    session.answers.as_ref(),
+                    group,
+                    test,
+                );
+                all.into_iter()
+                    .zip(survived)
+                    .fold(verdict, |verdict, (runner, survived)| match survived {
+                        true => session.pool.settle(runner, verdict),
+                        false => verdict,
+                    })
+            }
             Ok(mut runner) => {
-                let bulk = test.grading == Grading::Bulk;
                 let grade = |runner: &mut Runner| {
-                    if bulk {
-                        grade::grade_bulk(
-                            runner,
-                            session.reference,
-                            session.answers.as_ref(),
-                            group,
-                            test,
-                        )
-                    } else {
-                        grade::grade_listed(
-                            runner,
-                            session.reference,
-                            group,
-                            test,
-                            &session.expected[index],
-                        )
-                    }
+                    grade::grade_listed(
+                        runner,
+                        session.reference,
+                        group,
+                        test,
+                        &session.expected[index],
+                    )
                 };
                 let reused = runner.has_answered();
                 let (mut verdict, mut survived) = grade(&mut runner);
@@ -942,7 +967,6 @@ fn run_test(session: &Session, index: usize) -> Verdict {
                 // this test gets a fresh one before it is blamed.
                 if !survived
                     && reused
-                    && !bulk
                     && let Ok(mut fresh) = session.pool.start()
                 {
                     (verdict, survived) = grade(&mut fresh);

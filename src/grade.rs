@@ -2,19 +2,22 @@
 //! bytes, and explain any difference the way a student can act on, through the test's
 //! decoded request; nothing here knows which assignment it grades.
 
+use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
-use std::sync::mpsc::{Receiver, sync_channel};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::time::Duration;
 
 use grader_api::Submission;
 use grader_api::assignment::{Asked, Lines, shorten};
 use grader_api::protocol::{each_frame, first_frame, group_digits, is_panic, panic_of};
+use grader_api::source::Window;
 use grader_api::spec::{self as api_spec, Driven, Transport};
 use similar::{ChangeTag, TextDiff};
 
-use crate::answers::{Answers, Store};
+use crate::answers::{Answers, Place, Store, place_at};
 use crate::capture::Printed;
 use crate::report::visible_controls;
 use crate::runner::{Ending, Exchange, Runner};
@@ -43,7 +46,10 @@ const SHOWN_KIND: usize = 200;
 /// What a breakdown says was expected where the answer was a `todo!()`.
 const UNWRITTEN_EXPECTED: &str = "an answer";
 /// Inputs answered by the reference per message to the comparing thread.
-const CHUNK_INPUTS: usize = 2048;
+const CHUNK_INPUTS: u64 = 2048;
+/// Inputs a bulk group holds per runner it is split across: a runner starts in a few
+/// milliseconds, the time the reference takes to answer about this many hands.
+const INPUTS_PER_RUNNER: u64 = 50_000;
 
 /// Inputs with the reference's reply frames to them, all encoded.
 pub type Expected = Vec<(Vec<u8>, Vec<Vec<u8>>)>;
@@ -75,6 +81,7 @@ pub fn grade_listed(
     let exchange = runner.ask(
         request.assignment(),
         request.payload(),
+        Window::ALL,
         group.timeout,
         |frame| {
             actual.push(frame.to_vec());
@@ -178,85 +185,206 @@ fn explain_by_reference(
     }
 }
 
-/// Inputs answered by the reference, laid end to end: each input's bytes, then its reply
-/// frames, with where each input starts, where its frames start, and where it ends.
-#[derive(Default)]
-struct Chunk {
-    bytes: Vec<u8>,
-    inputs: Vec<(usize, usize, usize)>,
+/// How many runners of `most` a bulk test is split across.
+pub fn runners_for(test: &TestCase, most: usize) -> usize {
+    let by_size = test.request.input_count() / INPUTS_PER_RUNNER;
+    by_size.clamp(1, most.max(1) as u64) as usize
 }
 
-/// Runs a generated or exhaustive group: the runner answers every input in one stream,
-/// compared as they arrive with the reference's answers, which another thread reads from
-/// `store` or, when they are not kept there yet, computes and keeps.
+/// `total` inputs in `parts` windows one after another, as equal in size as can be.
+fn windows(total: u64, parts: usize) -> Vec<Window> {
+    let parts = parts.max(1) as u64;
+    (0..parts)
+        .map(|k| Window {
+            start: total / parts * k + (total % parts).min(k),
+            end: total / parts * (k + 1) + (total % parts).min(k + 1),
+        })
+        .collect()
+}
+
+/// What one runner made of its window of a bulk group.
+struct Range<'a> {
+    window: Window,
+    exchange: Exchange,
+    /// The input it was answering when it stopped, the reply it had come to, and the
+    /// input's number in the whole group.
+    stopped_on: Option<(Vec<u8>, usize, u64)>,
+    comparison: BulkComparison<'a>,
+}
+
+/// Runs a generated or exhaustive group: split into one window of inputs per runner,
+/// each runner answering its window in one stream, compared as they arrive with the
+/// reference's answers, which are read in place from `store` or, when they are not kept
+/// there yet, computed (a thread per window) and kept. Returns the verdict, and for each
+/// runner whether it survived.
 pub fn grade_bulk(
-    runner: &mut Runner,
+    runners: &mut [Runner],
     reference: &Submission,
     store: Option<&Store>,
     group: &Group,
     test: &TestCase,
-) -> (Verdict, bool) {
+) -> (Verdict, Vec<bool>) {
     let request = &*test.request;
     let total = request.input_count();
-    let (sender, receiver) = sync_channel::<Chunk>(8);
-    let mut comparison = BulkComparison::new(request, receiver);
-    let (exchange, stopped_on) = std::thread::scope(|scope| {
-        scope.spawn(move || {
-            let mut chunk = Chunk::default();
-            let mut deliver = |input: &[u8], frames: &[u8]| {
-                let start = chunk.bytes.len();
-                chunk.bytes.extend_from_slice(input);
-                let frames_start = chunk.bytes.len();
-                chunk.bytes.extend_from_slice(frames);
-                chunk.inputs.push((start, frames_start, chunk.bytes.len()));
-                if chunk.inputs.len() < CHUNK_INPUTS {
-                    return true;
-                }
-                sender.send(std::mem::take(&mut chunk)).is_ok()
-            };
-            match store.and_then(|store| store.load(request)) {
-                Some(kept) => {
-                    // A whole, checked entry parses.
-                    let _ = kept.each(|record| deliver(record.input, record.frames));
-                }
-                None => {
-                    let mut computed = Answers::default();
-                    request.respond(reference, &mut |input, frames| {
-                        computed.push(input, frames);
-                        deliver(input, frames)
-                    });
-                    // Kept only when the reference answered every input; a store that
-                    // cannot be written costs the next grading the time, nothing more.
-                    if let Some(store) = store
-                        && computed.inputs() == total
-                    {
-                        let _ = store.save(request, &computed);
+    let windows = windows(total, runners.len());
+    let panics = AtomicU64::new(0);
+    let kept = store.and_then(|store| store.load(request));
+    let ranges =
+        std::thread::scope(|scope| {
+            let kept_parts = kept.as_ref().map(|kept| kept.parts(&windows));
+            let mut computing = Vec::new();
+            let mut answering = Vec::new();
+            for (index, (runner, &window)) in runners.iter_mut().zip(&windows).enumerate() {
+                let wanted = match &kept_parts {
+                    Some(parts) => Wanted::kept(parts[index]),
+                    None => {
+                        let (sender, receiver) = sync_channel(8);
+                        let keep = store.is_some();
+                        computing.push(
+                            scope.spawn(move || compute(reference, request, window, keep, sender)),
+                        );
+                        Wanted::computed(receiver)
                     }
-                }
+                };
+                let comparison = BulkComparison::new(request, wanted, &panics);
+                answering.push(scope.spawn(move || {
+                    answer_window(runner, request, group.timeout, window, comparison)
+                }));
             }
-            let _ = sender.send(chunk);
+            let ranges: Vec<Range> = answering.into_iter().map(joined).collect();
+            let computed =
+                computing
+                    .into_iter()
+                    .map(joined)
+                    .try_fold(Answers::default(), |mut all, part| {
+                        all.append(&part?);
+                        Some(all)
+                    });
+            // Kept only when the reference answered every input; a store that cannot be
+            // written costs the next grading the time, nothing more.
+            if let (Some(store), Some(computed)) = (store, computed)
+                && kept.is_none()
+                && computed.inputs() == total
+            {
+                let _ = store.save(request, &computed);
+            }
+            ranges
         });
-        let exchange = runner.ask(
-            request.assignment(),
-            request.payload(),
-            group.timeout,
-            |frame| comparison.record(frame),
-        );
-        // What the runner was answering when it stopped, before the reference thread is
-        // stopped with it.
-        let stopped_on = match exchange.ending {
-            Ending::Answered => None,
-            _ => comparison.input_in_progress(),
-        };
-        comparison.count_partly_answered_input();
-        // Stops the reference thread if the runner ended early.
-        comparison.close();
-        (exchange, stopped_on)
+    let survived = ranges
+        .iter()
+        .map(|range| range.exchange.runner_survived())
+        .collect();
+    let verdict = judge_bulk(reference, group, request, as_one_runner(ranges));
+    (verdict, survived)
+}
+
+/// A thread's result; a panic in it is the grader's own and goes on.
+fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    handle
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
+/// The reference's answers to the inputs in `window`, sent in chunks as they come and,
+/// when `keep` and it answered all of them before the comparison stopped, returned.
+fn compute(
+    reference: &Submission,
+    request: &dyn Asked,
+    window: Window,
+    keep: bool,
+    sender: SyncSender<Vec<u8>>,
+) -> Option<Answers> {
+    let mut computed = Answers::default();
+    let mut chunk = Answers::default();
+    request.respond_within(reference, window, &mut |input, frames| {
+        chunk.push(input, frames);
+        if chunk.inputs() < CHUNK_INPUTS {
+            return true;
+        }
+        if keep {
+            computed.append(&chunk);
+        }
+        sender
+            .send(std::mem::take(&mut chunk).into_stream())
+            .is_ok()
     });
-    let survived = exchange.runner_survived();
+    if keep {
+        computed.append(&chunk);
+    }
+    let _ = sender.send(chunk.into_stream());
+    (keep && computed.inputs() == window.end - window.start).then_some(computed)
+}
+
+/// Asks `runner` for the inputs in `window` and compares its answers as they come.
+fn answer_window<'a>(
+    runner: &mut Runner,
+    request: &dyn Asked,
+    timeout: Duration,
+    window: Window,
+    mut comparison: BulkComparison<'a>,
+) -> Range<'a> {
+    let exchange = runner.ask(
+        request.assignment(),
+        request.payload(),
+        window,
+        timeout,
+        |frame| comparison.record(frame),
+    );
+    // What the runner was answering when it stopped, before the reference thread is
+    // stopped with it.
+    let stopped_on = match exchange.ending {
+        Ending::Answered => None,
+        _ => comparison
+            .input_in_progress()
+            .map(|(input, through, number)| (input, through, window.start + number)),
+    };
+    comparison.count_partly_answered_input();
+    // Stops the reference thread if the runner ended early.
+    comparison.close();
+    Range {
+        window,
+        exchange,
+        stopped_on,
+        comparison,
+    }
+}
+
+/// The ranges as one runner answering every input in order would have left them: each
+/// range added to those before it, up to the first that did not answer its whole window.
+fn as_one_runner(ranges: Vec<Range>) -> Range {
+    let mut ranges = ranges.into_iter();
+    let mut all = ranges
+        .next()
+        .expect("a bulk test is given at least one runner");
+    for range in ranges {
+        let whole_so_far = all.exchange.ending == Ending::Answered
+            && all.comparison.inputs_compared == all.window.end - all.window.start;
+        if !whole_so_far {
+            break;
+        }
+        all.window.end = range.window.end;
+        all.exchange.ending = range.exchange.ending;
+        all.exchange.answered += range.exchange.answered;
+        all.exchange.stdout.append(&range.exchange.stdout);
+        all.exchange.stderr.append(&range.exchange.stderr);
+        all.stopped_on = range.stopped_on;
+        all.comparison.absorb(range.comparison);
+    }
+    all
+}
+
+/// The verdict on a bulk group from its answers compared.
+fn judge_bulk(reference: &Submission, group: &Group, request: &dyn Asked, all: Range) -> Verdict {
+    let Range {
+        exchange,
+        stopped_on,
+        mut comparison,
+        ..
+    } = all;
+    let total = request.input_count();
     let complete = exchange.ending == Ending::Answered && comparison.inputs_compared == total;
     if complete && comparison.wrong_inputs == 0 {
-        return (Verdict::Passed, survived);
+        return Verdict::Passed;
     }
     let mut failure = Failure::default();
     failure.text("inputs", Tone::Plain, request.describe_inputs());
@@ -379,7 +507,7 @@ pub fn grade_bulk(
         );
     }
     finish(&mut failure, group, &exchange);
-    (Verdict::Failed(failure), survived)
+    Verdict::Failed(failure)
 }
 
 /// The runner as a driven test's transport: one request, one reply, within the group's
@@ -397,13 +525,16 @@ impl Transport for RunnerLink {
             return Err("the runner was lost earlier in this test".into());
         }
         let mut reply = None;
-        let exchange =
-            self.runner
-                .borrow_mut()
-                .ask(self.assignment, &payload, self.timeout, |frame| {
-                    reply = Some(frame.to_vec());
-                    true
-                });
+        let exchange = self.runner.borrow_mut().ask(
+            self.assignment,
+            &payload,
+            Window::ALL,
+            self.timeout,
+            |frame| {
+                reply = Some(frame.to_vec());
+                true
+            },
+        );
         self.survived.set(exchange.runner_survived());
         match (exchange.ending, reply) {
             (Ending::Answered, Some(frame)) => Ok(frame),
@@ -462,23 +593,59 @@ struct Sample {
     kind: (String, String, String),
 }
 
-/// The input being compared: where it and its frames lie in the chunk, and how far the
-/// comparison has come.
+/// The reference's answers as a comparison reads them: records laid end to end (see
+/// [`Answers`]), read in place from a kept entry, or in chunks while they are computed.
+struct Wanted<'a> {
+    records: Cow<'a, [u8]>,
+    /// Where the next record starts.
+    at: usize,
+    /// Further chunks, while the reference is computing them.
+    more: Option<Receiver<Vec<u8>>>,
+}
+
+impl<'a> Wanted<'a> {
+    fn kept(records: &'a [u8]) -> Wanted<'a> {
+        Wanted {
+            records: Cow::Borrowed(records),
+            at: 0,
+            more: None,
+        }
+    }
+
+    fn computed(more: Receiver<Vec<u8>>) -> Wanted<'a> {
+        Wanted {
+            records: Cow::Owned(Vec::new()),
+            at: 0,
+            more: Some(more),
+        }
+    }
+
+    /// Where the next record lies in [`Wanted::records`], waiting for a chunk if need be.
+    fn next(&mut self) -> Option<Place> {
+        loop {
+            if let Some(place) = place_at(&self.records, self.at) {
+                self.at = place.end;
+                return Some(place);
+            }
+            self.records = Cow::Owned(self.more.as_ref()?.recv().ok()?);
+            self.at = 0;
+        }
+    }
+}
+
+/// The input being compared: where it and its frames lie, and how far the comparison has
+/// come.
 #[derive(Clone, Copy)]
 struct Current {
-    start: usize,
-    frames_start: usize,
+    place: Place,
     cursor: usize,
-    end: usize,
 }
 
 /// Compares a stream of reply frames with the reference's, input by input, as bytes;
 /// decodes only the replies that differ.
 struct BulkComparison<'a> {
     request: &'a dyn Asked,
-    expected: Option<Receiver<Chunk>>,
-    chunk: Chunk,
-    next: usize,
+    wanted: Wanted<'a>,
     current: Option<Current>,
     position: usize,
     current_wrong: bool,
@@ -492,7 +659,8 @@ struct BulkComparison<'a> {
     /// Wrong answers that were a `todo!()`, and each question so answered.
     unwritten_answers: u64,
     unwritten: Vec<Unwritten>,
-    panics: u64,
+    /// Panicking answers of the whole group, counted by the comparisons of every window.
+    panics: &'a AtomicU64,
     breakdown: BTreeMap<(String, String, String), u64>,
     samples: Vec<Sample>,
     /// The runner answered past the last input.
@@ -500,12 +668,14 @@ struct BulkComparison<'a> {
 }
 
 impl<'a> BulkComparison<'a> {
-    fn new(request: &'a dyn Asked, expected: Receiver<Chunk>) -> BulkComparison<'a> {
+    fn new(
+        request: &'a dyn Asked,
+        wanted: Wanted<'a>,
+        panics: &'a AtomicU64,
+    ) -> BulkComparison<'a> {
         BulkComparison {
             request,
-            expected: Some(expected),
-            chunk: Chunk::default(),
-            next: 0,
+            wanted,
             current: None,
             position: 0,
             current_wrong: false,
@@ -516,7 +686,7 @@ impl<'a> BulkComparison<'a> {
             wrong_by_check: Vec::new(),
             unwritten_answers: 0,
             unwritten: Vec::new(),
-            panics: 0,
+            panics,
             breakdown: BTreeMap::new(),
             samples: Vec::new(),
             surplus: false,
@@ -526,31 +696,23 @@ impl<'a> BulkComparison<'a> {
     /// The next input with replies to compare; skips any the reference answered with none.
     fn next_input(&mut self) -> Option<Current> {
         loop {
-            match self.chunk.inputs.get(self.next) {
-                Some(&(start, frames_start, end)) => {
-                    self.next += 1;
-                    if frames_start == end {
-                        self.inputs_compared += 1;
-                        continue;
-                    }
-                    return Some(Current {
-                        start,
-                        frames_start,
-                        cursor: frames_start,
-                        end,
-                    });
-                }
-                None => {
-                    self.chunk = self.expected.as_ref()?.recv().ok()?;
-                    self.next = 0;
-                }
+            let place = self.wanted.next()?;
+            if place.frames_start < place.end {
+                return Some(Current {
+                    place,
+                    cursor: place.frames_start,
+                });
             }
+            self.inputs_compared += 1;
         }
     }
 
     /// Compares one reply; `false` once enough replies panicked to stop asking.
     fn record(&mut self, actual: &[u8]) -> bool {
-        self.panics += u64::from(is_panic(actual));
+        let panics = match is_panic(actual) {
+            true => self.panics.fetch_add(1, Ordering::Relaxed) + 1,
+            false => self.panics.load(Ordering::Relaxed),
+        };
         if self.current.is_none() {
             self.current = self.next_input();
             self.position = 0;
@@ -560,73 +722,122 @@ impl<'a> BulkComparison<'a> {
             self.surplus = true;
             return false;
         };
-        let want = first_frame(&self.chunk.bytes[current.cursor..current.end]);
+        let records = &self.wanted.records;
+        let want = first_frame(&records[current.cursor..current.place.end]);
+        let want_length = want.len();
         self.answers_compared += 1;
         if want != actual {
-            self.current_wrong = true;
-            self.wrong_answers += 1;
-            if self.wrong_by_check.len() <= self.position {
-                self.wrong_by_check.resize(self.position + 1, 0);
-            }
-            self.wrong_by_check[self.position] += 1;
-            let kind = match unwritten(self.request, self.position, actual) {
-                Some(todo) => {
-                    self.unwritten_answers += 1;
-                    let known = self.unwritten.iter().any(|u| u.todo == todo.todo);
-                    if !known && self.unwritten.len() < SHOWN_BREAKDOWN {
-                        self.unwritten.push(todo);
-                    }
-                    // One line whatever was expected: a `todo!()` is not a wrong value.
-                    let question = self.request.question_kind(self.position);
-                    // Cut, as every kind is: a runner's panic location may be a megabyte.
-                    (
-                        question,
-                        UNWRITTEN_EXPECTED.into(),
-                        shorten(&self.request.show(actual), SHOWN_KIND),
-                    )
-                }
-                None => self.request.breakdown(self.position, want, actual),
-            };
-            if self.breakdown.len() < HELD_BREAKDOWN || self.breakdown.contains_key(&kind) {
-                *self.breakdown.entry(kind.clone()).or_default() += 1;
-            }
-            let input = &self.chunk.bytes[current.start..current.frames_start];
-            let new_kind = self
-                .samples
-                .iter()
-                .all(|s| s.kind != kind && s.input != input);
-            if self.samples.len() < SHOWN_MISMATCHES && new_kind {
-                self.samples.push(Sample {
-                    input: input.to_vec(),
-                    position: self.position,
-                    expected: want.to_vec(),
-                    actual: actual.to_vec(),
-                    kind,
-                });
-            }
+            let input = records[current.place.start..current.place.frames_start].to_vec();
+            self.note_wrong(input, want.to_vec(), actual);
         }
-        current.cursor += want.len().max(1);
+        current.cursor += want_length.max(1);
         self.position += 1;
-        if current.cursor >= current.end {
+        if current.cursor >= current.place.end {
             self.inputs_compared += 1;
             self.wrong_inputs += u64::from(self.current_wrong);
             self.current = None;
         } else {
             self.current = Some(current);
         }
-        self.panics <= PANICS_BEFORE_GIVING_UP
+        panics <= PANICS_BEFORE_GIVING_UP
     }
 
-    /// The input the runner was answering, the reply it had come to, and its number: the
-    /// one being compared, or else the next the reference answered.
+    /// Counts and describes a reply that differs from the reference's.
+    fn note_wrong(&mut self, input: Vec<u8>, want: Vec<u8>, actual: &[u8]) {
+        self.current_wrong = true;
+        self.wrong_answers += 1;
+        if self.wrong_by_check.len() <= self.position {
+            self.wrong_by_check.resize(self.position + 1, 0);
+        }
+        self.wrong_by_check[self.position] += 1;
+        let kind = match unwritten(self.request, self.position, actual) {
+            Some(todo) => {
+                self.unwritten_answers += 1;
+                self.note_unwritten(todo);
+                // One line whatever was expected: a `todo!()` is not a wrong value.
+                let question = self.request.question_kind(self.position);
+                // Cut, as every kind is: a runner's panic location may be a megabyte.
+                (
+                    question,
+                    UNWRITTEN_EXPECTED.into(),
+                    shorten(&self.request.show(actual), SHOWN_KIND),
+                )
+            }
+            None => self.request.breakdown(self.position, &want, actual),
+        };
+        self.count_kind(kind.clone(), 1);
+        self.note_sample(Sample {
+            input,
+            position: self.position,
+            expected: want,
+            actual: actual.to_vec(),
+            kind,
+        });
+    }
+
+    fn note_unwritten(&mut self, todo: Unwritten) {
+        let known = self.unwritten.iter().any(|u| u.todo == todo.todo);
+        if !known && self.unwritten.len() < SHOWN_BREAKDOWN {
+            self.unwritten.push(todo);
+        }
+    }
+
+    fn count_kind(&mut self, kind: (String, String, String), count: u64) {
+        if self.breakdown.len() < HELD_BREAKDOWN || self.breakdown.contains_key(&kind) {
+            *self.breakdown.entry(kind).or_default() += count;
+        }
+    }
+
+    /// Keeps `sample` as an example if there is room and it is of a kind, and an input,
+    /// not shown yet.
+    fn note_sample(&mut self, sample: Sample) {
+        let new_kind = self
+            .samples
+            .iter()
+            .all(|s| s.kind != sample.kind && s.input != sample.input);
+        if self.samples.len() < SHOWN_MISMATCHES && new_kind {
+            self.samples.push(sample);
+        }
+    }
+
+    /// Adds what the comparison of the inputs after these found, as if this one had gone
+    /// on to compare them: each window keeps as many examples and kinds as the whole
+    /// group shows, so the first of them in input order are among what the two hold.
+    fn absorb(&mut self, later: BulkComparison) {
+        self.inputs_compared += later.inputs_compared;
+        self.wrong_inputs += later.wrong_inputs;
+        self.answers_compared += later.answers_compared;
+        self.wrong_answers += later.wrong_answers;
+        if self.wrong_by_check.len() < later.wrong_by_check.len() {
+            self.wrong_by_check.resize(later.wrong_by_check.len(), 0);
+        }
+        for (all, more) in self.wrong_by_check.iter_mut().zip(&later.wrong_by_check) {
+            *all += more;
+        }
+        self.unwritten_answers += later.unwritten_answers;
+        for todo in later.unwritten {
+            self.note_unwritten(todo);
+        }
+        for (kind, count) in later.breakdown {
+            self.count_kind(kind, count);
+        }
+        for sample in later.samples {
+            self.note_sample(sample);
+        }
+        self.surplus = later.surplus;
+    }
+
+    /// The input the runner was answering, the reply it had come to, and its number in
+    /// the window: the one being compared, or else the next the reference answered.
     fn input_in_progress(&mut self) -> Option<(Vec<u8>, usize, u64)> {
         let number = self.inputs_compared + 1;
         let (current, position) = match self.current {
             Some(current) => (current, self.position),
             None => (self.next_input()?, 0),
         };
+        let place = current.place;
         Some((
-            self.chunk.bytes[current.start..current.frames_start].to_vec(),
+            self.wanted.records[place.start..place.frames_start].to_vec(),
             position,
             number,
         ))
@@ -642,7 +853,7 @@ impl<'a> BulkComparison<'a> {
     }
 
     fn close(&mut self) {
-        self.expected = None;
+        self.wanted.more = None;
     }
 }
 
@@ -769,15 +980,13 @@ mod tests {
         let panics = 100;
         let mut want = Vec::new();
         put_reply(&mut want, &Reply::Answer(true));
-        let mut chunk = Chunk::default();
+        let mut kept = Answers::default();
         for _ in 0..panics {
-            let start = chunk.bytes.len();
-            chunk.bytes.extend_from_slice(&want);
-            chunk.inputs.push((start, start, chunk.bytes.len()));
+            kept.push(&[], &want);
         }
-        let (sender, receiver) = sync_channel(1);
-        sender.send(chunk).unwrap();
-        let mut comparison = BulkComparison::new(&*test.request, receiver);
+        let records = kept.into_stream();
+        let counted = AtomicU64::new(0);
+        let mut comparison = BulkComparison::new(&*test.request, Wanted::kept(&records), &counted);
         for n in 0..panics {
             let mut todo = Vec::new();
             let location = format!("{n} {}", "x".repeat(1 << 16));

@@ -1,7 +1,7 @@
 //! The grader's side of the runner: start it in the sandbox, ask, time out, kill, and say
 //! what happened when it dies or leaves something running.
 
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use grader_api::protocol::{self, Hello, Item};
+use grader_api::source::Window;
 
 use crate::capture::{Capture, Printed};
 use crate::sandbox::cgroup::{Cgroup, Population};
@@ -231,12 +232,14 @@ impl Runner {
         self.sequence > 0
     }
 
-    /// Sends the request in `payload` for `assignment` and passes each reply frame to
-    /// `on_reply` until the response ends, the timeout passes or the runner dies.
+    /// Sends the request in `payload` for `assignment`, to answer the inputs in `window`,
+    /// and passes each reply frame to `on_reply` until the response ends, the timeout
+    /// passes or the runner dies.
     pub fn ask(
         &mut self,
         assignment: &str,
         payload: &[u8],
+        window: Window,
         timeout: Duration,
         mut on_reply: impl FnMut(&[u8]) -> bool,
     ) -> Exchange {
@@ -244,23 +247,17 @@ impl Runner {
         self.sequence += 1;
         self.answers.get_mut().deadline = deadline_after(timeout);
         let mut answered = 0u64;
-        let sent = protocol::write_request(&mut self.requests, assignment, payload)
+        let sent = protocol::write_request(&mut self.requests, assignment, payload, window)
             .and_then(|()| self.requests.flush());
         let ending = match sent {
             Err(error) => self.ending_after(error),
             Ok(()) => loop {
-                match protocol::read_item(&mut self.answers, &mut self.frame) {
-                    Ok(Item::Reply) => {
-                        answered += 1;
-                        if !on_reply(&self.frame) {
-                            sandbox::kill_tree(&mut self.child);
-                            break Ending::Abandoned;
-                        }
-                    }
-                    Ok(Item::End(ended)) if ended == sequence => break Ending::Answered,
-                    Ok(Item::End(_)) => {
+                match self.read_items(sequence, &mut answered, &mut on_reply) {
+                    Ok(None) => {}
+                    Ok(Some(Ending::Answered)) => break Ending::Answered,
+                    Ok(Some(ending)) => {
                         sandbox::kill_tree(&mut self.child);
-                        break Ending::Garbled("an end mark out of step with the requests".into());
+                        break ending;
                     }
                     Err(error) if is_timeout(&error) => {
                         sandbox::kill_tree(&mut self.child);
@@ -283,6 +280,68 @@ impl Runner {
             answered,
             stdout,
             stderr,
+        }
+    }
+
+    /// Passes on every whole item the runner has sent that is read already, in place, or
+    /// else reads the next one; how the response ended, once it has.
+    fn read_items(
+        &mut self,
+        sequence: u64,
+        answered: &mut u64,
+        on_reply: &mut impl FnMut(&[u8]) -> bool,
+    ) -> io::Result<Option<Ending>> {
+        let buffer = self.answers.fill_buf()?;
+        if buffer.is_empty() {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+        let mut used = 0;
+        let mut ending = None;
+        while ending.is_none()
+            && let Some(item) = protocol::item_in(&buffer[used..])
+        {
+            let (item, length) = item?;
+            ending = Self::take_item(
+                item,
+                &buffer[used..used + length],
+                sequence,
+                answered,
+                on_reply,
+            );
+            used += length;
+        }
+        if used > 0 {
+            self.answers.consume(used);
+            return Ok(ending);
+        }
+        // An item longer than what has arrived.
+        let item = protocol::read_item(&mut self.answers, &mut self.frame)?;
+        Ok(Self::take_item(
+            item,
+            &self.frame,
+            sequence,
+            answered,
+            on_reply,
+        ))
+    }
+
+    /// Passes on one item; how the response ended, if it did.
+    fn take_item(
+        item: Item,
+        frame: &[u8],
+        sequence: u64,
+        answered: &mut u64,
+        on_reply: &mut impl FnMut(&[u8]) -> bool,
+    ) -> Option<Ending> {
+        match item {
+            Item::Reply => {
+                *answered += 1;
+                (!on_reply(frame)).then_some(Ending::Abandoned)
+            }
+            Item::End(ended) if ended == sequence => Some(Ending::Answered),
+            Item::End(_) => Some(Ending::Garbled(
+                "an end mark out of step with the requests".into(),
+            )),
         }
     }
 

@@ -1215,3 +1215,68 @@ fn each_required_strategy_is_a_test_of_its_own() {
         "the legal one's record: {stdout}"
     );
 }
+
+/// A submission that says, once per runner, that it started, gets `has_pair` wrong, and
+/// never returns from a four-card hand that starts with the ace of spades.
+fn told_split() -> support::Mutant {
+    let pair = (support::library("plaisante_hand").bugs)()
+        .into_iter()
+        .find(|bug| bug.name == "bug-pair-at-least-two")
+        .unwrap()
+        .edits
+        .remove(0);
+    support::Mutant::of(
+        "plaisante_hand",
+        "split-told",
+        "tells each runner's start, counts pairs wrongly, hangs on four cards from A♠",
+        &[
+            (pair.0, &pair.1),
+            (
+                "fn new(cards: Vec<Card>) -> Hand {\n        Hand { cards }",
+                "fn new(cards: Vec<Card>) -> Hand {\n        static TOLD: std::sync::Once = std::sync::Once::new();\n        TOLD.call_once(|| {\n            use std::hash::BuildHasher;\n            eprintln!(\"started runner-{:x}\", std::hash::RandomState::new().hash_one(0u8));\n        });\n        let ace_of_spades = cards.first().is_some_and(|c| c.value() == 14 && c.suit() == grader_api::Suit::Spades);\n        while cards.len() == 4 && ace_of_spades {\n            std::hint::spin_loop();\n        }\n        Hand { cards }",
+            ),
+        ],
+    )
+}
+
+#[test]
+fn a_bulk_group_split_across_runners_is_reported_as_one_runner_would_report_it() {
+    let spec = support::scratch().join("split.yaml");
+    std::fs::write(
+        &spec,
+        "assignment: plaisante_hand\ngroups:\n  - name: wrong pairs\n    points: 1\n    timeout_ms: 60000\n    generate: { count: 150000, seed: 11, hand_size: 5 }\n    checks: [has_pair, has_two_pair, score]\n  - name: a hang in every window\n    points: 1\n    timeout_ms: 1500\n    generate: { count: 100000, seed: 12, hand_size: 4 }\n    checks: [has_pair]\n",
+    )
+    .unwrap();
+    let submission = told_split().write();
+    let graded = |threads: &str| {
+        let (code, stdout, stderr) = check(
+            &submission,
+            &["--spec", spec.to_str().unwrap(), "--test-threads", threads],
+        );
+        assert_eq!(code, 1, "{stdout}\n{stderr}");
+        let started: std::collections::BTreeSet<&str> =
+            failure_of(&stdout, "plaisante_hand::wrong_pairs")
+                .split_whitespace()
+                .filter(|word| word.starts_with("runner-"))
+                .collect();
+        // Everything but the times and what each runner printed.
+        let report: Vec<String> = stdout
+            .lines()
+            .filter(|line| !line.contains("finished in") && !line.contains("runner-"))
+            .map(str::to_string)
+            .collect();
+        (started.len(), report.join("\n"))
+    };
+    let (alone, one_runner) = graded("1");
+    let (split, three_runners) = graded("3");
+    assert_eq!((alone, split), (1, 3), "{three_runners}");
+    assert_eq!(three_runners, one_runner);
+    // Every window of the hanging group hangs; the first one's is told.
+    let hang = failure_of(&one_runner, "plaisante_hand::a_hang_in_every_window");
+    assert!(hang.contains("no answer within 1500 ms"), "{hang}");
+    assert!(hang.contains("stopped on"), "{hang}");
+    assert!(
+        failure_of(&one_runner, "plaisante_hand::wrong_pairs").contains("answered wrongly"),
+        "{one_runner}"
+    );
+}

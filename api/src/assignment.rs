@@ -11,6 +11,7 @@ use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::protocol::{Panic, Reply, decode_reply, put_reply};
+use crate::source::Window;
 use crate::submission::Submission;
 use crate::wire::Wire;
 
@@ -31,12 +32,14 @@ pub trait Assignment: Sized + 'static {
     type Input: Wire + 'static;
     type Answer: Wire + PartialEq + fmt::Display + Send + Sync + 'static;
 
-    /// Answers `request`, calling `on_input` with each input and its replies in order;
-    /// stops when `on_input` returns `false`. Panics in the submission become replies.
+    /// Answers the inputs of `request` inside `window`, calling `on_input` with each input
+    /// and its replies in order; stops when `on_input` returns `false`. Panics in the
+    /// submission become replies. A request of one input may take the window as whole.
     fn respond(
         registered: Option<&Self::Registered>,
         session: &mut Self::Session,
         request: &Self::Request,
+        window: Window,
         on_input: impl FnMut(Self::Input, Vec<Reply<Self::Answer>>) -> bool,
     );
 
@@ -133,13 +136,15 @@ pub trait Unit: Send + Sync {
     fn is_registered(&self, submission: &Submission) -> bool;
     /// The request in `payload`, decoded.
     fn request(&self, payload: Vec<u8>) -> io::Result<Box<dyn Asked>>;
-    /// The runner's dispatch: answers the request in `payload`, emitting each input's
-    /// reply frames, laid end to end; stops when `emit` returns `false`.
+    /// The runner's dispatch: answers the inputs inside `window` of the request in
+    /// `payload`, emitting each input's reply frames, laid end to end; stops when `emit`
+    /// returns `false`.
     fn serve(
         &self,
         submission: &Submission,
         sessions: &mut Sessions,
         payload: &[u8],
+        window: Window,
         emit: &mut dyn FnMut(&[u8]) -> bool,
     ) -> io::Result<()>;
     /// Reads a spec file of this assignment.
@@ -164,7 +169,16 @@ pub trait Asked: Send + Sync {
     fn describe_inputs(&self) -> String;
     /// Answers with `submission`, calling `on_input` with each input's bytes and its
     /// reply frames laid end to end.
-    fn respond(&self, submission: &Submission, on_input: &mut dyn FnMut(&[u8], &[u8]) -> bool);
+    fn respond(&self, submission: &Submission, on_input: &mut dyn FnMut(&[u8], &[u8]) -> bool) {
+        self.respond_within(submission, Window::ALL, on_input);
+    }
+    /// Answers the inputs inside `window` only, as [`Asked::respond`] does all of them.
+    fn respond_within(
+        &self,
+        submission: &Submission,
+        window: Window,
+        on_input: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    );
     fn input_label(&self, input: &[u8]) -> &'static str;
     fn describe_input(&self, input: &[u8], through: usize) -> String;
     /// A reply as a report shows it.
@@ -221,12 +235,13 @@ fn respond_encoded<A: Assignment>(
     registered: Option<&A::Registered>,
     session: &mut A::Session,
     request: &A::Request,
+    window: Window,
     with_inputs: bool,
     on_input: &mut dyn FnMut(&[u8], &[u8]) -> bool,
 ) {
     let mut input_bytes = Vec::new();
     let mut frames = Vec::new();
-    A::respond(registered, session, request, |input, replies| {
+    A::respond(registered, session, request, window, |input, replies| {
         input_bytes.clear();
         if with_inputs {
             input
@@ -273,6 +288,7 @@ impl<A: Graded> Unit for Of<A> {
         submission: &Submission,
         sessions: &mut Sessions,
         payload: &[u8],
+        window: Window,
         emit: &mut dyn FnMut(&[u8]) -> bool,
     ) -> io::Result<()> {
         let request = decode(payload)?;
@@ -280,6 +296,7 @@ impl<A: Graded> Unit for Of<A> {
             submission.registered::<A>(),
             sessions.of::<A>(),
             &request,
+            window,
             false,
             &mut |_, frames| emit(frames),
         );
@@ -378,11 +395,17 @@ impl<A: Graded> Asked for AskedOf<A> {
         A::describe_inputs(&self.request)
     }
 
-    fn respond(&self, submission: &Submission, on_input: &mut dyn FnMut(&[u8], &[u8]) -> bool) {
+    fn respond_within(
+        &self,
+        submission: &Submission,
+        window: Window,
+        on_input: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) {
         respond_encoded::<A>(
             submission.registered::<A>(),
             &mut A::Session::default(),
             &self.request,
+            window,
             true,
             on_input,
         );

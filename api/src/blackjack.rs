@@ -7,7 +7,7 @@ use crate::assignment::{self, Assignment, Lines, ask, each_check, guarded};
 use crate::card::{ACE, Card, format_cards};
 use crate::deck::{Deck, HandSource, below, seeded_rng};
 use crate::protocol::{Reply, group_digits};
-use crate::source::{Generator, Source};
+use crate::source::{Generator, Source, Window};
 use crate::submission::Submission;
 
 #[cfg(feature = "spec")]
@@ -495,27 +495,28 @@ impl Assignment for Contract {
         registered: Option<&Builders>,
         _: &mut (),
         request: &Request,
+        window: Window,
         mut on_input: impl FnMut(Input, Vec<Reply<Answer>>) -> bool,
     ) {
         match request {
             Request::Hands { source, checks } => {
-                let mut visit = |cards: Vec<Card>| {
+                let mut visit = window.only(|cards: Vec<Card>| {
                     let hand = registered.map(|b| guarded(|| hand_of(b.hand, &cards)));
                     let replies = each_check(hand, checks.len(), |hand, i| checks[i].ask(hand));
                     on_input(Input::Hand(cards), replies)
-                };
+                });
                 match source {
                     HandSource::Generated { count, seed, .. } => random_hands(*count, *seed, visit),
                     _ => source.for_each_hand(&mut visit),
                 }
             }
-            Request::Tables { source, rules } => source.for_each(|table| {
+            Request::Tables { source, rules } => source.for_each(window.only(|table: Table| {
                 let reply = match registered {
                     None => Reply::NotRegistered,
                     Some(builders) => ask(|| table.play(&*(builders.game)(), rules)),
                 };
                 on_input(Input::Table(table), vec![reply])
-            }),
+            })),
         }
     }
 

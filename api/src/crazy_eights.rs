@@ -43,7 +43,7 @@ use crate::assignment::{Assignment, ask, guarded};
 use crate::card::{Card, Suit, format_cards};
 use crate::deck::{Deck, below, seeded_rng};
 use crate::protocol::{Reply, group_digits};
-use crate::source::{Generator, Source};
+use crate::source::{Generator, Source, Window};
 use crate::submission::Submission;
 use crate::wire::{Wire, put_varint, take_tag};
 
@@ -1214,18 +1214,19 @@ impl Assignment for Contract {
         registered: Option<&Builders>,
         session: &mut Strategies,
         request: &Request,
+        window: Window,
         mut on_input: impl FnMut(Input, Vec<Reply<Answer>>) -> bool,
     ) {
         match request {
             Request::Engine { source } => {
                 let engine = registered.and_then(|builders| builders.engine);
-                source.for_each(|setup| {
+                source.for_each(window.only(|setup: Setup| {
                     let reply = match engine {
                         None => Reply::NotRegistered,
                         Some(build) => ask(|| play(&setup, &*build())),
                     };
                     on_input(Input::Setup(setup), vec![reply])
-                });
+                }));
             }
             Request::StrategyCall { slot, call } => {
                 let reply = match registered {

@@ -10,6 +10,7 @@ use crate::card::{Card, format_cards};
 use crate::deck::{Deck, HandSource};
 use crate::poker::{self, Category, PokerHand, PokerHandBuilder, PokerRules, Ties, poker_hand};
 use crate::protocol::Reply;
+use crate::source::Window;
 use crate::submission::Submission;
 
 #[cfg(feature = "spec")]
@@ -410,32 +411,38 @@ impl Assignment for Contract {
         registered: Option<&Builders>,
         _: &mut (),
         request: &Request,
+        window: Window,
         mut on_input: impl FnMut(Input, Vec<Reply<Answer>>) -> bool,
     ) {
         match request {
             Request::Discards { discards } => {
-                for discard in discards {
+                let mut answer = window.only(|discard: &Discard| {
                     let reply = match registered {
                         None => Reply::NotRegistered,
                         Some(builders) => ask(|| discard.answer(&*(builders.game)())),
                     };
-                    if !on_input(Input::Discard(discard.clone()), vec![reply]) {
+                    on_input(Input::Discard(discard.clone()), vec![reply])
+                });
+                for discard in discards {
+                    if !answer(discard) {
                         return;
                     }
                 }
             }
-            Request::DealerDiscards { source } => source.for_each_hand(|cards| {
-                let reply = match registered {
-                    None => Reply::NotRegistered,
-                    Some(builders) => ask(|| {
-                        let positions = (builders.game)().dealer_discards(&cards);
-                        Answer::Rule(check_positions(&positions).err().map(|e| e.to_string()))
-                    }),
-                };
-                on_input(Input::Hand(cards), vec![reply])
-            }),
+            Request::DealerDiscards { source } => {
+                source.for_each_hand(window.only(|cards: Vec<Card>| {
+                    let reply = match registered {
+                        None => Reply::NotRegistered,
+                        Some(builders) => ask(|| {
+                            let positions = (builders.game)().dealer_discards(&cards);
+                            Answer::Rule(check_positions(&positions).err().map(|e| e.to_string()))
+                        }),
+                    };
+                    on_input(Input::Hand(cards), vec![reply])
+                }))
+            }
             Request::Tables { tables } => {
-                for table in tables {
+                let mut answer = window.only(|table: &DrawTable| {
                     let expected_len = table.player.len() + 1;
                     let replies = match registered {
                         None => vec![Reply::NotRegistered; expected_len],
@@ -447,7 +454,10 @@ impl Assignment for Contract {
                         .map(|answers| answers.into_iter().map(Reply::Answer).collect())
                         .unwrap_or_else(|panic| vec![Reply::Panicked(panic); expected_len]),
                     };
-                    if !on_input(Input::Table(table.clone()), replies) {
+                    on_input(Input::Table(table.clone()), replies)
+                });
+                for table in tables {
+                    if !answer(table) {
                         return;
                     }
                 }
@@ -456,6 +466,7 @@ impl Assignment for Contract {
                 registered.map(|builders| &builders.hand),
                 &mut (),
                 ranking,
+                window,
                 |input, replies| {
                     let replies = replies.into_iter().map(|r| r.map(Answer::Ranking));
                     on_input(Input::Ranking(input), replies.collect())

@@ -8,6 +8,7 @@ use crate::assignment::{self, Assignment, Lines, each_check, guarded};
 use crate::card::Card;
 use crate::deck::HandSource;
 use crate::protocol::Reply;
+use crate::source::Window;
 use crate::submission::Submission;
 use crate::wire::Wire;
 
@@ -321,16 +322,19 @@ impl Assignment for Contract {
         registered: Option<&HandBuilder>,
         _: &mut (),
         request: &Request,
+        window: Window,
         mut on_input: impl FnMut(Vec<Card>, Vec<Reply<Answer>>) -> bool,
     ) {
         let checks = &request.checks;
-        request.source.for_each_hand(|cards| {
-            let hand = registered.map(|build| guarded(|| build(cards.clone())));
-            let replies = each_check(hand, checks.len(), |hand, i| {
-                checks[i].ask(hand, &request.multipliers)
-            });
-            on_input(cards, replies)
-        });
+        request
+            .source
+            .for_each_hand(window.only(|cards: Vec<Card>| {
+                let hand = registered.map(|build| guarded(|| build(cards.clone())));
+                let replies = each_check(hand, checks.len(), |hand, i| {
+                    checks[i].ask(hand, &request.multipliers)
+                });
+                on_input(cards, replies)
+            }));
     }
 
     fn input_count(request: &Request) -> u64 {

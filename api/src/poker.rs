@@ -8,7 +8,7 @@ use crate::assignment::{self, Assignment, Lines, each_check, guarded};
 use crate::card::{Card, Suit, format_cards};
 use crate::deck::{HandSource, below, seeded_rng};
 use crate::protocol::{Reply, group_digits};
-use crate::source::{Generator, Source};
+use crate::source::{Generator, Source, Window};
 use crate::submission::Submission;
 
 #[cfg(feature = "spec")]
@@ -414,6 +414,7 @@ impl Assignment for Contract {
         registered: Option<&PokerHandBuilder>,
         _: &mut (),
         request: &Request,
+        window: Window,
         mut on_input: impl FnMut(Input, Vec<Reply<Answer>>) -> bool,
     ) {
         match request {
@@ -421,21 +422,21 @@ impl Assignment for Contract {
                 source,
                 checks,
                 rules,
-            } => source.for_each_hand(|cards| {
+            } => source.for_each_hand(window.only(|cards: Vec<Card>| {
                 let hand = registered.map(|build| guarded(|| build(cards.clone(), *rules)));
                 let replies = each_check(hand, checks.len(), |hand, i| checks[i].ask(hand));
                 on_input(Input::Hand(cards), replies)
-            }),
+            })),
             Request::Matchups { source, rules } => {
                 let questions = Matchup::QUESTIONS.len();
-                source.for_each(|matchup| {
+                source.for_each(window.only(|matchup: Matchup| {
                     let replies = match registered {
                         None => vec![Reply::NotRegistered; questions],
                         Some(build) => guarded(|| matchup.answers(&|cards| build(cards, *rules)))
                             .unwrap_or_else(|panic| vec![Reply::Panicked(panic); questions]),
                     };
                     on_input(Input::Matchup(matchup), replies)
-                });
+                }));
             }
         }
     }

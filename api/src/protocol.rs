@@ -9,10 +9,11 @@
 use std::fmt;
 use std::io::{self, Read, Write};
 
+use crate::source::Window;
 use crate::wire::{Wire, invalid, put_varint, take_varint};
 
 /// Bumped whenever the byte format changes; the grader refuses a runner that differs.
-pub const PROTOCOL_VERSION: u64 = 11;
+pub const PROTOCOL_VERSION: u64 = 12;
 
 /// The version of this crate, reported by the runner so the grader can name a mismatch.
 pub const API_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -254,6 +255,33 @@ pub enum Item {
     End(u64),
 }
 
+/// The item that `bytes` start with and its length, when all of it is there: a reply's
+/// frame is `bytes[..length]`. `None` when it runs past their end.
+pub fn item_in(bytes: &[u8]) -> Option<io::Result<(Item, usize)>> {
+    let (&tag, mut rest) = bytes.split_first()?;
+    let varint = |rest: &mut &[u8]| match take_varint(rest) {
+        Err(error) if error.kind() == io::ErrorKind::UnexpectedEof => None,
+        read => Some(read),
+    };
+    if tag == END {
+        return Some(
+            varint(&mut rest)?.map(|sequence| (Item::End(sequence), bytes.len() - rest.len())),
+        );
+    }
+    if !matches!(tag, ANSWER | PANICKED | NOT_REGISTERED) {
+        return Some(Err(invalid("unknown reply tag")));
+    }
+    let length = match varint(&mut rest)? {
+        Ok(length) if length > MOST_REPLY_BYTES => {
+            return Some(Err(invalid("a reply longer than the grader reads")));
+        }
+        Ok(length) => length as usize,
+        Err(error) => return Some(Err(error)),
+    };
+    let whole = bytes.len() - rest.len() + length;
+    (whole <= bytes.len()).then_some(Ok((Item::Reply, whole)))
+}
+
 /// Reads the next item; a reply's whole frame is left in `frame`.
 pub fn read_item(input: &mut (impl Read + ?Sized), frame: &mut Vec<u8>) -> io::Result<Item> {
     let mut tag = [0u8];
@@ -277,22 +305,27 @@ pub fn read_item(input: &mut (impl Read + ?Sized), frame: &mut Vec<u8>) -> io::R
     Ok(Item::Reply)
 }
 
-/// Writes a request: the assignment it is for, then its payload with its length.
+/// Writes a request: the assignment it is for, its payload with its length, and the
+/// window of its inputs to answer.
 pub fn write_request(
     out: &mut (impl Write + ?Sized),
     assignment: &str,
     payload: &[u8],
+    window: Window,
 ) -> io::Result<()> {
     assignment.to_string().put(out)?;
     put_varint(out, payload.len() as u64)?;
-    out.write_all(payload)
+    out.write_all(payload)?;
+    window.put(out)
 }
 
 /// Requests longer than this are refused by the runner.
 const MOST_REQUEST_BYTES: u64 = 1 << 26;
 
-/// The next request's assignment and payload, or `None` when the grader hung up.
-pub fn read_request(input: &mut (impl Read + ?Sized)) -> io::Result<Option<(String, Vec<u8>)>> {
+/// The next request's assignment, payload and window, or `None` when the grader hung up.
+pub fn read_request(
+    input: &mut (impl Read + ?Sized),
+) -> io::Result<Option<(String, Vec<u8>, Window)>> {
     let assignment = match String::take(input) {
         Ok(name) => name,
         Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
@@ -304,7 +337,7 @@ pub fn read_request(input: &mut (impl Read + ?Sized)) -> io::Result<Option<(Stri
     }
     let mut payload = vec![0; length as usize];
     input.read_exact(&mut payload)?;
-    Ok(Some((assignment, payload)))
+    Ok(Some((assignment, payload, Window::take(input)?)))
 }
 
 /// 2598960 as 2,598,960.
@@ -375,13 +408,44 @@ mod tests {
     }
 
     #[test]
+    fn an_item_is_found_in_place_only_when_all_of_it_is_there() {
+        let mut stream = Vec::new();
+        put_reply(&mut stream, &Reply::Answer("x".repeat(300)));
+        put_reply(&mut stream, &Reply::<bool>::NotRegistered);
+        write_end(&mut stream, 7).unwrap();
+        let mut read = Vec::new();
+        let mut input = stream.as_slice();
+        let mut at = 0;
+        while !input.is_empty() {
+            let item = read_item(&mut input, &mut read).unwrap();
+            let length = stream.len() - at - input.len();
+            for cut in 0..length {
+                assert!(item_in(&stream[at..at + cut]).is_none(), "cut at {cut}");
+            }
+            let (found, found_length) = item_in(&stream[at..]).unwrap().unwrap();
+            assert_eq!((&found, found_length), (&item, length));
+            if item == Item::Reply {
+                assert_eq!(&stream[at..at + length], read.as_slice());
+            }
+            at += length;
+        }
+        assert!(item_in(&[0x7f, 1, 2]).unwrap().is_err());
+    }
+
+    #[test]
     fn requests_round_trip() {
         let mut bytes = Vec::new();
-        write_request(&mut bytes, "blackjack", &[1, 2, 3]).unwrap();
+        let window = Window { start: 7, end: 90 };
+        write_request(&mut bytes, "blackjack", &[1, 2, 3], window).unwrap();
+        write_request(&mut bytes, "poker", &[], Window::ALL).unwrap();
         let mut input = bytes.as_slice();
         assert_eq!(
             read_request(&mut input).unwrap(),
-            Some(("blackjack".to_string(), vec![1, 2, 3]))
+            Some(("blackjack".to_string(), vec![1, 2, 3], window))
+        );
+        assert_eq!(
+            read_request(&mut input).unwrap(),
+            Some(("poker".to_string(), vec![], Window::ALL))
         );
         assert_eq!(read_request(&mut input).unwrap(), None);
     }

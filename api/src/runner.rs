@@ -73,7 +73,7 @@ fn talk(submission: &Submission, stream: UnixStream) -> io::Result<()> {
     answers.flush()?;
     let mut sequence = 0u64;
     let mut sessions = Sessions::default();
-    while let Some((name, payload)) = protocol::read_request(&mut requests)? {
+    while let Some((name, payload, window)) = protocol::read_request(&mut requests)? {
         let unit = crate::assignment(&name).ok_or_else(|| {
             invalid(&format!(
                 "a request for `{name}`, an assignment this api does not know"
@@ -84,6 +84,7 @@ fn talk(submission: &Submission, stream: UnixStream) -> io::Result<()> {
             submission,
             &mut sessions,
             &payload,
+            window,
             &mut |frames| match answers.write_all(frames) {
                 Ok(()) => true,
                 Err(error) => {

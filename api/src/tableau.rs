@@ -6,7 +6,7 @@ use crate::assignment::{Assignment, Lines, guarded};
 use crate::card::{Card, format_cards};
 use crate::deck::{Deck, below, seeded_rng};
 use crate::protocol::{Reply, group_digits};
-use crate::source::{Generator, Source};
+use crate::source::{Generator, Source, Window};
 use crate::submission::Submission;
 
 #[cfg(feature = "spec")]
@@ -239,9 +239,10 @@ impl Assignment for Contract {
         registered: Option<&TableauBuilder>,
         _: &mut (),
         source: &ScriptSource,
+        window: Window,
         mut on_input: impl FnMut(Script, Vec<Reply<State>>) -> bool,
     ) {
-        source.for_each(|script| {
+        source.for_each(window.only(|script: Script| {
             let mut replies = Vec::with_capacity(script.steps.len());
             match registered {
                 None => replies.resize(script.steps.len(), Reply::NotRegistered),
@@ -259,7 +260,7 @@ impl Assignment for Contract {
                 }
             }
             on_input(script, replies)
-        });
+        }));
     }
 
     fn input_count(source: &ScriptSource) -> u64 {
