@@ -20,7 +20,7 @@ use similar::{ChangeTag, TextDiff};
 use crate::answers::{Answers, Place, Store, place_at};
 use crate::capture::Printed;
 use crate::report::visible_controls;
-use crate::runner::{Ending, Exchange, Runner};
+use crate::runner::{Ending, Exchange, Replies, Runner};
 use crate::spec::{Group, TestCase};
 use crate::verdict::{Credit, Diff, DiffLine, Failure, Tone, Unwritten, Value, Verdict, WrongKind};
 
@@ -33,8 +33,9 @@ const DIFFED_CELLS: usize = 64;
 const SHOWN_MISMATCHES: usize = 3;
 /// How many kinds of wrong answer a bulk group's breakdown lists.
 const SHOWN_BREAKDOWN: usize = 12;
-/// A bulk group stops after this many panicking answers: a `todo!()` would otherwise
-/// panic millions of times, and the count says nothing more than the first thousand.
+/// A bulk group stops after this many wrong answers that panicked: a `todo!()` would
+/// otherwise panic millions of times, and the count says nothing more than the first
+/// thousand.
 const PANICS_BEFORE_GIVING_UP: u64 = 1_000;
 /// Kinds of wrong answer a bulk group's breakdown holds at most; answers of further kinds
 /// are counted as wrong but not held, so a runner cannot grow the grader without end.
@@ -83,7 +84,7 @@ pub fn grade_listed(
         request.payload(),
         Window::ALL,
         group.timeout,
-        |frame| {
+        &mut |frame: &[u8]| {
             actual.push(frame.to_vec());
             actual.len() <= most
         },
@@ -328,7 +329,7 @@ fn answer_window<'a>(
         request.payload(),
         window,
         timeout,
-        |frame| comparison.record(frame),
+        &mut comparison,
     );
     // What the runner was answering when it stopped, before the reference thread is
     // stopped with it.
@@ -530,7 +531,7 @@ impl Transport for RunnerLink {
             &payload,
             Window::ALL,
             self.timeout,
-            |frame| {
+            &mut |frame: &[u8]| {
                 reply = Some(frame.to_vec());
                 true
             },
@@ -707,29 +708,31 @@ impl<'a> BulkComparison<'a> {
         }
     }
 
-    /// Compares one reply; `false` once enough replies panicked to stop asking.
-    fn record(&mut self, actual: &[u8]) -> bool {
-        let panics = match is_panic(actual) {
-            true => self.panics.fetch_add(1, Ordering::Relaxed) + 1,
-            false => self.panics.load(Ordering::Relaxed),
-        };
-        if self.current.is_none() {
-            self.current = self.next_input();
-            self.position = 0;
-            self.current_wrong = false;
-        }
-        let Some(mut current) = self.current else {
-            self.surplus = true;
-            return false;
-        };
+    /// Starts comparing the next input the reference answered, if there is one.
+    fn start_input(&mut self) {
+        self.current = self.next_input();
+        self.position = 0;
+        self.current_wrong = false;
+    }
+
+    fn end_input(&mut self) {
+        self.inputs_compared += 1;
+        self.wrong_inputs += u64::from(self.current_wrong);
+        self.current = None;
+    }
+
+    /// Compares one reply of the `current` input; `false` once enough wrong replies
+    /// panicked, in every window of the group, to stop asking.
+    fn compare(&mut self, mut current: Current, actual: &[u8]) -> bool {
         let records = &self.wanted.records;
         let rest = &records[current.cursor..current.place.end];
-        self.answers_compared += 1;
+        let mut panicked = false;
         // A whole frame the reference's replies start with is its reply: a frame's header
         // gives its length.
         current.cursor += match rest.starts_with(actual) {
             true => actual.len(),
             false => {
+                panicked = is_panic(actual);
                 let want = first_frame(rest);
                 let input = records[current.place.start..current.place.frames_start].to_vec();
                 let length = want.len().max(1);
@@ -738,13 +741,14 @@ impl<'a> BulkComparison<'a> {
             }
         };
         self.position += 1;
-        if current.cursor >= current.place.end {
-            self.inputs_compared += 1;
-            self.wrong_inputs += u64::from(self.current_wrong);
-            self.current = None;
-        } else {
-            self.current = Some(current);
+        match current.cursor >= current.place.end {
+            true => self.end_input(),
+            false => self.current = Some(current),
         }
+        let panics = match panicked {
+            true => self.panics.fetch_add(1, Ordering::Relaxed) + 1,
+            false => self.panics.load(Ordering::Relaxed),
+        };
         panics <= PANICS_BEFORE_GIVING_UP
     }
 
@@ -861,6 +865,45 @@ impl<'a> BulkComparison<'a> {
     fn close(&mut self) {
         self.wanted.more = None;
     }
+}
+
+impl Replies for BulkComparison<'_> {
+    /// Where the rest of an input's replies are the reference's byte for byte, they are
+    /// passed over in one comparison; the others are compared reply by reply.
+    fn take(&mut self, frames: &[u8], count: u64) -> bool {
+        self.answers_compared += count;
+        let mut rest = frames;
+        while !rest.is_empty() {
+            if self.current.is_none() {
+                self.start_input();
+            }
+            let Some(current) = self.current else {
+                self.surplus = true;
+                self.answers_compared -= frames_in(rest);
+                return false;
+            };
+            let wanted = &self.wanted.records[current.cursor..current.place.end];
+            if rest.starts_with(wanted) {
+                rest = &rest[wanted.len()..];
+                self.end_input();
+                continue;
+            }
+            let frame = first_frame(rest);
+            rest = &rest[frame.len()..];
+            if !self.compare(current, frame) {
+                self.answers_compared -= frames_in(rest);
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// How many frames `frames` holds, laid end to end.
+fn frames_in(frames: &[u8]) -> u64 {
+    let mut count = 0;
+    each_frame(frames, |_| count += 1);
+    count
 }
 
 /// The group's hint and what the submission printed, after what differs.
@@ -1003,7 +1046,7 @@ mod tests {
                     location: Some(location),
                 }),
             );
-            comparison.record(&todo);
+            comparison.take(&todo, 1);
         }
         assert_eq!(comparison.breakdown.len(), panics);
         let held: usize = comparison

@@ -196,6 +196,35 @@ pub enum Ending {
     Abandoned,
 }
 
+/// Takes a runner's replies as they arrive.
+pub trait Replies {
+    /// `count` whole reply frames, laid end to end; `false` to hear no more.
+    fn take(&mut self, frames: &[u8], count: u64) -> bool;
+}
+
+/// A closure takes the replies one by one.
+impl<F: FnMut(&[u8]) -> bool> Replies for F {
+    fn take(&mut self, frames: &[u8], _: u64) -> bool {
+        let mut rest = frames;
+        while !rest.is_empty() {
+            let frame = protocol::first_frame(rest);
+            rest = &rest[frame.len()..];
+            if !self(frame) {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// How the response to request `sequence` ended at an end mark of request `ended`.
+fn end_of(ended: u64, sequence: u64) -> Ending {
+    match ended == sequence {
+        true => Ending::Answered,
+        false => Ending::Garbled("an end mark out of step with the requests".into()),
+    }
+}
+
 /// What one request produced.
 #[derive(Debug)]
 pub struct Exchange {
@@ -233,7 +262,7 @@ impl Runner {
     }
 
     /// Sends the request in `payload` for `assignment`, to answer the inputs in `window`,
-    /// and passes each reply frame to `on_reply` until the response ends, the timeout
+    /// and passes the reply frames to `replies` until the response ends, the timeout
     /// passes or the runner dies.
     pub fn ask(
         &mut self,
@@ -241,7 +270,7 @@ impl Runner {
         payload: &[u8],
         window: Window,
         timeout: Duration,
-        mut on_reply: impl FnMut(&[u8]) -> bool,
+        replies: &mut impl Replies,
     ) -> Exchange {
         let sequence = self.sequence;
         self.sequence += 1;
@@ -252,7 +281,7 @@ impl Runner {
         let ending = match sent {
             Err(error) => self.ending_after(error),
             Ok(()) => loop {
-                match self.read_items(sequence, &mut answered, &mut on_reply) {
+                match self.read_items(sequence, &mut answered, replies) {
                     Ok(None) => {}
                     Ok(Some(Ending::Answered)) => break Ending::Answered,
                     Ok(Some(ending)) => {
@@ -283,66 +312,54 @@ impl Runner {
         }
     }
 
-    /// Passes on every whole item the runner has sent that is read already, in place, or
-    /// else reads the next one; how the response ended, once it has.
+    /// Passes on the whole replies the runner has sent that are read already, in place, or
+    /// else reads the next item; how the response ended, once it has.
     fn read_items(
         &mut self,
         sequence: u64,
         answered: &mut u64,
-        on_reply: &mut impl FnMut(&[u8]) -> bool,
+        replies: &mut impl Replies,
     ) -> io::Result<Option<Ending>> {
         let buffer = self.answers.fill_buf()?;
         if buffer.is_empty() {
             return Err(io::ErrorKind::UnexpectedEof.into());
         }
-        let mut used = 0;
-        let mut ending = None;
-        while ending.is_none()
-            && let Some(item) = protocol::item_in(&buffer[used..])
-        {
-            let (item, length) = item?;
-            ending = Self::take_item(
-                item,
-                &buffer[used..used + length],
-                sequence,
-                answered,
-                on_reply,
-            );
-            used += length;
+        let (mut frames, mut count) = (0, 0);
+        let mut end = None;
+        while let Some(item) = protocol::item_in(&buffer[frames..]) {
+            match item? {
+                (Item::Reply, length) => {
+                    frames += length;
+                    count += 1;
+                }
+                (Item::End(ended), length) => {
+                    end = Some((ended, length));
+                    break;
+                }
+            }
         }
+        *answered += count;
+        let going = count == 0 || replies.take(&buffer[..frames], count);
+        let ending = match (going, end) {
+            (false, _) => Some(Ending::Abandoned),
+            (true, Some((ended, _))) => Some(end_of(ended, sequence)),
+            (true, None) => None,
+        };
+        let used = frames + end.map_or(0, |(_, length)| length);
         if used > 0 {
             self.answers.consume(used);
             return Ok(ending);
         }
         // An item longer than what has arrived.
-        let item = protocol::read_item(&mut self.answers, &mut self.frame)?;
-        Ok(Self::take_item(
-            item,
-            &self.frame,
-            sequence,
-            answered,
-            on_reply,
-        ))
-    }
-
-    /// Passes on one item; how the response ended, if it did.
-    fn take_item(
-        item: Item,
-        frame: &[u8],
-        sequence: u64,
-        answered: &mut u64,
-        on_reply: &mut impl FnMut(&[u8]) -> bool,
-    ) -> Option<Ending> {
-        match item {
-            Item::Reply => {
-                *answered += 1;
-                (!on_reply(frame)).then_some(Ending::Abandoned)
-            }
-            Item::End(ended) if ended == sequence => Some(Ending::Answered),
-            Item::End(_) => Some(Ending::Garbled(
-                "an end mark out of step with the requests".into(),
-            )),
-        }
+        Ok(
+            match protocol::read_item(&mut self.answers, &mut self.frame)? {
+                Item::Reply => {
+                    *answered += 1;
+                    (!replies.take(&self.frame, 1)).then_some(Ending::Abandoned)
+                }
+                Item::End(ended) => Some(end_of(ended, sequence)),
+            },
+        )
     }
 
     /// The runner stopped talking: it died (say how) or spoke garbage (kill it).

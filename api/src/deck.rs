@@ -8,6 +8,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
 
 use crate::card::Card;
+use crate::source::Window;
 
 /// A deck of cards. [`Deck::draw`] takes from the top and says when the deck is empty;
 /// [`Deck::deal`] never runs out: an empty deck is replaced by a fresh 52 shuffled by the
@@ -192,10 +193,25 @@ impl HandSource {
     }
 
     /// Calls `visit` with each hand in order; stops early when it returns `false`.
-    pub fn for_each_hand(&self, mut visit: impl FnMut(Vec<Card>) -> bool) {
+    pub fn for_each_hand(&self, visit: impl FnMut(Vec<Card>) -> bool) {
+        self.for_each_hand_in(Window::ALL, visit);
+    }
+
+    /// Calls `visit` with each hand inside `window`, in order; stops early when it
+    /// returns `false`. The hands before the window are passed over without being made.
+    pub fn for_each_hand_in(&self, window: Window, mut visit: impl FnMut(Vec<Card>) -> bool) {
+        let mut number = 0u64;
+        // Whether to go on to the next hand, and whether to make this one.
+        let mut next = || {
+            let this = number;
+            number += 1;
+            (this < window.end, this >= window.start)
+        };
         match self {
             HandSource::Listed(hands) => {
-                for hand in hands {
+                let start = usize::try_from(window.start).unwrap_or(usize::MAX);
+                let end = usize::try_from(window.end).unwrap_or(usize::MAX);
+                for hand in hands.iter().take(end).skip(start) {
                     if !visit(hand.clone()) {
                         return;
                     }
@@ -212,6 +228,10 @@ impl HandSource {
                 let most = usize::from(*hand_size).min(Card::COUNT);
                 let fewest = usize::from(*min_hand_size).min(most);
                 for _ in 0..*count {
+                    let (going, made) = next();
+                    if !going {
+                        return;
+                    }
                     let size = match fewest < most {
                         true => fewest + below(&mut rng, (most - fewest + 1) as u32) as usize,
                         false => most,
@@ -221,7 +241,7 @@ impl HandSource {
                         let j = i + below(&mut rng, (Card::COUNT - i) as u32) as usize;
                         deck.swap(i, j);
                     }
-                    if !visit(deck[..size].to_vec()) {
+                    if made && !visit(deck[..size].to_vec()) {
                         return;
                     }
                 }
@@ -236,16 +256,29 @@ impl HandSource {
                 }
                 let mut rng = seeded_rng(u64::from(*hand_size));
                 let mut picks: Vec<u8> = (0..size as u8).collect();
+                let mut order = vec![0; size];
                 loop {
-                    let mut hand: Vec<Card> =
-                        picks.iter().filter_map(|&i| Card::from_index(i)).collect();
+                    let (going, made) = next();
+                    if !going {
+                        return;
+                    }
+                    // Each hand's shuffle draws from one stream: a hand passed over draws too.
                     if *shuffled {
-                        for i in (1..hand.len()).rev() {
-                            hand.swap(i, below(&mut rng, i as u32 + 1) as usize);
+                        for i in (1..size).rev() {
+                            order[i] = below(&mut rng, i as u32 + 1) as usize;
                         }
                     }
-                    if !visit(hand) {
-                        return;
+                    if made {
+                        let mut hand: Vec<Card> =
+                            picks.iter().filter_map(|&i| Card::from_index(i)).collect();
+                        if *shuffled {
+                            for i in (1..hand.len()).rev() {
+                                hand.swap(i, order[i]);
+                            }
+                        }
+                        if !visit(hand) {
+                            return;
+                        }
                     }
                     // Advance to the next combination: bump the rightmost pick that can move.
                     let Some(pos) = (0..size)
@@ -374,6 +407,44 @@ mod tests {
         let mut deck = Deck::stacked(cards.clone());
         assert_eq!(deck.draw(), Some(cards[0]));
         assert_eq!(deck.remaining(), cards[1..].to_vec());
+    }
+
+    #[test]
+    fn a_window_of_a_source_holds_the_same_hands_as_that_part_of_all_of_them() {
+        let sources = [
+            HandSource::Exhaustive {
+                hand_size: 3,
+                shuffled: true,
+            },
+            HandSource::Exhaustive {
+                hand_size: 2,
+                shuffled: false,
+            },
+            HandSource::Generated {
+                count: 500,
+                seed: 9,
+                hand_size: 5,
+                min_hand_size: 1,
+            },
+            HandSource::Listed(vec![vec![Card::from_index(0).unwrap()]; 40]),
+        ];
+        for source in sources {
+            let mut all = Vec::new();
+            source.for_each_hand(|hand| {
+                all.push(hand);
+                true
+            });
+            let total = all.len() as u64;
+            for (start, end) in [(0, 1), (7, 30), (total / 2, total), (total - 1, total + 5)] {
+                let mut part = Vec::new();
+                source.for_each_hand_in(Window { start, end }, |hand| {
+                    part.push(hand);
+                    true
+                });
+                let end = end.min(total);
+                assert_eq!(part, all[start as usize..end as usize], "{source:?} {start}..{end}");
+            }
+        }
     }
 
     #[test]

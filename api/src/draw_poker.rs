@@ -430,7 +430,7 @@ impl Assignment for Contract {
                 }
             }
             Request::DealerDiscards { source } => {
-                source.for_each_hand(window.only(|cards: Vec<Card>| {
+                source.for_each_hand_in(window, |cards: Vec<Card>| {
                     let reply = match registered {
                         None => Reply::NotRegistered,
                         Some(builders) => ask(|| {
@@ -439,7 +439,7 @@ impl Assignment for Contract {
                         }),
                     };
                     on_input(Input::Hand(cards), vec![reply])
-                }))
+                })
             }
             Request::Tables { tables } => {
                 let mut answer = window.only(|table: &DrawTable| {

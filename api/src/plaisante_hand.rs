@@ -326,15 +326,13 @@ impl Assignment for Contract {
         mut on_input: impl FnMut(Vec<Card>, Vec<Reply<Answer>>) -> bool,
     ) {
         let checks = &request.checks;
-        request
-            .source
-            .for_each_hand(window.only(|cards: Vec<Card>| {
-                let hand = registered.map(|build| guarded(|| build(cards.clone())));
-                let replies = each_check(hand, checks.len(), |hand, i| {
-                    checks[i].ask(hand, &request.multipliers)
-                });
-                on_input(cards, replies)
-            }));
+        request.source.for_each_hand_in(window, |cards: Vec<Card>| {
+            let hand = registered.map(|build| guarded(|| build(cards.clone())));
+            let replies = each_check(hand, checks.len(), |hand, i| {
+                checks[i].ask(hand, &request.multipliers)
+            });
+            on_input(cards, replies)
+        });
     }
 
     fn input_count(request: &Request) -> u64 {

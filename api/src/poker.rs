@@ -422,11 +422,11 @@ impl Assignment for Contract {
                 source,
                 checks,
                 rules,
-            } => source.for_each_hand(window.only(|cards: Vec<Card>| {
+            } => source.for_each_hand_in(window, |cards: Vec<Card>| {
                 let hand = registered.map(|build| guarded(|| build(cards.clone(), *rules)));
                 let replies = each_check(hand, checks.len(), |hand, i| checks[i].ask(hand));
                 on_input(Input::Hand(cards), replies)
-            })),
+            }),
             Request::Matchups { source, rules } => {
                 let questions = Matchup::QUESTIONS.len();
                 source.for_each(window.only(|matchup: Matchup| {
