@@ -1,9 +1,11 @@
 //! The reference's answers to bulk groups, kept on disk so that they are computed once,
 //! not once per submission: each group's inputs and reply frames as the reference gave
-//! them, compressed. An entry is keyed by all that decides its answers (the request, which
-//! holds the spec's inputs and rules, and the reference, api and grader it came from) and
-//! is read whole and checked before it is used: a damaged or truncated entry is removed
-//! and the answers computed again, never trusted.
+//! them, compressed in blocks. An entry is keyed by all that decides its answers (the
+//! request, which holds the spec's inputs and rules, and the reference, api and grader it
+//! came from). Its layout is checked when it is opened, and each block when it is read,
+//! before any of its answers is used: a damaged or truncated entry is removed and the
+//! answers computed again, never trusted. A block at a time is held, so a grader holding
+//! an entry of a hundred megabytes of answers needs a few hundred kilobytes for them.
 //!
 //! The store is never where a build or a runner can read: beside the builds' folders, not
 //! in one.
@@ -18,18 +20,14 @@ use grader_api::wire::{put_varint, take_varint};
 /// Overrides where the store is.
 pub const STORE_ENV: &str = "CARDGRADE_ANSWERS_DIR";
 /// Starts every entry; a change of layout changes it.
-const MAGIC: &[u8] = b"cardgrade answers 2\n";
-/// The longest answers an entry may say it holds: the largest group's are about 100 MiB.
-const MOST_BYTES: u64 = 1 << 30;
+const MAGIC: &[u8] = b"cardgrade answers 3\n";
+/// The longest block of answers an entry may say it holds.
+const MOST_BLOCK_BYTES: u64 = 1 << 26;
+/// Inputs per block: a block is a few hundred kilobytes of answers.
+const BLOCK_INPUTS: u64 = 1 << 14;
 /// What the reference's answers were computed by: the reference's and grader-api's
 /// sources and the grader's version, hashed by build.rs.
 const MADE_BY: &str = env!("CARDGRADE_ANSWERS_DIGEST");
-
-/// One input and its reply frames, as the reference answered them.
-pub struct Record<'a> {
-    pub input: &'a [u8],
-    pub frames: &'a [u8],
-}
 
 /// A folder of entries.
 pub struct Store {
@@ -49,16 +47,21 @@ impl Store {
         }
     }
 
-    /// The answers kept for `request`, whole and checked; None when there are none or the
-    /// entry is damaged, which is then removed.
-    pub fn load(&self, request: &dyn Asked) -> Option<Answers> {
+    /// The answers kept for `request`, their layout checked; None when there are none
+    /// or the entry is damaged, which is then removed.
+    pub fn open(&self, request: &dyn Asked) -> Option<Kept> {
         let path = self.path_of(request);
         let bytes = std::fs::read(&path).ok()?;
-        let answers = read_entry(&bytes, &key(request), request.input_count());
-        if answers.is_none() {
-            let _ = std::fs::remove_file(&path);
+        let kept = Kept::read(bytes, &key(request), request.input_count());
+        if kept.is_none() {
+            self.remove(request);
         }
-        answers
+        kept
+    }
+
+    /// Removes the answers kept for `request`, found damaged.
+    pub fn remove(&self, request: &dyn Asked) {
+        let _ = std::fs::remove_file(self.path_of(request));
     }
 
     /// Keeps `answers`, all of `request`'s, written whole or not at all.
@@ -132,7 +135,7 @@ pub fn keep_all(
             continue;
         }
         let request = &*test.request;
-        if store.load(request).is_none() {
+        if store.open(request).is_none_or(|kept| !kept.is_whole()) {
             let mut answers = Answers::default();
             request.respond(&reference, &mut |input, frames| {
                 answers.push(input, frames);
@@ -158,46 +161,171 @@ fn key(request: &dyn Asked) -> Vec<u8> {
     key
 }
 
-/// An entry: the key, what it holds, and the answers compressed.
+/// An entry: the key, how many inputs it holds, and their answers in blocks, each with
+/// its inputs, its length and checksum uncompressed, and its length compressed.
 fn encoded(key: &[u8], answers: &Answers) -> Vec<u8> {
+    let mut blocks = Vec::new();
+    let (mut start, mut at, mut inputs) = (0, 0, 0);
+    while let Some(place) = place_at(&answers.stream, at) {
+        at = place.end;
+        inputs += 1;
+        if inputs == BLOCK_INPUTS || at == answers.stream.len() {
+            blocks.push((inputs, &answers.stream[start..at]));
+            (start, inputs) = (at, 0);
+        }
+    }
     let mut entry = MAGIC.to_vec();
     // Writing into memory cannot fail.
     let _ = put_varint(&mut entry, key.len() as u64);
     entry.extend_from_slice(key);
     let _ = put_varint(&mut entry, answers.inputs);
-    let _ = put_varint(&mut entry, answers.stream.len() as u64);
-    let _ = put_varint(&mut entry, u64::from(crc32fast::hash(&answers.stream)));
-    // LZ4: it decompresses several times faster than the reference answers.
-    entry.extend_from_slice(&lz4_flex::block::compress(&answers.stream));
+    let _ = put_varint(&mut entry, blocks.len() as u64);
+    for (inputs, records) in blocks {
+        // LZ4: it decompresses several times faster than the reference answers.
+        let compressed = lz4_flex::block::compress(records);
+        for number in [
+            inputs,
+            records.len() as u64,
+            u64::from(crc32fast::hash(records)),
+            compressed.len() as u64,
+        ] {
+            let _ = put_varint(&mut entry, number);
+        }
+        entry.extend_from_slice(&compressed);
+    }
     entry
 }
 
-/// The answers in an entry, if it is whole: its key is `key`, it decompresses to the
-/// length it says, and its records are `inputs` in number and end where it ends.
-fn read_entry(bytes: &[u8], key: &[u8], inputs: u64) -> Option<Answers> {
-    let mut rest = bytes.strip_prefix(MAGIC)?;
-    let key_length = usize::try_from(take_varint(&mut rest).ok()?).ok()?;
-    let (stored_key, mut rest) = rest.split_at_checked(key_length)?;
-    if stored_key != key || take_varint(&mut rest).ok()? != inputs {
-        return None;
+/// An entry opened: its bytes, and where each block is.
+pub struct Kept {
+    bytes: Vec<u8>,
+    blocks: Vec<Block>,
+}
+
+struct Block {
+    /// The number of its first input, and how many it holds.
+    first: u64,
+    inputs: u64,
+    length: usize,
+    checksum: u32,
+    /// Where its compressed bytes lie in the entry.
+    compressed: std::ops::Range<usize>,
+}
+
+impl Kept {
+    /// The entry in `bytes`, if its key is `key` and its blocks hold `inputs` inputs and
+    /// end where it ends.
+    fn read(bytes: Vec<u8>, key: &[u8], inputs: u64) -> Option<Kept> {
+        let mut rest = bytes.strip_prefix(MAGIC)?;
+        let number = |rest: &mut &[u8]| take_varint(rest).ok();
+        let key_length = usize::try_from(number(&mut rest)?).ok()?;
+        let (stored_key, mut rest) = rest.split_at_checked(key_length)?;
+        if stored_key != key || number(&mut rest)? != inputs {
+            return None;
+        }
+        let count = number(&mut rest)?;
+        let mut blocks = Vec::new();
+        let mut first = 0u64;
+        for _ in 0..count {
+            let block_inputs = number(&mut rest)?;
+            let length = number(&mut rest)?;
+            let checksum = u32::try_from(number(&mut rest)?).ok()?;
+            let compressed_length = usize::try_from(number(&mut rest)?).ok()?;
+            if length > MOST_BLOCK_BYTES || block_inputs == 0 {
+                return None;
+            }
+            let start = bytes.len() - rest.len();
+            rest = rest.get(compressed_length..)?;
+            blocks.push(Block {
+                first,
+                inputs: block_inputs,
+                length: length as usize,
+                checksum,
+                compressed: start..start + compressed_length,
+            });
+            first = first.checked_add(block_inputs)?;
+        }
+        (rest.is_empty() && first == inputs).then_some(Kept { bytes, blocks })
     }
-    let length = take_varint(&mut rest).ok()?;
-    let checksum = take_varint(&mut rest).ok()?;
-    if length > MOST_BYTES {
-        return None;
+
+    /// The records of block `index`, if it decompresses to its length and checksum and
+    /// holds its inputs.
+    fn block(&self, index: usize) -> Option<Vec<u8>> {
+        let block = self.blocks.get(index)?;
+        let mut records = vec![0; block.length];
+        let written =
+            lz4_flex::block::decompress_into(&self.bytes[block.compressed.clone()], &mut records)
+                .ok()?;
+        if written != block.length || crc32fast::hash(&records) != block.checksum {
+            return None;
+        }
+        let (mut at, mut inputs) = (0, 0);
+        while let Some(place) = place_at(&records, at) {
+            at = place.end;
+            inputs += 1;
+        }
+        (at == records.len() && inputs == block.inputs).then_some(records)
     }
-    let mut stream = vec![0; usize::try_from(length).ok()?];
-    let written = lz4_flex::block::decompress_into(rest, &mut stream).ok()?;
-    if written as u64 != length || u64::from(crc32fast::hash(&stream)) != checksum {
-        return None;
+
+    /// Whether every block is whole.
+    pub fn is_whole(&self) -> bool {
+        (0..self.blocks.len()).all(|index| self.block(index).is_some())
     }
-    let answers = Answers { stream, inputs };
-    let mut counted = 0;
-    let parsed = answers.each(|_| {
-        counted += 1;
-        true
-    });
-    (parsed && counted == inputs).then_some(answers)
+
+    /// Reads the answers to the inputs in `window`, block by block.
+    pub fn reader(&self, window: Window) -> KeptReader<'_> {
+        let block = self
+            .blocks
+            .partition_point(|block| block.first + block.inputs <= window.start);
+        KeptReader {
+            kept: self,
+            block,
+            next: window.start,
+            end: window.end,
+        }
+    }
+}
+
+/// Reads the answers to a window of inputs from an entry, a block at a time.
+pub struct KeptReader<'a> {
+    kept: &'a Kept,
+    block: usize,
+    /// The number of the next input to read, and of the input after the window.
+    next: u64,
+    end: u64,
+}
+
+impl KeptReader<'_> {
+    /// The records of the window's inputs in the next block, checked; `Ok(None)` after the
+    /// window's last, and `Err` with the number of the first input not read when the
+    /// block is damaged.
+    pub fn next_records(&mut self) -> Result<Option<Vec<u8>>, u64> {
+        let Some(block) = self
+            .kept
+            .blocks
+            .get(self.block)
+            .filter(|_| self.next < self.end)
+        else {
+            return Ok(None);
+        };
+        let records = self.kept.block(self.block).ok_or(self.next)?;
+        let (mut at, mut number) = (0, block.first);
+        let (mut from, mut to) = (0, records.len());
+        while let Some(place) = place_at(&records, at) {
+            if number == self.next {
+                from = at;
+            }
+            if number == self.end {
+                to = at;
+                break;
+            }
+            at = place.end;
+            number += 1;
+        }
+        self.next = number;
+        self.block += 1;
+        Ok(Some(records[from..to].to_vec()))
+    }
 }
 
 /// A bulk group's answers as the reference gave them, input by input.
@@ -260,122 +388,105 @@ impl Answers {
     pub fn into_stream(self) -> Vec<u8> {
         self.stream
     }
-
-    /// Calls `visit` with each record in order until it returns false; false when the
-    /// stream does not parse.
-    pub fn each(&self, mut visit: impl FnMut(Record<'_>) -> bool) -> bool {
-        let mut at = 0;
-        while at < self.stream.len() {
-            let Some(place) = place_at(&self.stream, at) else {
-                return false;
-            };
-            at = place.end;
-            let record = Record {
-                input: &self.stream[place.start..place.frames_start],
-                frames: &self.stream[place.frames_start..place.end],
-            };
-            if !visit(record) {
-                break;
-            }
-        }
-        true
-    }
-
-    /// The part of the stream that holds each window's records, in a stream that parses.
-    pub fn parts(&self, windows: &[Window]) -> Vec<&[u8]> {
-        let mut bounds: Vec<u64> = windows
-            .iter()
-            .flat_map(|w| [w.start, w.end])
-            .map(|n| n.min(self.inputs))
-            .collect();
-        bounds.sort_unstable();
-        bounds.dedup();
-        let mut offsets = Vec::with_capacity(bounds.len());
-        let (mut at, mut number) = (0, 0u64);
-        for bound in &bounds {
-            while number < *bound {
-                at = place_at(&self.stream, at).map_or(self.stream.len(), |place| place.end);
-                number += 1;
-            }
-            offsets.push(at);
-        }
-        let offset = |n: u64| offsets[bounds.partition_point(|&b| b < n.min(self.inputs))];
-        windows
-            .iter()
-            .map(|w| &self.stream[offset(w.start)..offset(w.end)])
-            .collect()
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn answers() -> Answers {
+    /// Answers to `count` inputs, of every length up to a few bytes, some with no frames.
+    fn answers(count: u64) -> Answers {
         let mut answers = Answers::default();
-        answers.push(b"hand one", b"\x01\x02");
-        answers.push(b"hand two", b"");
-        answers.push(b"", b"\x03");
+        for n in 0..count {
+            let input = n.to_le_bytes();
+            let frames = vec![n as u8; (n % 4) as usize];
+            answers.push(&input[..(n % 3) as usize + 1], &frames);
+        }
         answers
     }
 
-    fn records(answers: &Answers) -> Vec<(Vec<u8>, Vec<u8>)> {
+    /// What `reader` reads, or the number of the first input it could not.
+    fn read_all(mut reader: KeptReader) -> Result<Vec<u8>, u64> {
         let mut all = Vec::new();
-        assert!(answers.each(|record| {
-            all.push((record.input.to_vec(), record.frames.to_vec()));
-            true
-        }));
-        all
-    }
-
-    #[test]
-    fn each_window_gets_the_part_of_the_stream_holding_its_records() {
-        let kept = answers();
-        let windows = [
-            Window { start: 0, end: 1 },
-            Window { start: 1, end: 3 },
-            Window { start: 3, end: 3 },
-        ];
-        let parts = kept.parts(&windows);
-        let mut whole = Answers::default();
-        for part in &parts {
-            whole.stream.extend_from_slice(part);
+        while let Some(records) = reader.next_records()? {
+            all.extend_from_slice(&records);
         }
-        assert_eq!(whole.stream, kept.stream);
-        assert_eq!(place_at(parts[0], 0).map(|p| p.end), Some(parts[0].len()));
-        assert_eq!(&parts[1][2..10], b"hand two");
-        assert!(parts[2].is_empty());
+        Ok(all)
+    }
+
+    /// The records of the inputs in `window`, laid end to end.
+    fn part(answers: &Answers, window: Window) -> Vec<u8> {
+        let mut part = Answers::default();
+        let (mut at, mut number) = (0, 0);
+        while let Some(place) = place_at(&answers.stream, at) {
+            if (window.start..window.end).contains(&number) {
+                part.push(
+                    &answers.stream[place.start..place.frames_start],
+                    &answers.stream[place.frames_start..place.end],
+                );
+            }
+            at = place.end;
+            number += 1;
+        }
+        part.stream
     }
 
     #[test]
-    fn a_whole_entry_reads_back_record_for_record() {
-        let kept = answers();
-        let read = read_entry(&encoded(b"key", &kept), b"key", 3).expect("a whole entry");
-        assert_eq!(records(&read), records(&kept));
+    fn each_window_reads_back_its_records_across_blocks() {
+        let total = 2 * BLOCK_INPUTS + 100;
+        let answers = answers(total);
+        let kept = Kept::read(encoded(b"key", &answers), b"key", total).expect("a whole entry");
+        assert_eq!(kept.blocks.len(), 3);
+        assert!(kept.is_whole());
+        for (start, end) in [
+            (0, total),
+            (0, 1),
+            (5, BLOCK_INPUTS),
+            (BLOCK_INPUTS - 1, BLOCK_INPUTS + 1),
+            (total / 2, total),
+            (total, total),
+        ] {
+            let window = Window { start, end };
+            assert_eq!(
+                read_all(kept.reader(window)),
+                Ok(part(&answers, window)),
+                "{start}..{end}"
+            );
+        }
     }
 
     #[test]
     fn an_entry_of_another_key_or_count_is_not_used() {
-        let bytes = encoded(b"key", &answers());
-        assert!(read_entry(&bytes, b"another key", 3).is_none());
-        assert!(read_entry(&bytes, b"key", 4).is_none());
+        let bytes = encoded(b"key", &answers(3));
+        assert!(Kept::read(bytes.clone(), b"another key", 3).is_none());
+        assert!(Kept::read(bytes, b"key", 4).is_none());
     }
 
     #[test]
     fn a_truncated_or_damaged_entry_is_never_trusted() {
-        let bytes = encoded(b"key", &answers());
-        for cut in 0..bytes.len() {
+        let total = BLOCK_INPUTS + 7;
+        let answers = answers(total);
+        let bytes = encoded(b"key", &answers);
+        for cut in (0..bytes.len())
+            .step_by(97)
+            .chain(bytes.len() - 64..bytes.len())
+        {
             assert!(
-                read_entry(&bytes[..cut], b"key", 3).is_none(),
+                Kept::read(bytes[..cut].to_vec(), b"key", total).is_none(),
                 "cut at {cut}"
             );
         }
-        for at in MAGIC.len()..bytes.len() {
+        for at in (MAGIC.len()..bytes.len()).step_by(13) {
             let mut damaged = bytes.clone();
             damaged[at] ^= 0x20;
-            if let Some(read) = read_entry(&damaged, b"key", 3) {
-                // A flipped bit the checks cannot see must leave the answers as they were.
-                assert_eq!(records(&read), records(&answers()), "flip at {at}");
+            let Some(kept) = Kept::read(damaged, b"key", total) else {
+                continue;
+            };
+            // A flipped bit the checks cannot see must leave the answers as they were; one
+            // they see stops the reading at a block's first input.
+            match read_all(kept.reader(Window::ALL)) {
+                Ok(read) => assert_eq!(read, answers.stream, "flip at {at}"),
+                Err(first) => assert!(first == 0 || first == BLOCK_INPUTS, "flip at {at}"),
             }
         }
     }

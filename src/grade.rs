@@ -2,7 +2,6 @@
 //! bytes, and explain any difference the way a student can act on, through the test's
 //! decoded request; nothing here knows which assignment it grades.
 
-use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -17,7 +16,7 @@ use grader_api::source::Window;
 use grader_api::spec::{self as api_spec, Driven, Transport};
 use similar::{ChangeTag, TextDiff};
 
-use crate::answers::{Answers, Place, Store, place_at};
+use crate::answers::{Answers, KeptReader, Place, Store, place_at};
 use crate::capture::Printed;
 use crate::report::visible_controls;
 use crate::runner::{Ending, Exchange, Replies, Runner};
@@ -229,22 +228,26 @@ pub fn grade_bulk(
     let total = request.input_count();
     let windows = windows(total, runners.len());
     let panics = AtomicU64::new(0);
-    let kept = store.and_then(|store| store.load(request));
+    let kept = store.and_then(|store| store.open(request));
     let ranges =
         std::thread::scope(|scope| {
-            let kept_parts = kept.as_ref().map(|kept| kept.parts(&windows));
             let mut computing = Vec::new();
             let mut answering = Vec::new();
-            for (index, (runner, &window)) in runners.iter_mut().zip(&windows).enumerate() {
-                let wanted = match &kept_parts {
-                    Some(parts) => Wanted::kept(parts[index]),
+            for (runner, &window) in runners.iter_mut().zip(&windows) {
+                let wanted = match &kept {
+                    Some(kept) => Wanted::new(More::Kept {
+                        reader: kept.reader(window),
+                        reference,
+                        request,
+                        end: window.end,
+                    }),
                     None => {
                         let (sender, receiver) = sync_channel(8);
                         let keep = store.is_some();
                         computing.push(
                             scope.spawn(move || compute(reference, request, window, keep, sender)),
                         );
-                        Wanted::computed(receiver)
+                        Wanted::new(More::Computed(receiver))
                     }
                 };
                 let comparison = BulkComparison::new(request, wanted, &panics);
@@ -261,6 +264,11 @@ pub fn grade_bulk(
                         all.append(&part?);
                         Some(all)
                     });
+            if let Some(store) = store
+                && ranges.iter().any(|range| range.comparison.wanted.damaged)
+            {
+                store.remove(request);
+            }
             // Kept only when the reference answered every input; a store that cannot be
             // written costs the next grading the time, nothing more.
             if let (Some(store), Some(computed)) = (store, computed)
@@ -595,42 +603,76 @@ struct Sample {
 }
 
 /// The reference's answers as a comparison reads them: records laid end to end (see
-/// [`Answers`]), read in place from a kept entry, or in chunks while they are computed.
+/// [`Answers`]), a block at a time from a kept entry, or in chunks while they are computed.
 struct Wanted<'a> {
-    records: Cow<'a, [u8]>,
+    records: Vec<u8>,
     /// Where the next record starts.
     at: usize,
-    /// Further chunks, while the reference is computing them.
-    more: Option<Receiver<Vec<u8>>>,
+    more: More<'a>,
+    /// A block of the kept entry was damaged: the reference answered in its place.
+    damaged: bool,
+}
+
+/// Where a comparison's further records come from.
+enum More<'a> {
+    /// The kept entry's blocks, and what answers the rest of the window, up to input `end`,
+    /// if one of them is damaged.
+    Kept {
+        reader: KeptReader<'a>,
+        reference: &'a Submission,
+        request: &'a dyn Asked,
+        end: u64,
+    },
+    /// Chunks, while the reference is computing them.
+    Computed(Receiver<Vec<u8>>),
+    Nothing,
 }
 
 impl<'a> Wanted<'a> {
-    fn kept(records: &'a [u8]) -> Wanted<'a> {
+    fn new(more: More<'a>) -> Wanted<'a> {
         Wanted {
-            records: Cow::Borrowed(records),
+            records: Vec::new(),
             at: 0,
-            more: None,
+            more,
+            damaged: false,
         }
     }
 
-    fn computed(more: Receiver<Vec<u8>>) -> Wanted<'a> {
-        Wanted {
-            records: Cow::Owned(Vec::new()),
-            at: 0,
-            more: Some(more),
-        }
-    }
-
-    /// Where the next record lies in [`Wanted::records`], waiting for a chunk if need be.
+    /// Where the next record lies in [`Wanted::records`], waiting for more if need be.
     fn next(&mut self) -> Option<Place> {
         loop {
             if let Some(place) = place_at(&self.records, self.at) {
                 self.at = place.end;
                 return Some(place);
             }
-            self.records = Cow::Owned(self.more.as_ref()?.recv().ok()?);
+            self.records = self.more_records()?;
             self.at = 0;
         }
+    }
+
+    fn more_records(&mut self) -> Option<Vec<u8>> {
+        let (reference, request, first, end) = match &mut self.more {
+            More::Computed(chunks) => return chunks.recv().ok(),
+            More::Nothing => return None,
+            More::Kept {
+                reader,
+                reference,
+                request,
+                end,
+            } => match reader.next_records() {
+                Ok(records) => return records,
+                Err(first) => (*reference, *request, first, *end),
+            },
+        };
+        self.damaged = true;
+        self.more = More::Nothing;
+        let mut rest = Answers::default();
+        let window = Window { start: first, end };
+        request.respond_within(reference, window, &mut |input, frames| {
+            rest.push(input, frames);
+            true
+        });
+        Some(rest.into_stream())
     }
 }
 
@@ -863,7 +905,7 @@ impl<'a> BulkComparison<'a> {
     }
 
     fn close(&mut self) {
-        self.wanted.more = None;
+        self.wanted.more = More::Nothing;
     }
 }
 
@@ -1035,7 +1077,11 @@ mod tests {
         }
         let records = kept.into_stream();
         let counted = AtomicU64::new(0);
-        let mut comparison = BulkComparison::new(&*test.request, Wanted::kept(&records), &counted);
+        let (sender, receiver) = sync_channel(1);
+        sender.send(records).unwrap();
+        drop(sender);
+        let wanted = Wanted::new(More::Computed(receiver));
+        let mut comparison = BulkComparison::new(&*test.request, wanted, &counted);
         for n in 0..panics {
             let mut todo = Vec::new();
             let location = format!("{n} {}", "x".repeat(1 << 16));

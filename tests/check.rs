@@ -861,15 +861,22 @@ fn kept_answers_grade_as_computed_ones_and_a_damaged_entry_is_computed_again() {
     // Read, not written again: a missing or damaged entry is replaced.
     let read_at = std::fs::metadata(&entries[0]).unwrap().modified().unwrap();
     assert_eq!(read_at, kept_at);
-    // Cut short, then with a byte changed: never trusted, computed again and kept anew.
-    for damage in [whole[..whole.len() / 2].to_vec(), {
+    let flipped = {
         let mut changed = whole.clone();
         let middle = changed.len() / 2;
         changed[middle] ^= 0xff;
         changed
-    }] {
+    };
+    // Cut short, opening finds it: computed and kept anew at once. A byte changed inside
+    // the block of answers, the block's check finds it: the reference answers in its
+    // place, the entry is removed, and the next grading keeps it anew.
+    for (damage, kept_at_once) in [(whole[..whole.len() / 2].to_vec(), true), (flipped, false)] {
         std::fs::write(&entries[0], damage).unwrap();
         assert_eq!(grade(), computed);
+        assert_eq!(entries[0].exists(), kept_at_once);
+        if !kept_at_once {
+            assert_eq!(grade(), computed);
+        }
         assert_eq!(std::fs::read(&entries[0]).unwrap(), whole);
     }
 }

@@ -442,7 +442,11 @@ mod tests {
                     true
                 });
                 let end = end.min(total);
-                assert_eq!(part, all[start as usize..end as usize], "{source:?} {start}..{end}");
+                assert_eq!(
+                    part,
+                    all[start as usize..end as usize],
+                    "{source:?} {start}..{end}"
+                );
             }
         }
     }
