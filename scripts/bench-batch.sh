@@ -5,17 +5,21 @@
 # per-submission median of the first and the batch's time per submission, and their ratio.
 # By default the Plaisante hand tests but the all-hands group are graded; --every-test
 # grades every test of the built-in specs, with their kept answers computed first (as
-# `grader cache build` computes them before a class is graded). --batch-only skips the
-# submissions graded alone.
-# Usage: scripts/bench-batch.sh [N] [--every-test] [--batch-only]   (build first: cargo build --release)
+# `grader cache build` computes them before a class is graded). --reference makes the class
+# of copies of the reference, which does every assignment, instead of the example student,
+# who does the Plaisante hand only. --batch-only skips the submissions graded alone.
+# Usage: scripts/bench-batch.sh [N] [--every-test] [--reference] [--batch-only]
+#   (build first: cargo build --release)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=40
 options=(--assignment plaisante_hand --skip every_hand)
 batch_only=false
+reference=false
 for argument in "$@"; do
   case "$argument" in
     --every-test) options=() ;;
+    --reference) reference=true ;;
     --batch-only) batch_only=true ;;
     *) n="$argument" ;;
   esac
@@ -25,7 +29,13 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 for i in $(seq -w 1 "$n"); do
   mkdir -p "$work/class/student-$i"
-  cp -r tests/fixtures/example-student/. "$work/class/student-$i/"
+  if $reference; then
+    cp -r reference/src "$work/class/student-$i/"
+    printf '[package]\nname = "student"\nversion = "0.1.0"\nedition = "2024"\npublish = false\n\n[dependencies]\ngrader-api = { path = "../../api" }\n\n[workspace]\n' \
+      > "$work/class/student-$i/Cargo.toml"
+  else
+    cp -r tests/fixtures/example-student/. "$work/class/student-$i/"
+  fi
   # Each student's own code, as in a real class: no two builds are the same.
   echo "// student $i" >> "$work/class/student-$i/src/lib.rs"
 done
@@ -53,7 +63,11 @@ in_batch=$(for f in "$work"/results/*.json; do
   python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["execution_time_ms"] / 1000)' "$f"
 done | median_of)
 per=$(echo "scale=3; $batch / $n" | bc)
-echo "class of $n submissions"
+# What the batch graded: each score, with how many submissions got it.
+scores=$(for f in "$work"/results/*.json; do
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("%g of %g" % (r["score"], r["max_score"]))' "$f"
+done | sort | uniq -c | awk '{count=$1; $1=""; print count " ×" $0}' | paste -sd ';' -)
+echo "class of $n submissions, scored: $scores"
 $batch_only || median=$(printf '%s\n' "${alone[@]}" | median_of)
 $batch_only || echo "  each alone, fresh target dir: median $median s per submission"
 echo "  in grader batch --jobs 2:     median $in_batch s per submission (two at once)"

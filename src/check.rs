@@ -895,12 +895,22 @@ fn list(filters: &Filters, suite: &Suite) {
 
 /// Runs test `index`, records its verdict and returns it.
 fn run_test(session: &Session, index: usize) -> Verdict {
-    let started = Instant::now();
     let (group, test) = session
         .suite
         .tests()
         .nth(index)
         .expect("test index from the suite itself");
+    let runners = match test.grading {
+        Grading::Bulk => grade::runners_for(test, session.runners_per_bulk),
+        _ => 1,
+    };
+    let turns = &session.turns;
+    let (_shared, _alone) = match runners {
+        1 => (Some(turns.read().unwrap_or_else(|e| e.into_inner())), None),
+        _ => (None, Some(turns.write().unwrap_or_else(|e| e.into_inner()))),
+    };
+    // A test's time starts with its turn.
+    let started = Instant::now();
     let verdict = if !session
         .registered
         .iter()
@@ -911,15 +921,6 @@ fn run_test(session: &Session, index: usize) -> Verdict {
             group.assignment.registration()
         )))
     } else {
-        let runners = match test.grading {
-            Grading::Bulk => grade::runners_for(test, session.runners_per_bulk),
-            _ => 1,
-        };
-        let turns = &session.turns;
-        let (_shared, _alone) = match runners {
-            1 => (Some(turns.read().unwrap_or_else(|e| e.into_inner())), None),
-            _ => (None, Some(turns.write().unwrap_or_else(|e| e.into_inner()))),
-        };
         match session.pool.take() {
             Err(error) => Verdict::Failed(Failure::line(error.to_string())),
             Ok(runner) if test.grading == Grading::Driven => {
