@@ -9,7 +9,7 @@
 # of copies of the reference, which does every assignment, instead of the example student,
 # who does the Plaisante hand only. --batch-only skips the submissions graded alone.
 # Usage: scripts/bench-batch.sh [N] [--every-test] [--reference] [--batch-only]
-#   (build first: cargo build --release)
+#   (build first: cargo build --release; GRADER=PATH grades with another grader binary)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=40
@@ -24,7 +24,7 @@ for argument in "$@"; do
     *) n="$argument" ;;
   esac
 done
-grader="$PWD/target/release/grader"
+grader="${GRADER:-$PWD/target/release/grader}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 for i in $(seq -w 1 "$n"); do

@@ -1255,12 +1255,20 @@ fn a_bulk_group_split_across_runners_is_reported_as_one_runner_would_report_it()
     )
     .unwrap();
     let submission = told_split().write();
+    let answers = support::scratch().join("split-answers");
+    let _ = std::fs::remove_dir_all(&answers);
     let graded = |threads: &str| {
-        let (code, stdout, stderr) = check(
-            &submission,
-            &["--spec", spec.to_str().unwrap(), "--test-threads", threads],
-        );
-        assert_eq!(code, 1, "{stdout}\n{stderr}");
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_grader"));
+        support::grader_env(&mut command)
+            .env("CARDGRADE_ANSWERS_DIR", &answers)
+            .arg("check")
+            .arg(&submission)
+            .args(["--color", "never", "--spec", spec.to_str().unwrap()])
+            .args(["--test-threads", threads]);
+        let output = command.output().unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
         let started: std::collections::BTreeSet<&str> =
             failure_of(&stdout, "plaisante_hand::wrong_pairs")
                 .split_whitespace()
@@ -1274,9 +1282,13 @@ fn a_bulk_group_split_across_runners_is_reported_as_one_runner_would_report_it()
             .collect();
         (started.len(), report.join("\n"))
     };
+    // Split while the reference computes the answers, a thread a window; then from the
+    // answers it kept, on one runner and split.
+    let (computing, computed) = graded("3");
     let (alone, one_runner) = graded("1");
     let (split, three_runners) = graded("3");
-    assert_eq!((alone, split), (1, 3), "{three_runners}");
+    assert_eq!((computing, alone, split), (3, 1, 3), "{three_runners}");
+    assert_eq!(computed, one_runner);
     assert_eq!(three_runners, one_runner);
     // Every window of the hanging group hangs; the first one's is told.
     let hang = failure_of(&one_runner, "plaisante_hand::a_hang_in_every_window");
