@@ -308,7 +308,14 @@ impl KeptReader<'_> {
         else {
             return Ok(None);
         };
-        let records = self.kept.block(self.block).ok_or(self.next)?;
+        let mut records = self.kept.block(self.block).ok_or(self.next)?;
+        self.block += 1;
+        let after = block.first + block.inputs;
+        if self.next == block.first && self.end >= after {
+            self.next = after;
+            return Ok(Some(records));
+        }
+        // The window starts or ends inside this block: find where.
         let (mut at, mut number) = (0, block.first);
         let (mut from, mut to) = (0, records.len());
         while let Some(place) = place_at(&records, at) {
@@ -323,8 +330,9 @@ impl KeptReader<'_> {
             number += 1;
         }
         self.next = number;
-        self.block += 1;
-        Ok(Some(records[from..to].to_vec()))
+        records.truncate(to);
+        records.drain(..from);
+        Ok(Some(records))
     }
 }
 

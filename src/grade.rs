@@ -373,7 +373,6 @@ fn as_one_runner(ranges: Vec<Range>) -> Range {
         }
         all.window.end = range.window.end;
         all.exchange.ending = range.exchange.ending;
-        all.exchange.answered += range.exchange.answered;
         all.exchange.stdout.append(&range.exchange.stdout);
         all.exchange.stderr.append(&range.exchange.stderr);
         all.stopped_on = range.stopped_on;

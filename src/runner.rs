@@ -229,8 +229,6 @@ fn end_of(ended: u64, sequence: u64) -> Ending {
 #[derive(Debug)]
 pub struct Exchange {
     pub ending: Ending,
-    /// Answers received before the ending, complete or not.
-    pub answered: u64,
     pub stdout: Printed,
     pub stderr: Printed,
 }
@@ -275,13 +273,12 @@ impl Runner {
         let sequence = self.sequence;
         self.sequence += 1;
         self.answers.get_mut().deadline = deadline_after(timeout);
-        let mut answered = 0u64;
         let sent = protocol::write_request(&mut self.requests, assignment, payload, window)
             .and_then(|()| self.requests.flush());
         let ending = match sent {
             Err(error) => self.ending_after(error),
             Ok(()) => loop {
-                match self.read_items(sequence, &mut answered, replies) {
+                match self.read_items(sequence, replies) {
                     Ok(None) => {}
                     Ok(Some(Ending::Answered)) => break Ending::Answered,
                     Ok(Some(ending)) => {
@@ -306,7 +303,6 @@ impl Runner {
         };
         Exchange {
             ending,
-            answered,
             stdout,
             stderr,
         }
@@ -317,7 +313,6 @@ impl Runner {
     fn read_items(
         &mut self,
         sequence: u64,
-        answered: &mut u64,
         replies: &mut impl Replies,
     ) -> io::Result<Option<Ending>> {
         let buffer = self.answers.fill_buf()?;
@@ -338,7 +333,6 @@ impl Runner {
                 }
             }
         }
-        *answered += count;
         let going = count == 0 || replies.take(&buffer[..frames], count);
         let ending = match (going, end) {
             (false, _) => Some(Ending::Abandoned),
@@ -353,10 +347,7 @@ impl Runner {
         // An item longer than what has arrived.
         Ok(
             match protocol::read_item(&mut self.answers, &mut self.frame)? {
-                Item::Reply => {
-                    *answered += 1;
-                    (!replies.take(&self.frame, 1)).then_some(Ending::Abandoned)
-                }
+                Item::Reply => (!replies.take(&self.frame, 1)).then_some(Ending::Abandoned),
                 Item::End(ended) => Some(end_of(ended, sequence)),
             },
         )
