@@ -10,6 +10,11 @@
 //! 2. a warm re-run after touching one file of the submission: time in the build (rustc)
 //!    against time in the grader.
 //!
+//! The bench allocates with the system's malloc, unlike the grader binary: its baseline,
+//! a child of the same executable, must be the reference as a student's runner runs it.
+//! Grading from kept answers allocates almost nothing; computing them is faster in
+//! `grader check` (mimalloc) than here.
+//!
 //! Run: `cargo run --release --example bench [-- ROUNDS]`
 
 use std::path::Path;
@@ -23,10 +28,6 @@ use grader::sandbox::{self, Sandbox};
 use grader::verdict::Verdict;
 use grader::{compile, spec};
 use grader_api::assignment::Asked;
-
-// As the grader binary allocates: the figures are of what `grader check` does.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
     // The sandbox runs its stages by re-executing the binary that grades: this one.

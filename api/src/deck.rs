@@ -200,17 +200,11 @@ impl HandSource {
     /// Calls `visit` with each hand inside `window`, in order; stops early when it
     /// returns `false`. The hands before the window are passed over without being made.
     pub fn for_each_hand_in(&self, window: Window, mut visit: impl FnMut(Vec<Card>) -> bool) {
-        let mut number = 0u64;
-        // Whether to go on to the next hand, and whether to make this one.
-        let mut next = || {
-            let this = number;
-            number += 1;
-            (this < window.end, this >= window.start)
-        };
+        let Window { start, end } = window;
         match self {
             HandSource::Listed(hands) => {
-                let start = usize::try_from(window.start).unwrap_or(usize::MAX);
-                let end = usize::try_from(window.end).unwrap_or(usize::MAX);
+                let start = usize::try_from(start).unwrap_or(usize::MAX);
+                let end = usize::try_from(end).unwrap_or(usize::MAX);
                 for hand in hands.iter().take(end).skip(start) {
                     if !visit(hand.clone()) {
                         return;
@@ -227,11 +221,7 @@ impl HandSource {
                 let mut deck = all_cards();
                 let most = usize::from(*hand_size).min(Card::COUNT);
                 let fewest = usize::from(*min_hand_size).min(most);
-                for _ in 0..*count {
-                    let (going, made) = next();
-                    if !going {
-                        return;
-                    }
+                for number in 0..u64::from(*count).min(end) {
                     let size = match fewest < most {
                         true => fewest + below(&mut rng, (most - fewest + 1) as u32) as usize,
                         false => most,
@@ -241,7 +231,7 @@ impl HandSource {
                         let j = i + below(&mut rng, (Card::COUNT - i) as u32) as usize;
                         deck.swap(i, j);
                     }
-                    if made && !visit(deck[..size].to_vec()) {
+                    if number >= start && !visit(deck[..size].to_vec()) {
                         return;
                     }
                 }
@@ -256,45 +246,50 @@ impl HandSource {
                 }
                 let mut rng = seeded_rng(u64::from(*hand_size));
                 let mut picks: Vec<u8> = (0..size as u8).collect();
-                let mut order = vec![0; size];
-                loop {
-                    let (going, made) = next();
-                    if !going {
-                        return;
-                    }
-                    // Each hand's shuffle draws from one stream: a hand passed over draws too.
+                // The hands before the window are not made, but their shuffles draw from
+                // the one stream all the same.
+                for _ in 0..start {
                     if *shuffled {
                         for i in (1..size).rev() {
-                            order[i] = below(&mut rng, i as u32 + 1) as usize;
+                            below(&mut rng, i as u32 + 1);
                         }
                     }
-                    if made {
-                        let mut hand: Vec<Card> =
-                            picks.iter().filter_map(|&i| Card::from_index(i)).collect();
-                        if *shuffled {
-                            for i in (1..hand.len()).rev() {
-                                hand.swap(i, order[i]);
-                            }
-                        }
-                        if !visit(hand) {
-                            return;
-                        }
-                    }
-                    // Advance to the next combination: bump the rightmost pick that can move.
-                    let Some(pos) = (0..size)
-                        .rev()
-                        .find(|&p| usize::from(picks[p]) < Card::COUNT - size + p)
-                    else {
+                    if !next_combination(&mut picks) {
                         return;
-                    };
-                    picks[pos] += 1;
-                    for next in pos + 1..size {
-                        picks[next] = picks[next - 1] + 1;
+                    }
+                }
+                for _ in start..end {
+                    let mut hand: Vec<Card> =
+                        picks.iter().filter_map(|&i| Card::from_index(i)).collect();
+                    if *shuffled {
+                        for i in (1..hand.len()).rev() {
+                            hand.swap(i, below(&mut rng, i as u32 + 1) as usize);
+                        }
+                    }
+                    if !visit(hand) || !next_combination(&mut picks) {
+                        return;
                     }
                 }
             }
         }
     }
+}
+
+/// Moves `picks`, card indexes in increasing order, to the next combination in
+/// lexicographic order: bumps the rightmost pick that can move. `false` after the last.
+fn next_combination(picks: &mut [u8]) -> bool {
+    let size = picks.len();
+    let Some(pos) = (0..size)
+        .rev()
+        .find(|&p| usize::from(picks[p]) < Card::COUNT - size + p)
+    else {
+        return false;
+    };
+    picks[pos] += 1;
+    for next in pos + 1..size {
+        picks[next] = picks[next - 1] + 1;
+    }
+    true
 }
 
 impl crate::wire::Wire for HandSource {
