@@ -199,8 +199,8 @@ struct Session<'a> {
     registered: Vec<String>,
     view: View,
     pool: Pool,
-    /// How many runners a large bulk group is split across: one per test thread.
-    runners_per_bulk: usize,
+    /// Tests run at once, and the runners a large bulk group is split across.
+    test_threads: usize,
     /// Taken for writing by a test split across runners, which has the cores to itself,
     /// and for reading by every other test.
     turns: RwLock<()>,
@@ -233,7 +233,7 @@ impl<'a> Session<'a> {
                 idle: Mutex::new(vec![first_runner]),
             },
             results: Mutex::new(vec![TestResult::default(); suite.tests().count()]),
-            runners_per_bulk: threads,
+            test_threads: threads,
             turns: RwLock::new(()),
         }
     }
@@ -569,7 +569,7 @@ fn test_threads(asked: Option<usize>) -> usize {
 /// Runs the tests at `selected` on the session's threads, each with a runner of its own;
 /// tells `reporter` of each verdict as it comes.
 fn run_tests(session: &Session, selected: &[usize], reporter: &mut dyn Reporter) {
-    let threads = session.runners_per_bulk.clamp(1, selected.len().max(1));
+    let threads = session.test_threads.clamp(1, selected.len().max(1));
     reporter.report(Event::RunStarted {
         tests: selected.len(),
     });
@@ -901,7 +901,7 @@ fn run_test(session: &Session, index: usize) -> Verdict {
         .nth(index)
         .expect("test index from the suite itself");
     let runners = match test.grading {
-        Grading::Bulk => grade::runners_for(test, session.runners_per_bulk),
+        Grading::Bulk => grade::runners_for(test, session.test_threads),
         _ => 1,
     };
     let turns = &session.turns;
