@@ -1274,12 +1274,23 @@ fn a_bulk_group_split_across_runners_is_reported_as_one_runner_would_report_it()
                 .split_whitespace()
                 .filter(|word| word.starts_with("runner-"))
                 .collect();
-        // Everything but the times and what each runner printed.
-        let report: Vec<String> = stdout
-            .lines()
-            .filter(|line| !line.contains("finished in") && !line.contains("runner-"))
-            .map(str::to_string)
-            .collect();
+        // Each test's result and failure, and the score: everything but the times, what
+        // each runner printed, and the order in which two tests on several threads end.
+        let without_tokens = |text: &str| -> String {
+            text.lines()
+                .filter(|line| !line.contains("runner-"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let mut report: Vec<String> = ["wrong_pairs", "a_hang_in_every_window"]
+            .map(|test| {
+                let test = format!("plaisante_hand::{test}");
+                let result = result_line(&stdout, &test);
+                let failure = without_tokens(failure_of(&stdout, &test).trim_end());
+                format!("{result}\n---- {test} ----{failure}")
+            })
+            .into();
+        report.push(stdout[stdout.find("\nscore\n").expect(&stdout)..].to_string());
         (started.len(), report.join("\n"))
     };
     // Split while the reference computes the answers, a thread a window; then from the
