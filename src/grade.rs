@@ -202,13 +202,23 @@ fn windows(total: u64, parts: usize) -> Vec<Window> {
         .collect()
 }
 
+/// The input a runner was answering when it stopped.
+struct StoppedOn {
+    input: Vec<u8>,
+    /// The reply it had come to.
+    through: usize,
+    /// The input's number in the whole group, from 1.
+    number: u64,
+    /// The number of the first input it had answered without sending the answers, lost
+    /// with it, when there was one.
+    first_unsent: Option<u64>,
+}
+
 /// What one runner made of its window of a bulk group.
 struct Range<'a> {
     window: Window,
     exchange: Exchange,
-    /// The input it was answering when it stopped, the reply it had come to, and the
-    /// input's number in the whole group.
-    stopped_on: Option<(Vec<u8>, usize, u64)>,
+    stopped_on: Option<StoppedOn>,
     comparison: BulkComparison<'a>,
 }
 
@@ -229,56 +239,62 @@ pub fn grade_bulk(
     let windows = windows(total, runners.len());
     let panics = AtomicU64::new(0);
     let kept = store.and_then(|store| store.open(request));
-    let ranges =
-        std::thread::scope(|scope| {
-            let mut computing = Vec::new();
-            let mut answering = Vec::new();
-            for (runner, &window) in runners.iter_mut().zip(&windows) {
-                let wanted = match &kept {
-                    Some(kept) => Wanted::new(More::Kept {
-                        reader: kept.reader(window),
-                        reference,
-                        request,
-                        end: window.end,
-                    }),
-                    None => {
-                        let (sender, receiver) = sync_channel(8);
-                        let keep = store.is_some();
-                        computing.push(
-                            scope.spawn(move || compute(reference, request, window, keep, sender)),
-                        );
-                        Wanted::new(More::Computed(receiver))
-                    }
-                };
-                let comparison = BulkComparison::new(request, wanted, &panics);
-                answering.push(scope.spawn(move || {
-                    answer_window(runner, request, group.timeout, window, comparison)
-                }));
-            }
-            let ranges: Vec<Range> = answering.into_iter().map(joined).collect();
-            let computed =
-                computing
-                    .into_iter()
-                    .map(joined)
-                    .try_fold(Answers::default(), |mut all, part| {
-                        all.append(&part?);
-                        Some(all)
-                    });
-            if let Some(store) = store
-                && ranges.iter().any(|range| range.comparison.wanted.damaged)
-            {
-                store.remove(request);
-            }
-            // Kept only when the reference answered every input; a store that cannot be
-            // written costs the next grading the time, nothing more.
-            if let (Some(store), Some(computed)) = (store, computed)
-                && kept.is_none()
-                && computed.inputs() == total
-            {
-                let _ = store.save(request, &computed);
-            }
-            ranges
-        });
+    let ranges = std::thread::scope(|scope| {
+        let mut computing = Vec::new();
+        let mut answering = Vec::new();
+        for (runner, &window) in runners.iter_mut().zip(&windows) {
+            let wanted = match &kept {
+                Some(kept) => Wanted::new(More::Kept {
+                    reader: kept.reader(window),
+                    reference,
+                    request,
+                    end: window.end,
+                }),
+                None => {
+                    let (sender, receiver) = sync_channel(8);
+                    let keep = store.is_some();
+                    computing.push(
+                        scope.spawn(move || compute(reference, request, window, keep, sender)),
+                    );
+                    Wanted::new(More::Computed(receiver))
+                }
+            };
+            let comparison = BulkComparison::new(request, wanted, &panics);
+            answering.push(scope.spawn(move || {
+                answer_window(
+                    runner,
+                    reference,
+                    request,
+                    group.timeout,
+                    window,
+                    comparison,
+                )
+            }));
+        }
+        let ranges: Vec<Range> = answering.into_iter().map(joined).collect();
+        let computed =
+            computing
+                .into_iter()
+                .map(joined)
+                .try_fold(Answers::default(), |mut all, part| {
+                    all.append(&part?);
+                    Some(all)
+                });
+        if let Some(store) = store
+            && ranges.iter().any(|range| range.comparison.wanted.damaged)
+        {
+            store.remove(request);
+        }
+        // Kept only when the reference answered every input; a store that cannot be
+        // written costs the next grading the time, nothing more.
+        if let (Some(store), Some(computed)) = (store, computed)
+            && kept.is_none()
+            && computed.inputs() == total
+        {
+            let _ = store.save(request, &computed);
+        }
+        ranges
+    });
     let survived = ranges
         .iter()
         .map(|range| range.exchange.runner_survived())
@@ -327,6 +343,7 @@ fn compute(
 /// Asks `runner` for the inputs in `window` and compares its answers as they come.
 fn answer_window<'a>(
     runner: &mut Runner,
+    reference: &Submission,
     request: &dyn Asked,
     timeout: Duration,
     window: Window,
@@ -340,12 +357,27 @@ fn answer_window<'a>(
         &mut comparison,
     );
     // What the runner was answering when it stopped, before the reference thread is
-    // stopped with it.
-    let stopped_on = match exchange.ending {
-        Ending::Answered => None,
-        _ => comparison
+    // stopped with it: by the runner's own count where it had answered inputs whose answers
+    // never reached the grader, lost in its buffer.
+    let unsent = exchange
+        .inputs_done
+        .filter(|&done| done > comparison.inputs_compared && done < window.end - window.start);
+    let stopped_on = match (&exchange.ending, unsent) {
+        (Ending::Answered, _) => None,
+        (_, Some(done)) => Some(StoppedOn {
+            input: input_numbered(reference, request, window.start + done),
+            through: 0,
+            number: window.start + done + 1,
+            first_unsent: Some(window.start + comparison.inputs_compared + 1),
+        }),
+        (_, None) => comparison
             .input_in_progress()
-            .map(|(input, through, number)| (input, through, window.start + number)),
+            .map(|(input, through, number)| StoppedOn {
+                input,
+                through,
+                number: window.start + number,
+                first_unsent: None,
+            }),
     };
     comparison.count_partly_answered_input();
     // Stops the reference thread if the runner ended early.
@@ -356,6 +388,20 @@ fn answer_window<'a>(
         stopped_on,
         comparison,
     }
+}
+
+/// Input `number` (from 0) of `request`, as the reference is given it.
+fn input_numbered(reference: &Submission, request: &dyn Asked, number: u64) -> Vec<u8> {
+    let mut found = Vec::new();
+    let only = Window {
+        start: number,
+        end: number + 1,
+    };
+    request.respond_within(reference, only, &mut |input, _| {
+        found = input.to_vec();
+        false
+    });
+    found
 }
 
 /// The ranges as one runner answering every input in order would have left them: each
@@ -457,9 +503,21 @@ fn judge_bulk(reference: &Submission, group: &Group, request: &dyn Asked, all: R
             group_digits(total)
         );
         failure.text("stopped", Tone::Actual, line);
-        if let Some((input, through, number)) = stopped_on {
-            let heading = format!("input {}", group_digits(number));
-            let described = request.describe_input(&input, through);
+        if let Some(stopped) = stopped_on {
+            let mut heading = format!("input {}", group_digits(stopped.number));
+            if let Some(first) = stopped.first_unsent {
+                let answered = match stopped.number - first {
+                    1 => format!("input {}", group_digits(first)),
+                    _ => format!(
+                        "inputs {} to {}",
+                        group_digits(first),
+                        group_digits(stopped.number - 1)
+                    ),
+                };
+                heading +=
+                    &format!(" (it had answered {answered}, but not yet sent those answers)");
+            }
+            let described = request.describe_input(&stopped.input, stopped.through);
             failure.text("stopped on", Tone::Plain, format!("{heading}\n{described}"));
         }
     }

@@ -1,8 +1,10 @@
 //! The grader's side of the runner: start it in the sandbox, ask, time out, kill, and say
 //! what happened when it dies or leaves something running.
 
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
-use std::os::unix::fs::PermissionsExt;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, IoSliceMut, Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::fs::{FileExt, PermissionsExt};
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
@@ -12,6 +14,8 @@ use std::time::{Duration, Instant};
 
 use grader_api::protocol::{self, Hello, Item};
 use grader_api::source::Window;
+use nix::fcntl::{FcntlArg, fcntl};
+use nix::sys::socket::{ControlMessageOwned, MsgFlags, recvmsg};
 
 use crate::capture::{Capture, Printed};
 use crate::sandbox::cgroup::{Cgroup, Population};
@@ -110,14 +114,19 @@ impl Launcher {
         let stdout = Capture::start(child.stdout.take().expect("stdout was piped"));
         let mut stderr = Capture::start(child.stderr.take().expect("stderr was piped"));
         let requests = BufWriter::new(ours.try_clone().map_err(spawn_error)?);
+        let deadline = Instant::now() + START_TIMEOUT;
+        let started = progress_with_first_byte(&ours, deadline);
         let mut answers = BufReader::with_capacity(
             1 << 16,
             DeadlineStream {
                 stream: ours,
-                deadline: Instant::now() + START_TIMEOUT,
+                deadline,
             },
         );
-        let hello = match Hello::read(&mut answers) {
+        let hello = started.and_then(|(first_byte, progress)| {
+            Hello::read(&mut first_byte.as_slice().chain(&mut answers)).map(|h| (h, progress))
+        });
+        let (hello, progress) = match hello {
             Ok(hello) => hello,
             Err(error) => {
                 // How it ended, if it did, before the kill makes every runner look killed.
@@ -148,6 +157,7 @@ impl Launcher {
             sequence: 0,
             frame: Vec::new(),
             hello,
+            progress,
             cgroup,
             baseline,
             limits_hit: LimitsHit::default(),
@@ -167,6 +177,8 @@ pub struct Runner {
     /// The reply frame last read.
     frame: Vec<u8>,
     hello: Hello,
+    /// The runner's count of the inputs it has answered, where it shared one.
+    progress: Option<File>,
     cgroup: Option<Cgroup>,
     /// What the runner's group held when it said hello: the sandbox's stages and the runner.
     baseline: Population,
@@ -229,6 +241,9 @@ fn end_of(ended: u64, sequence: u64) -> Ending {
 #[derive(Debug)]
 pub struct Exchange {
     pub ending: Ending,
+    /// When the runner hung or died: how many inputs of the request it had answered, by its
+    /// own count, sent to the grader or not. A hostile runner may say anything here.
+    pub inputs_done: Option<u64>,
     pub stdout: Printed,
     pub stderr: Printed,
 }
@@ -297,12 +312,17 @@ impl Runner {
         let deadline = Instant::now() + OUTPUT_PATIENCE;
         let stdout = self.stdout.take(sequence, deadline);
         let stderr = self.stderr.take(sequence, deadline);
+        let inputs_done = match ending {
+            Ending::TimedOut(_) | Ending::Died(_) => self.inputs_done(),
+            _ => None,
+        };
         let ending = match ending {
             Ending::Died(status) => Ending::Died(explain_death(&status, &stderr)),
             other => other,
         };
         Exchange {
             ending,
+            inputs_done,
             stdout,
             stderr,
         }
@@ -351,6 +371,13 @@ impl Runner {
                 Item::End(ended) => Some(end_of(ended, sequence)),
             },
         )
+    }
+
+    /// What the runner's progress page says, read after it stopped: the page outlives it.
+    fn inputs_done(&self) -> Option<u64> {
+        let mut count = [0u8; protocol::PROGRESS_BYTES];
+        self.progress.as_ref()?.read_exact_at(&mut count, 0).ok()?;
+        Some(u64::from_ne_bytes(count))
     }
 
     /// The runner stopped talking: it died (say how) or spoke garbage (kill it).
@@ -533,6 +560,52 @@ fn is_timeout(error: &io::Error) -> bool {
     )
 }
 
+/// Reads the first byte of the runner's hello by itself, for the progress page that comes
+/// with it: kept only if it is a memory file, which no read can block on, unlike a pipe or
+/// a device a hostile runner might send instead.
+#[allow(unsafe_code)]
+fn progress_with_first_byte(
+    stream: &UnixStream,
+    deadline: Instant,
+) -> io::Result<(Vec<u8>, Option<File>)> {
+    stream.set_read_timeout(Some(deadline.saturating_duration_since(Instant::now())))?;
+    let mut first_byte = [0u8];
+    // Room for as many descriptors as one message can carry, so none is cut off unclosed.
+    let mut space = nix::cmsg_space!([RawFd; 253]);
+    let (read, fds) = loop {
+        match recvmsg::<()>(
+            stream.as_raw_fd(),
+            &mut [IoSliceMut::new(&mut first_byte)],
+            Some(&mut space),
+            MsgFlags::MSG_CMSG_CLOEXEC,
+        ) {
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(error) => return Err(error.into()),
+            Ok(message) => {
+                let mut fds = Vec::new();
+                for control in message.cmsgs().into_iter().flatten() {
+                    if let ControlMessageOwned::ScmRights(received) = control {
+                        // SAFETY: the kernel has just installed these descriptors in this
+                        // process for this message; nothing else holds them.
+                        fds.extend(
+                            received
+                                .into_iter()
+                                .map(|fd| unsafe { OwnedFd::from_raw_fd(fd) }),
+                        );
+                    }
+                }
+                break (message.bytes, fds);
+            }
+        }
+    };
+    let progress = fds
+        .into_iter()
+        .next()
+        .filter(|fd| fcntl(fd, FcntlArg::F_GET_SEALS).is_ok())
+        .map(File::from);
+    Ok((first_byte[..read].to_vec(), progress))
+}
+
 /// A socket whose reads give up at a deadline, however the buffered reader splits them.
 struct DeadlineStream {
     stream: UnixStream,
@@ -624,5 +697,51 @@ impl RunnerHome {
 impl Drop for RunnerHome {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nix::sys::memfd::{MFdFlags, memfd_create};
+    use nix::sys::socket::{ControlMessage, sendmsg};
+    use std::io::IoSlice;
+    use std::os::fd::AsFd;
+
+    /// What the grader keeps of a hello's first byte sent with `fds`.
+    fn received_with(fds: &[&dyn AsFd]) -> (Vec<u8>, Option<File>) {
+        let (grader, runner) = UnixStream::pair().unwrap();
+        let raw: Vec<RawFd> = fds.iter().map(|fd| fd.as_fd().as_raw_fd()).collect();
+        let rights = [ControlMessage::ScmRights(&raw)];
+        let cmsgs = if raw.is_empty() { &[][..] } else { &rights[..] };
+        sendmsg::<()>(
+            runner.as_raw_fd(),
+            &[IoSlice::new(b"\x0c")],
+            cmsgs,
+            MsgFlags::empty(),
+            None,
+        )
+        .unwrap();
+        progress_with_first_byte(&grader, Instant::now() + Duration::from_secs(5)).unwrap()
+    }
+
+    #[test]
+    fn only_a_memory_file_is_kept_as_the_runners_progress() {
+        let page = memfd_create(c"progress", MFdFlags::MFD_CLOEXEC).unwrap();
+        nix::unistd::ftruncate(&page, 8).unwrap();
+        File::from(page.try_clone().unwrap())
+            .write_all_at(&41u64.to_ne_bytes(), 0)
+            .unwrap();
+        let (byte, progress) = received_with(&[&page]);
+        assert_eq!(byte, b"\x0c");
+        let mut count = [0u8; 8];
+        progress.unwrap().read_exact_at(&mut count, 0).unwrap();
+        assert_eq!(u64::from_ne_bytes(count), 41);
+
+        // A pipe could be held empty to block the grader's read: refused, as is nothing.
+        let (pipe, _writer) = nix::unistd::pipe().unwrap();
+        let (byte, progress) = received_with(&[&pipe, &page]);
+        assert_eq!((byte.as_slice(), progress.is_none()), (&b"\x0c"[..], true));
+        assert!(received_with(&[]).1.is_none());
     }
 }

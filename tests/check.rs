@@ -314,6 +314,14 @@ fn hostile_code_fails_its_own_test_and_nothing_else() {
     }
 }
 
+/// The input a failure block says the runner stopped on, as the report shows it.
+fn stopped_on_hand(block: &str) -> &str {
+    let mut lines = block
+        .lines()
+        .skip_while(|line| !line.contains("stopped on input "));
+    lines.nth(1).map_or("", str::trim)
+}
+
 #[test]
 fn a_crash_in_bulk_says_how_far_it_got() {
     let spec = repo().join("tests/specs/hostile.yaml");
@@ -327,9 +335,15 @@ fn a_crash_in_bulk_says_how_far_it_got() {
         block.contains("of 3,000: no answer: the runner process exited with status 0"),
         "{block}"
     );
-    // Which input it died on, and what that input was.
+    // Which input it died on, and what that input was: the first hand from A♣, though
+    // the answers before it were still in the runner's buffer.
     assert!(block.contains("stopped on input "), "{block}");
-    assert!(block.contains("(5 cards)"), "{block}");
+    assert!(block.contains("but not yet sent those answers"), "{block}");
+    let hand = stopped_on_hand(block);
+    assert!(
+        hand.starts_with("A♣ ") && hand.ends_with("(5 cards)"),
+        "{block}"
+    );
 }
 
 #[test]
@@ -1301,10 +1315,15 @@ fn a_bulk_group_split_across_runners_is_reported_as_one_runner_would_report_it()
     assert_eq!((computing, alone, split), (3, 1, 3), "{three_runners}");
     assert_eq!(computed, one_runner);
     assert_eq!(three_runners, one_runner);
-    // Every window of the hanging group hangs; the first one's is told.
+    // Every window of the hanging group hangs; the first one's is told, at the hand it
+    // hangs on.
     let hang = failure_of(&one_runner, "plaisante_hand::a_hang_in_every_window");
     assert!(hang.contains("no answer within 1500 ms"), "{hang}");
-    assert!(hang.contains("stopped on"), "{hang}");
+    let hand = stopped_on_hand(hang);
+    assert!(
+        hand.starts_with("A♠ ") && hand.ends_with("(4 cards)"),
+        "{hang}"
+    );
     assert!(
         failure_of(&one_runner, "plaisante_hand::wrong_pairs").contains("answered wrongly"),
         "{one_runner}"

@@ -36,6 +36,10 @@ pub const OUTPUT_MARKER_PREFIX: &str = "\n\u{1b}[cardgrade-end:";
 /// Bytes of a whole marker: the prefix, 16 hex digits, `]` and a newline.
 pub const OUTPUT_MARKER_LEN: usize = OUTPUT_MARKER_PREFIX.len() + 18;
 
+/// The runner's progress page, sent with its hello's first byte: the number of inputs of
+/// the current request it has answered, a native-endian `u64` at offset 0.
+pub const PROGRESS_BYTES: usize = 8;
+
 /// A reply payload longer than this is refused, so a hostile length cannot make the grader
 /// allocate without end.
 pub const MOST_REPLY_BYTES: u64 = 1 << 24;

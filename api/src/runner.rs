@@ -2,12 +2,20 @@
 //! process where a student's code runs.
 
 use std::cell::RefCell;
+use std::io::IoSlice;
 use std::io::{self, BufReader, BufWriter, Write};
-use std::os::fd::AsFd;
+use std::num::NonZeroUsize;
+use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
 use std::os::unix::net::UnixStream;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use nix::sys::memfd::{MFdFlags, memfd_create};
+use nix::sys::mman::{MapFlags, ProtFlags, mmap};
+use nix::sys::socket::{ControlMessage, MsgFlags, sendmsg};
+use nix::unistd::ftruncate;
 
 use crate::assignment::Sessions;
-use crate::protocol::{self, Hello};
+use crate::protocol::{self, Hello, PROGRESS_BYTES};
 use crate::submission::Submission;
 use crate::wire::invalid;
 
@@ -63,13 +71,16 @@ fn take_channel() -> io::Result<UnixStream> {
 
 fn talk(submission: &Submission, stream: UnixStream) -> io::Result<()> {
     let mut requests = BufReader::new(stream.try_clone()?);
-    let mut answers = BufWriter::with_capacity(1 << 16, stream);
+    let mut hello = Vec::new();
     Hello {
         protocol: protocol::PROTOCOL_VERSION,
         api_version: protocol::API_VERSION.to_string(),
         assignments: submission.assignments(),
     }
-    .write(&mut answers)?;
+    .write(&mut hello)?;
+    let progress = Progress::shared_with_hello(&stream, hello[0]);
+    let mut answers = BufWriter::with_capacity(1 << 16, stream);
+    answers.write_all(&hello[1..])?;
     answers.flush()?;
     let mut sequence = 0u64;
     let mut sessions = Sessions::default();
@@ -80,19 +91,19 @@ fn talk(submission: &Submission, stream: UnixStream) -> io::Result<()> {
             ))
         })?;
         let mut failure = None;
-        unit.serve(
-            submission,
-            &mut sessions,
-            &payload,
-            window,
-            &mut |frames| match answers.write_all(frames) {
+        let mut inputs_done = 0;
+        progress.tell(inputs_done);
+        unit.serve(submission, &mut sessions, &payload, window, &mut |frames| {
+            inputs_done += 1;
+            progress.tell(inputs_done);
+            match answers.write_all(frames) {
                 Ok(()) => true,
                 Err(error) => {
                     failure = Some(error);
                     false
                 }
-            },
-        )?;
+            }
+        })?;
         if let Some(error) = failure {
             return Err(error);
         }
@@ -102,6 +113,58 @@ fn talk(submission: &Submission, stream: UnixStream) -> io::Result<()> {
         sequence += 1;
     }
     Ok(())
+}
+
+/// How many inputs of the current request this runner has answered, on a page of memory it
+/// shares with the grader. Answers wait in a buffer before they are sent; when the runner
+/// hangs or dies, the page still says which input it was in, and the grader reads it
+/// there, not from what reached it.
+struct Progress(Option<&'static AtomicU64>);
+
+impl Progress {
+    /// Makes the page and sends it to the grader along with the hello's first byte (or
+    /// only that byte, where no page can be made: the grader then goes by the answers).
+    fn shared_with_hello(stream: &UnixStream, first_byte: u8) -> Progress {
+        let page = Self::page();
+        let fds: Vec<RawFd> = page.iter().map(|(fd, _)| fd.as_raw_fd()).collect();
+        let rights = [ControlMessage::ScmRights(&fds)];
+        let cmsgs = if fds.is_empty() { &[][..] } else { &rights[..] };
+        let _ = sendmsg::<()>(
+            stream.as_raw_fd(),
+            &[IoSlice::new(&[first_byte])],
+            cmsgs,
+            MsgFlags::empty(),
+            None,
+        );
+        Progress(page.map(|(_, count)| count))
+    }
+
+    #[allow(unsafe_code)]
+    fn page() -> Option<(OwnedFd, &'static AtomicU64)> {
+        let fd = memfd_create(c"cardgrade-progress", MFdFlags::MFD_CLOEXEC).ok()?;
+        ftruncate(&fd, PROGRESS_BYTES as i64).ok()?;
+        // SAFETY: a fresh shared mapping of the whole file, never unmapped, so the count
+        // lives as long as the process; the kernel aligns it to a page.
+        let mapped = unsafe {
+            mmap(
+                None,
+                NonZeroUsize::new(PROGRESS_BYTES)?,
+                ProtFlags::PROT_READ | ProtFlags::PROT_WRITE,
+                MapFlags::MAP_SHARED,
+                &fd,
+                0,
+            )
+        }
+        .ok()?;
+        // SAFETY: eight aligned bytes that nothing else in this process addresses.
+        Some((fd, unsafe { mapped.cast::<AtomicU64>().as_ref() }))
+    }
+
+    fn tell(&self, inputs_done: u64) {
+        if let Some(count) = self.0 {
+            count.store(inputs_done, Ordering::Relaxed);
+        }
+    }
 }
 
 fn mark_end_of_output(sequence: u64) {
