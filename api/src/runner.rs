@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::io::IoSlice;
 use std::io::{self, BufReader, BufWriter, Write};
 use std::num::NonZeroUsize;
-use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -78,7 +78,7 @@ fn talk(submission: &Submission, stream: UnixStream) -> io::Result<()> {
         assignments: submission.assignments(),
     }
     .write(&mut hello)?;
-    let progress = Progress::shared_with_hello(&stream, hello[0]);
+    let progress = Progress::shared_with_hello(&stream, hello[0])?;
     let mut answers = BufWriter::with_capacity(1 << 16, stream);
     answers.write_all(&hello[1..])?;
     answers.flush()?;
@@ -123,20 +123,23 @@ struct Progress(Option<&'static AtomicU64>);
 
 impl Progress {
     /// Makes the page and sends it to the grader along with the hello's first byte (or
-    /// only that byte, where no page can be made: the grader then goes by the answers).
-    fn shared_with_hello(stream: &UnixStream, first_byte: u8) -> Progress {
-        let page = Self::page();
-        let fds: Vec<RawFd> = page.iter().map(|(fd, _)| fd.as_raw_fd()).collect();
-        let rights = [ControlMessage::ScmRights(&fds)];
-        let cmsgs = if fds.is_empty() { &[][..] } else { &rights[..] };
-        let _ = sendmsg::<()>(
-            stream.as_raw_fd(),
-            &[IoSlice::new(&[first_byte])],
-            cmsgs,
-            MsgFlags::empty(),
-            None,
-        );
-        Progress(page.map(|(_, count)| count))
+    /// only that byte, where no page can be made or sent: the grader then goes by the
+    /// answers that reach it).
+    fn shared_with_hello(mut stream: &UnixStream, first_byte: u8) -> io::Result<Progress> {
+        if let Some((fd, count)) = Self::page() {
+            let sent = sendmsg::<()>(
+                stream.as_raw_fd(),
+                &[IoSlice::new(&[first_byte])],
+                &[ControlMessage::ScmRights(&[fd.as_raw_fd()])],
+                MsgFlags::empty(),
+                None,
+            );
+            if sent == Ok(1) {
+                return Ok(Progress(Some(count)));
+            }
+        }
+        stream.write_all(&[first_byte])?;
+        Ok(Progress(None))
     }
 
     #[allow(unsafe_code)]
