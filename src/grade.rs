@@ -462,7 +462,8 @@ fn judge_bulk(reference: &Submission, group: &Group, request: &dyn Asked, all: R
         failure.unwritten = std::mem::take(&mut comparison.unwritten);
     }
     let checks = request.scored_checks();
-    if checks > 1 {
+    // Before any answer is compared, no check is right or wrong yet.
+    if checks > 1 && comparison.answers_compared > 0 {
         let wrong = &comparison.wrong_by_check;
         let lines: Vec<String> = (0..checks)
             .map(|check| match wrong.get(check).copied().unwrap_or(0) {

@@ -339,6 +339,10 @@ fn a_crash_in_bulk_says_how_far_it_got() {
     // the answers before it were still in the runner's buffer.
     assert!(block.contains("stopped on input "), "{block}");
     assert!(block.contains("but not yet sent those answers"), "{block}");
+    assert!(
+        block.contains("after 0 of 3,000") && !block.contains("by check"),
+        "no check is right or wrong before an answer is compared: {block}"
+    );
     let hand = stopped_on_hand(block);
     assert!(
         hand.starts_with("A♣ ") && hand.ends_with("(5 cards)"),
