@@ -65,7 +65,7 @@ impl Store {
     }
 
     /// Keeps `answers`, all of `request`'s, written whole or not at all.
-    pub fn save(&self, request: &dyn Asked, answers: &Answers) -> io::Result<()> {
+    pub fn save(&self, request: &dyn Asked, answers: Blocks) -> io::Result<()> {
         std::fs::create_dir_all(&self.dir)?;
         let path = self.path_of(request);
         let partial = path.with_extension(format!("partial-{}", std::process::id()));
@@ -136,13 +136,13 @@ pub fn keep_all(
         }
         let request = &*test.request;
         if store.open(request).is_none_or(|kept| !kept.is_whole()) {
-            let mut answers = Answers::default();
+            let mut answers = Blocks::default();
             request.respond(&reference, &mut |input, frames| {
                 answers.push(input, frames);
                 true
             });
             store
-                .save(request, &answers)
+                .save(request, answers)
                 .map_err(|e| format!("cannot keep the answers of {}: {e}", test.id))?;
         }
         kept.push(store.path_of(request));
@@ -163,37 +163,84 @@ fn key(request: &dyn Asked) -> Vec<u8> {
 
 /// An entry: the key, how many inputs it holds, and their answers in blocks, each with
 /// its inputs, its length and checksum uncompressed, and its length compressed.
-fn encoded(key: &[u8], answers: &Answers) -> Vec<u8> {
-    let mut blocks = Vec::new();
-    let (mut start, mut at, mut inputs) = (0, 0, 0);
-    while let Some(place) = place_at(&answers.stream, at) {
-        at = place.end;
-        inputs += 1;
-        if inputs == BLOCK_INPUTS || at == answers.stream.len() {
-            blocks.push((inputs, &answers.stream[start..at]));
-            (start, inputs) = (at, 0);
-        }
-    }
+fn encoded(key: &[u8], mut blocks: Blocks) -> Vec<u8> {
+    blocks.seal();
     let mut entry = MAGIC.to_vec();
     // Writing into memory cannot fail.
     let _ = put_varint(&mut entry, key.len() as u64);
     entry.extend_from_slice(key);
-    let _ = put_varint(&mut entry, answers.inputs);
-    let _ = put_varint(&mut entry, blocks.len() as u64);
-    for (inputs, records) in blocks {
+    let _ = put_varint(&mut entry, blocks.inputs);
+    let _ = put_varint(&mut entry, blocks.count);
+    entry.extend_from_slice(&blocks.sealed);
+    entry
+}
+
+/// Answers on their way to an entry, compressed a block at a time as they come: what is
+/// held while the reference computes is about the entry's size, not the answers'.
+#[derive(Default)]
+pub struct Blocks {
+    /// The blocks done, each laid out as in the entry.
+    sealed: Vec<u8>,
+    count: u64,
+    /// The inputs the sealed blocks hold.
+    inputs: u64,
+    /// The answers not yet in a block.
+    open: Answers,
+}
+
+impl Blocks {
+    /// Adds the answers to the inputs that follow these.
+    pub fn add(&mut self, answers: &Answers) {
+        self.open.append(answers);
+        if self.open.inputs >= BLOCK_INPUTS {
+            self.seal();
+        }
+    }
+
+    /// Adds one input and its reply frames.
+    pub fn push(&mut self, input: &[u8], frames: &[u8]) {
+        self.open.push(input, frames);
+        if self.open.inputs >= BLOCK_INPUTS {
+            self.seal();
+        }
+    }
+
+    /// Adds the blocks of the inputs that follow these.
+    pub fn append(&mut self, mut later: Blocks) {
+        self.seal();
+        later.seal();
+        self.sealed.extend_from_slice(&later.sealed);
+        self.count += later.count;
+        self.inputs += later.inputs;
+    }
+
+    pub fn inputs(&self) -> u64 {
+        self.inputs + self.open.inputs
+    }
+
+    /// Makes the open answers a block.
+    fn seal(&mut self) {
+        if self.open.inputs == 0 {
+            return;
+        }
+        let records = &self.open.stream;
         // LZ4: it decompresses several times faster than the reference answers.
         let compressed = lz4_flex::block::compress(records);
         for number in [
-            inputs,
+            self.open.inputs,
             records.len() as u64,
             u64::from(crc32fast::hash(records)),
             compressed.len() as u64,
         ] {
-            let _ = put_varint(&mut entry, number);
+            // Writing into memory cannot fail.
+            let _ = put_varint(&mut self.sealed, number);
         }
-        entry.extend_from_slice(&compressed);
+        self.sealed.extend_from_slice(&compressed);
+        self.count += 1;
+        self.inputs += self.open.inputs;
+        self.open.stream.clear();
+        self.open.inputs = 0;
     }
-    entry
 }
 
 /// An entry opened: its bytes, and where each block is.
@@ -413,6 +460,20 @@ mod tests {
         answers
     }
 
+    /// An entry of `answers` under the key `key`, added an input at a time.
+    fn entry(answers: &Answers) -> Vec<u8> {
+        let mut blocks = Blocks::default();
+        let mut at = 0;
+        while let Some(place) = place_at(&answers.stream, at) {
+            blocks.push(
+                &answers.stream[place.start..place.frames_start],
+                &answers.stream[place.frames_start..place.end],
+            );
+            at = place.end;
+        }
+        encoded(b"key", blocks)
+    }
+
     /// What `reader` reads, or the number of the first input it could not.
     fn read_all(mut reader: KeptReader) -> Result<Vec<u8>, u64> {
         let mut all = Vec::new();
@@ -443,7 +504,7 @@ mod tests {
     fn each_window_reads_back_its_records_across_blocks() {
         let total = 2 * BLOCK_INPUTS + 100;
         let answers = answers(total);
-        let kept = Kept::read(encoded(b"key", &answers), b"key", total).expect("a whole entry");
+        let kept = Kept::read(entry(&answers), b"key", total).expect("a whole entry");
         assert_eq!(kept.blocks.len(), 3);
         assert!(kept.is_whole());
         for (start, end) in [
@@ -464,8 +525,43 @@ mod tests {
     }
 
     #[test]
+    fn blocks_made_by_windows_apart_read_back_as_one_entry() {
+        let total = 2 * BLOCK_INPUTS + 100;
+        let answers = answers(total);
+        let mut all = Blocks::default();
+        for (start, end) in [(0, 5), (5, BLOCK_INPUTS + 3), (BLOCK_INPUTS + 3, total)] {
+            let mut window = Blocks::default();
+            let records = part(&answers, Window { start, end });
+            let mut at = 0;
+            while let Some(place) = place_at(&records, at) {
+                window.push(
+                    &records[place.start..place.frames_start],
+                    &records[place.frames_start..place.end],
+                );
+                at = place.end;
+            }
+            all.append(window);
+        }
+        assert_eq!(all.inputs(), total);
+        let kept = Kept::read(encoded(b"key", all), b"key", total).expect("a whole entry");
+        // Blocks end where the windows do: 5 inputs, the second window's 16,382, then a
+        // whole block and the last 97.
+        let sizes: Vec<u64> = kept.blocks.iter().map(|block| block.inputs).collect();
+        assert_eq!(sizes, [5, BLOCK_INPUTS - 2, BLOCK_INPUTS, 97]);
+        for window in [
+            Window::ALL,
+            Window {
+                start: 4,
+                end: BLOCK_INPUTS + 10,
+            },
+        ] {
+            assert_eq!(read_all(kept.reader(window)), Ok(part(&answers, window)));
+        }
+    }
+
+    #[test]
     fn an_entry_of_another_key_or_count_is_not_used() {
-        let bytes = encoded(b"key", &answers(3));
+        let bytes = entry(&answers(3));
         assert!(Kept::read(bytes.clone(), b"another key", 3).is_none());
         assert!(Kept::read(bytes, b"key", 4).is_none());
     }
@@ -474,7 +570,7 @@ mod tests {
     fn a_truncated_or_damaged_entry_is_never_trusted() {
         let total = BLOCK_INPUTS + 7;
         let answers = answers(total);
-        let bytes = encoded(b"key", &answers);
+        let bytes = entry(&answers);
         for cut in (0..bytes.len())
             .step_by(97)
             .chain(bytes.len() - 64..bytes.len())

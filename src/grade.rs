@@ -16,7 +16,7 @@ use grader_api::source::Window;
 use grader_api::spec::{self as api_spec, Driven, Transport};
 use similar::{ChangeTag, TextDiff};
 
-use crate::answers::{Answers, KeptReader, Place, Store, place_at};
+use crate::answers::{Answers, Blocks, KeptReader, Place, Store, place_at};
 use crate::capture::Printed;
 use crate::report::visible_controls;
 use crate::runner::{Ending, Exchange, Replies, Runner};
@@ -276,8 +276,8 @@ pub fn grade_bulk(
             computing
                 .into_iter()
                 .map(joined)
-                .try_fold(Answers::default(), |mut all, part| {
-                    all.append(&part?);
+                .try_fold(Blocks::default(), |mut all, part| {
+                    all.append(part?);
                     Some(all)
                 });
         if let Some(store) = store
@@ -291,7 +291,7 @@ pub fn grade_bulk(
             && kept.is_none()
             && computed.inputs() == total
         {
-            let _ = store.save(request, &computed);
+            let _ = store.save(request, computed);
         }
         ranges
     });
@@ -311,15 +311,16 @@ fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
 }
 
 /// The reference's answers to the inputs in `window`, sent in chunks as they come and,
-/// when `keep` and it answered all of them before the comparison stopped, returned.
+/// when `keep` and it answered all of them before the comparison stopped, returned in
+/// blocks.
 fn compute(
     reference: &Submission,
     request: &dyn Asked,
     window: Window,
     keep: bool,
     sender: SyncSender<Vec<u8>>,
-) -> Option<Answers> {
-    let mut computed = Answers::default();
+) -> Option<Blocks> {
+    let mut computed = Blocks::default();
     let mut chunk = Answers::default();
     request.respond_within(reference, window, &mut |input, frames| {
         chunk.push(input, frames);
@@ -327,14 +328,14 @@ fn compute(
             return true;
         }
         if keep {
-            computed.append(&chunk);
+            computed.add(&chunk);
         }
         sender
             .send(std::mem::take(&mut chunk).into_stream())
             .is_ok()
     });
     if keep {
-        computed.append(&chunk);
+        computed.add(&chunk);
     }
     let _ = sender.send(chunk.into_stream());
     (keep && computed.inputs() == window.end - window.start).then_some(computed)
