@@ -192,14 +192,16 @@ impl Blocks {
     /// Adds the answers to the inputs that follow these.
     pub fn add(&mut self, answers: &Answers) {
         self.open.append(answers);
-        if self.open.inputs >= BLOCK_INPUTS {
-            self.seal();
-        }
+        self.seal_when_full();
     }
 
     /// Adds one input and its reply frames.
     pub fn push(&mut self, input: &[u8], frames: &[u8]) {
         self.open.push(input, frames);
+        self.seal_when_full();
+    }
+
+    fn seal_when_full(&mut self) {
         if self.open.inputs >= BLOCK_INPUTS {
             self.seal();
         }
@@ -460,18 +462,23 @@ mod tests {
         answers
     }
 
-    /// An entry of `answers` under the key `key`, added an input at a time.
-    fn entry(answers: &Answers) -> Vec<u8> {
+    /// The records laid end to end in `records`, added an input at a time.
+    fn blocks_of(records: &[u8]) -> Blocks {
         let mut blocks = Blocks::default();
         let mut at = 0;
-        while let Some(place) = place_at(&answers.stream, at) {
+        while let Some(place) = place_at(records, at) {
             blocks.push(
-                &answers.stream[place.start..place.frames_start],
-                &answers.stream[place.frames_start..place.end],
+                &records[place.start..place.frames_start],
+                &records[place.frames_start..place.end],
             );
             at = place.end;
         }
-        encoded(b"key", blocks)
+        blocks
+    }
+
+    /// An entry of `answers` under the key `key`.
+    fn entry(answers: &Answers) -> Vec<u8> {
+        encoded(b"key", blocks_of(&answers.stream))
     }
 
     /// What `reader` reads, or the number of the first input it could not.
@@ -530,17 +537,7 @@ mod tests {
         let answers = answers(total);
         let mut all = Blocks::default();
         for (start, end) in [(0, 5), (5, BLOCK_INPUTS + 3), (BLOCK_INPUTS + 3, total)] {
-            let mut window = Blocks::default();
-            let records = part(&answers, Window { start, end });
-            let mut at = 0;
-            while let Some(place) = place_at(&records, at) {
-                window.push(
-                    &records[place.start..place.frames_start],
-                    &records[place.frames_start..place.end],
-                );
-                at = place.end;
-            }
-            all.append(window);
+            all.append(blocks_of(&part(&answers, Window { start, end })));
         }
         assert_eq!(all.inputs(), total);
         let kept = Kept::read(encoded(b"key", all), b"key", total).expect("a whole entry");
