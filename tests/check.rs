@@ -546,12 +546,10 @@ fn an_assignment_no_spec_grades_is_a_usage_error_not_the_students_fault() {
 
 #[test]
 fn a_case_the_reference_cannot_answer_within_its_timeout_is_a_spec_error() {
-    let slow = support::scratch().join("slow-reference.yaml");
-    std::fs::write(
-        &slow,
+    let slow = support::scratch_file(
+        "slow-reference.yaml",
         "assignment: blackjack\ngroups:\n  - name: g\n    timeout_ms: 1\n    cases:\n      - { name: ten thousand rounds, seed: 1, player: hit below 17, rounds: 10000 }\n",
-    )
-    .unwrap();
+    );
     let (code, _, stderr) = check(
         &repo().join("reference"),
         &["--list", "--spec", slow.to_str().unwrap()],
@@ -565,8 +563,7 @@ fn a_case_the_reference_cannot_answer_within_its_timeout_is_a_spec_error() {
 
 #[test]
 fn specs_with_no_group_are_a_spec_error_not_the_students_fault() {
-    let empty = support::scratch().join("no-groups.yaml");
-    std::fs::write(&empty, "assignment: plaisante_hand\ngroups: []\n").unwrap();
+    let empty = support::scratch_file("no-groups.yaml", "assignment: plaisante_hand\ngroups: []\n");
     let (code, _, stderr) = check(
         &repo().join("reference"),
         &["--spec", empty.to_str().unwrap()],
@@ -577,12 +574,10 @@ fn specs_with_no_group_are_a_spec_error_not_the_students_fault() {
 
 #[test]
 fn names_whose_ids_collide_are_refused_naming_both_places() {
-    let spec = support::scratch().join("colliding-names.yaml");
-    std::fs::write(
-        &spec,
+    let spec = support::scratch_file(
+        "colliding-names.yaml",
         "assignment: plaisante_hand\ngroups:\n  - name: g\n    check: has_pair\n    cases:\n      - { name: Pair!, hand: [KH, KD] }\n      - { name: pair, hand: [KH, KC] }\n",
-    )
-    .unwrap();
+    );
     let (code, _, stderr) = check(
         &repo().join("reference"),
         &["--list", "--spec", spec.to_str().unwrap()],
@@ -671,12 +666,10 @@ fn a_new_crate_for_one_assignment_holds_its_module_and_those_it_uses_and_grades_
 
 #[test]
 fn an_added_spec_replaces_the_built_in_group_it_names_and_adds_the_rest() {
-    let added = support::scratch().join("added-groups.yaml");
-    std::fs::write(
-        &added,
+    let added = support::scratch_file(
+        "added-groups.yaml",
         "assignment: plaisante_hand\ngroups:\n  - name: has_pair\n    points: 10\n    check: has_pair\n    cases:\n      - { name: a pair of queens, hand: [QH, QD, 3C] }\n  - name: our own\n    points: 5\n    check: has_flush\n    cases:\n      - { name: five hearts, hand: [2H, 5H, 9H, JH, KH] }\n",
-    )
-    .unwrap();
+    );
     let (code, listed, stderr) = check(
         &repo().join("reference"),
         &[
@@ -708,12 +701,10 @@ fn an_added_spec_replaces_the_built_in_group_it_names_and_adds_the_rest() {
 
 #[test]
 fn a_case_may_weigh_more_than_another_and_keep_an_id_of_its_own() {
-    let spec = support::scratch().join("weights-and-ids.yaml");
-    std::fs::write(
-        &spec,
+    let spec = support::scratch_file(
+        "weights-and-ids.yaml",
         "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 10\n    check: has_pair\n    cases:\n      - { name: a pair of kings, hand: [KH, KD], weight: 3 }\n      - { name: Renamed later, id: no pair, hand: [KH, QD] }\n",
-    )
-    .unwrap();
+    );
     let (code, stdout, stderr) = check(
         &repo().join("reference"),
         &["--spec", spec.to_str().unwrap(), "--format", "json"],
@@ -1266,12 +1257,10 @@ fn told_split() -> support::Mutant {
 
 #[test]
 fn a_bulk_group_split_across_runners_is_reported_as_one_runner_would_report_it() {
-    let spec = support::scratch().join("split.yaml");
-    std::fs::write(
-        &spec,
+    let spec = support::scratch_file(
+        "split.yaml",
         "assignment: plaisante_hand\ngroups:\n  - name: wrong pairs\n    points: 1\n    timeout_ms: 60000\n    generate: { count: 150000, seed: 11, hand_size: 5 }\n    checks: [has_pair, has_two_pair, score]\n  - name: a hang in every window\n    points: 1\n    timeout_ms: 1500\n    generate: { count: 100000, seed: 12, hand_size: 4 }\n    checks: [has_pair]\n",
-    )
-    .unwrap();
+    );
     let submission = told_split().write();
     let answers = support::scratch().join("split-answers");
     let _ = std::fs::remove_dir_all(&answers);

@@ -826,12 +826,10 @@ fn the_audit_of_a_shipped_spec_finds_every_bug_caught_by_the_tests_it_names() {
 /// the library names are not in it.
 #[test]
 fn an_audit_of_a_weak_spec_tells_each_bug_it_misses_and_fails() {
-    let spec = support::scratch().join("one-tableau-case.yaml");
-    std::fs::write(
-        &spec,
+    let spec = support::scratch_file(
+        "one-tableau-case.yaml",
         "assignment: tableau\ngroups:\n  - name: toggle_selection\n    points: 10\n    cases:\n      - name: toggling twice deselects\n        deck: [2C, 3C, 4C, 5C, 6C, 7C, 8C, 9C]\n        steps: [deal, { toggle: 5C }, { toggle: 5C, expect: { selected: [] } }]\n",
-    )
-    .unwrap();
+    );
     let (code, table, stderr) = audit(&[spec.to_str().unwrap()]);
     assert_eq!(code, 1, "{table}\n{stderr}");
     let bugs = (support::library("tableau").bugs)();

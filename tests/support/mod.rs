@@ -42,6 +42,13 @@ pub fn scratch() -> &'static Path {
     Path::new(env!("CARGO_TARGET_TMPDIR"))
 }
 
+/// Writes `text` to the file `name` in the scratch folder, and returns its path.
+pub fn scratch_file(name: &str, text: impl AsRef<[u8]>) -> PathBuf {
+    let path = scratch().join(name);
+    std::fs::write(&path, text).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    path
+}
+
 /// Sets up `command`, the grader or what starts it, as every test runs the grader: colors
 /// off, a runner target dir shared by every test, so grader-api is compiled once for all
 /// fixtures, and as in CI, so reports show hidden tests in full (a student's view is tested
