@@ -29,6 +29,19 @@ const BUILD_LIMITS: Limits = Limits {
 const OUTPUT_CAP: usize = 256 * 1024;
 /// Longer lines of cargo's JSON output are skipped: no message of cargo's own is this long.
 const LINE_CAP: usize = 4 << 20;
+/// What of the system a build reads: programs and libraries, and of `/etc` only what the
+/// loader and the linker's alternatives need, not the machine's accounts or secrets.
+const SYSTEM_READ: &[&str] = &[
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib64",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/alternatives",
+];
 /// What of CARGO_HOME a build reads: not its credentials.
 const CARGO_HOME_READ: &[&str] = &["bin", "registry", "git", "config.toml", "config"];
 
@@ -45,35 +58,50 @@ struct Toolchain {
     cargo: PathBuf,
 }
 
+/// Where cargo's and rustup's homes are, each with its variable and its mount point.
+fn homes() -> Vec<(&'static str, PathBuf, &'static str)> {
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    [
+        ("CARGO_HOME", home.join(".cargo"), "cargo"),
+        ("RUSTUP_HOME", home.join(".rustup"), "rustup"),
+    ]
+    .into_iter()
+    .map(|(variable, default, mount_point)| {
+        let real = std::env::var_os(variable).map_or(default, PathBuf::from);
+        (variable, real, mount_point)
+    })
+    .filter(|(_, real, _)| real.is_dir())
+    .map(|(variable, real, mount_point)| {
+        let real = std::fs::canonicalize(&real).unwrap_or(real);
+        (variable, real, mount_point)
+    })
+    .collect()
+}
+
+/// Where the toolchain is on this machine.
+pub fn toolchain_homes() -> Vec<PathBuf> {
+    homes().into_iter().map(|(_, real, _)| real).collect()
+}
+
 impl Toolchain {
     fn find(layout: &Layout, mounted: bool) -> Toolchain {
-        let home = std::env::var_os("HOME")
-            .map(PathBuf::from)
-            .unwrap_or_default();
-        let env_or = |name: &str, default: PathBuf| {
-            std::env::var_os(name).map(PathBuf::from).unwrap_or(default)
-        };
-        let homes: Vec<Home> = [
-            ("CARGO_HOME", home.join(".cargo"), "cargo"),
-            ("RUSTUP_HOME", home.join(".rustup"), "rustup"),
-        ]
-        .into_iter()
-        .map(|(variable, default, mount_point)| (variable, env_or(variable, default), mount_point))
-        .filter(|(_, real, _)| real.is_dir())
-        .map(|(variable, real, mount_point)| {
-            let real = std::fs::canonicalize(&real).unwrap_or(real);
-            let seen = if mounted {
-                layout.toolchain.join(mount_point)
-            } else {
-                real.clone()
-            };
-            Home {
-                real,
-                seen,
-                variable,
-            }
-        })
-        .collect();
+        let homes: Vec<Home> = homes()
+            .into_iter()
+            .map(|(variable, real, mount_point)| {
+                let seen = if mounted {
+                    layout.toolchain.join(mount_point)
+                } else {
+                    real.clone()
+                };
+                Home {
+                    real,
+                    seen,
+                    variable,
+                }
+            })
+            .collect();
         let cargo = std::env::var_os("CARGO")
             .map(PathBuf::from)
             .or_else(|| find_in_path("cargo"))
@@ -115,13 +143,14 @@ fn find_in_path(program: &str) -> Option<PathBuf> {
         .find(|path| path.is_file())
 }
 
-/// Runs `cargo build` of the layout's runner crate in the sandbox, within the time limit.
+/// Runs `cargo build` of the layout's runner crate in the sandbox, within the time limit,
+/// until cargo says it linked the runner.
 pub fn run(
     layout: &Layout,
     sandbox: &Sandbox,
     build: &Build,
     builder: Builder,
-) -> Result<PathBuf, BuildError> {
+) -> Result<(), BuildError> {
     let mounted = sandbox.layers().mount_namespace;
     let toolchain = Toolchain::find(layout, mounted);
     // From `/`: cargo reads configuration from the folders above where it starts.
@@ -181,7 +210,7 @@ pub fn run(
             .map(|home| (home.real.clone(), home.seen.clone()))
             .collect();
     }
-    jail.read = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc"]
+    jail.read = SYSTEM_READ
         .iter()
         .map(PathBuf::from)
         .chain(toolchain.readable())
@@ -238,8 +267,8 @@ pub fn run(
     let outcome = outcome.recv_timeout(patience).unwrap_or_default();
     let cargo_stderr = stderr_text.recv_timeout(patience).unwrap_or_default();
     let shown = |text: String| text.replace(&format!("{}/", layout.submission.display()), "");
-    match (status.success(), outcome.executable) {
-        (true, Some(executable)) => Ok(executable),
+    match (status.success(), outcome.linked) {
+        (true, true) => Ok(()),
         _ if !outcome.errors.is_empty() => {
             Err(BuildError::Compile(shown(outcome.errors.join("\n"))))
         }
@@ -306,7 +335,9 @@ fn for_each_line(stream: impl Read, mut each: impl FnMut(&str)) {
 
 #[derive(Default)]
 struct BuildOutcome {
-    executable: Option<PathBuf>,
+    /// Cargo said it linked the runner; where it said it put it is not trusted, since the
+    /// build's own processes could write to cargo's output.
+    linked: bool,
     /// Rendered errors of the student's crate (or anything else that is not the runner).
     errors: Vec<String>,
     /// Errors in the generated main.rs: the contract is missing, not the student's logic.
@@ -320,7 +351,6 @@ struct BuildOutcome {
 struct CargoMessage {
     reason: String,
     target: Option<CargoTarget>,
-    executable: Option<PathBuf>,
     message: Option<CompilerMessage>,
 }
 
@@ -348,7 +378,7 @@ impl BuildOutcome {
                     .as_ref()
                     .is_some_and(|t| t.name == runner_bin) =>
             {
-                self.executable = message.executable.or(self.executable.take());
+                self.linked = true;
             }
             "compiler-message" => {
                 let (Some(diagnostic), Some(target)) = (message.message, message.target) else {

@@ -86,10 +86,19 @@ pub fn builds_folder() -> io::Result<PathBuf> {
     }
 }
 
-/// The grader user's own folder of builds in the temp folder, refused if anyone else made it.
+/// The grader user's own folder of builds in the temp folder, refused if anyone else made
+/// it. Under root, builds run as other users, who must reach it: where `$TMPDIR` lies in a
+/// folder closed to them, the folder is made in `/tmp` instead.
 fn own_builds() -> io::Result<PathBuf> {
     let user = nix::unistd::Uid::effective();
-    let folder = std::env::temp_dir().join(format!("cardgrade-builds-{user}"));
+    let name = format!("cardgrade-builds-{user}");
+    let temp = std::env::temp_dir();
+    let base = if user.is_root() && closed_to_others(&temp.join(&name)).is_some() {
+        PathBuf::from("/tmp")
+    } else {
+        temp
+    };
+    let folder = base.join(name);
     match std::fs::create_dir(&folder) {
         Ok(()) => std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755))?,
         Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
@@ -103,6 +112,14 @@ fn own_builds() -> io::Result<PathBuf> {
         )));
     }
     Ok(folder)
+}
+
+/// The first folder above `path` that other users cannot pass through, if there is one.
+pub fn closed_to_others(path: &Path) -> Option<PathBuf> {
+    path.ancestors()
+        .skip(1)
+        .find(|dir| !std::fs::metadata(dir).is_ok_and(|m| m.mode() & 0o001 != 0))
+        .map(Path::to_path_buf)
 }
 
 pub fn shared_api(shared: &Path) -> PathBuf {
@@ -121,41 +138,65 @@ pub fn stable_hash(value: &(impl std::hash::Hash + ?Sized)) -> u64 {
     hasher.finish()
 }
 
-/// Who runs a build.
+/// Who runs a build. Never root: root's owner bits alone would let a build script read
+/// what no other user may (`/etc/shadow`), whatever else fences it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Builder {
-    /// A uid of the build folder's own, when the grader is root and the toolchain can be
-    /// mounted where that uid reaches it.
+    /// A uid of the build folder's own, when the grader is root.
     Unprivileged(u32),
-    /// Root without a capability, where the toolchain cannot be mounted.
-    PowerlessRoot,
     /// The grader's own user, which is not root.
     Grader,
 }
 
 impl Builder {
-    pub fn for_layout(sandbox: &Sandbox, layout: &Layout) -> Builder {
+    /// Who builds in `layout`, or why no user but root could: a folder the build needs
+    /// that other users cannot reach, said with the fix. `toolchain` is where cargo and
+    /// rustup are, which the build reaches where they are unless the sandbox mounts them.
+    pub fn for_layout(
+        sandbox: &Sandbox,
+        layout: &Layout,
+        toolchain: &[PathBuf],
+    ) -> Result<Builder, String> {
         let layers = sandbox.layers();
-        let reachable = [&layout.folder, &layout.api].iter().all(|path| {
-            path.ancestors()
-                .skip(1)
-                .all(|dir| std::fs::metadata(dir).is_ok_and(|m| m.mode() & 0o001 != 0))
-        });
-        match (layers.root, layers.mount_namespace && reachable) {
-            // Above the runners' uids: a build and a runner never share one.
-            (true, true) => Builder::Unprivileged(
-                1_500_000_000 + (stable_hash(&layout.folder) % 1_000_000_000) as u32,
-            ),
-            (true, false) => Builder::PowerlessRoot,
-            (false, _) => Builder::Grader,
+        if !layers.root {
+            return Ok(Builder::Grader);
         }
+        for folder in [&layout.folder, &layout.api] {
+            if let Some(closed) = closed_to_others(folder) {
+                return Err(format!(
+                    "builds run as an unprivileged user, who cannot reach {} through {}: run `chmod o+x {}`, or set {TARGET_DIR_ENV} to a folder under one every user can pass through (such as /tmp)",
+                    folder.display(),
+                    closed.display(),
+                    closed.display()
+                ));
+            }
+        }
+        if !layers.mount_namespace {
+            for home in toolchain {
+                let closed = closed_to_others(home).or_else(|| {
+                    let open = std::fs::metadata(home).is_ok_and(|m| m.mode() & 0o005 == 0o005);
+                    (!open).then(|| home.clone())
+                });
+                if let Some(closed) = closed {
+                    return Err(format!(
+                        "builds run as an unprivileged user, who cannot reach the Rust toolchain at {} (closed at {}), and without a mount namespace it cannot be mounted where they can: install it where every user can read it (CARGO_HOME and RUSTUP_HOME under /opt, as the Gradescope package's setup.sh does)",
+                        home.display(),
+                        closed.display()
+                    ));
+                }
+            }
+        }
+        // Above the runners' uids: a build and a runner never share one.
+        Ok(Builder::Unprivileged(
+            1_500_000_000 + (stable_hash(&layout.folder) % 1_000_000_000) as u32,
+        ))
     }
 
     /// The uid the build switches to, when the grader is root.
     pub fn uid(self) -> u32 {
         match self {
             Builder::Unprivileged(uid) => uid,
-            Builder::PowerlessRoot | Builder::Grader => 0,
+            Builder::Grader => 0,
         }
     }
 
@@ -163,7 +204,6 @@ impl Builder {
     pub fn owner(self) -> Option<u32> {
         match self {
             Builder::Unprivileged(uid) => Some(uid),
-            Builder::PowerlessRoot => Some(0),
             Builder::Grader => None,
         }
     }

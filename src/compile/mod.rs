@@ -4,6 +4,7 @@
 //! registry is built offline against a lockfile the grader controls, and the build folder
 //! is kept between runs so a re-run recompiles only the student's crate.
 
+mod artifact;
 mod cache;
 mod cargo;
 mod copy;
@@ -65,7 +66,8 @@ pub struct Build<'a> {
 /// A runner, built.
 #[derive(Debug)]
 pub struct Built {
-    pub executable: PathBuf,
+    /// The runner's executable, open: checked as the build's own regular file.
+    pub runner: std::fs::File,
     /// The copy of the submission the runner was built from: its panics name files there.
     pub source_root: PathBuf,
     /// Held until the executable is copied: another grading of the same submission
@@ -105,6 +107,10 @@ pub enum BuildError {
     Cargo(String),
     #[error("{0}")]
     ApiMismatch(String),
+    #[error(
+        "the runner your build made cannot be trusted, so nothing was graded: {0}. Something your build started (a build script or a proc macro) put it there"
+    )]
+    RunnerRefused(String),
     #[error("{0}")]
     RunnerStart(String),
 }
@@ -115,6 +121,7 @@ impl BuildError {
         match self {
             BuildError::RunnerStart(_) | BuildError::ApiMismatch(_) => "the runner did not start",
             BuildError::Refused { .. } => "the submission was refused before building",
+            BuildError::RunnerRefused(_) => "the build's runner was refused",
             BuildError::TimedOut(_) => "the build took too long",
             _ => "the submission did not build",
         }
@@ -268,12 +275,28 @@ pub fn build(
             None => make_dir(&layout.target, builder).map_err(io)?,
         }
     }
-    let executable = cargo::run(&layout, sandbox, build, builder)?;
+    cargo::run(&layout, sandbox, build, builder)?;
     Ok(Built {
-        executable,
+        runner: artifact::take(&layout, builder)?,
         source_root: layout.submission,
         _folder_lock: folder_lock,
     })
+}
+
+/// Who builds submissions on this machine, as `grader doctor` says it, or why no build
+/// can run here.
+pub fn who_builds(sandbox: &Sandbox) -> Result<String, String> {
+    let folder = builds_folder().map_err(|error| format!("no folder of builds: {error}"))?;
+    let layout = Layout::new(folder.clone(), shared_builds().as_deref(), String::new());
+    Ok(
+        match Builder::for_layout(sandbox, &layout, &cargo::toolchain_homes())? {
+            Builder::Unprivileged(_) => format!(
+                "as unprivileged uids of their own, one per build folder, under {}",
+                folder.display()
+            ),
+            Builder::Grader => format!("as the grader's own user, under {}", folder.display()),
+        },
+    )
 }
 
 /// An exclusive lock on a file beside `folder`, held while the returned file is open.
@@ -297,7 +320,8 @@ fn prepare_folder(layout: &Layout, sandbox: &Sandbox) -> std::io::Result<Builder
     for mount_point in ["cargo", "rustup"] {
         std::fs::create_dir_all(layout.toolchain.join(mount_point))?;
     }
-    let builder = Builder::for_layout(sandbox, layout);
+    let builder = Builder::for_layout(sandbox, layout, &cargo::toolchain_homes())
+        .map_err(std::io::Error::other)?;
     // What another user built here (the grader run once as that user) cannot be reused.
     for dir in [&layout.target, &layout.runner] {
         let owner = std::fs::symlink_metadata(dir).map(|m| m.uid()).ok();

@@ -360,9 +360,10 @@ fn program(jail: &Jail) -> ! {
         nix::sys::prctl::set_pdeathsig(Signal::SIGKILL),
     );
     or_fail("no_new_privs", nix::sys::prctl::set_no_new_privs());
-    if !jail.layers.net_namespace {
-        or_fail("no network", super::filter::deny_internet_sockets());
-    }
+    or_fail(
+        "no sockets out",
+        super::filter::deny_sockets(!jail.layers.net_namespace),
+    );
     let fenced = or_fail("landlock", fence::restrict(&jail.read, &jail.write));
     if fenced.is_none() && jail.layers.landlock.is_some() {
         fail("landlock was found but is not enforced");

@@ -67,7 +67,7 @@ impl Layers {
     /// Each layer: whether it is present, its short name, and what it holds.
     pub fn lines(&self) -> Vec<(bool, &'static str, String)> {
         let user = if self.root {
-            "runners and builds as uids of their own, not root (builds as root without capabilities where the toolchain cannot be mounted)"
+            "runners and builds as uids of their own, never root"
         } else {
             "the grader's own uid, in a user namespace where one can be made"
         };
@@ -113,7 +113,7 @@ impl Layers {
             (
                 true,
                 "rlimits",
-                "no_new_privs, rlimits (CPU, memory, file size, open files), a cleared environment"
+                "no_new_privs, a seccomp filter against sockets opened by path, rlimits (CPU, memory, file size, open files), a cleared environment"
                     .into(),
             ),
         ]
@@ -316,7 +316,16 @@ pub fn doctor() -> std::process::ExitCode {
     for (present, name, text) in sandbox.layers().lines() {
         println!("{} {name}: {text}", if present { "yes" } else { "no " });
     }
+    let builds = crate::compile::who_builds(&sandbox);
+    match &builds {
+        Ok(who) => println!("yes builds: {who}"),
+        Err(why) => println!("no  builds: refused here: {why}"),
+    }
     match sandbox.layers().warning() {
+        _ if builds.is_err() => {
+            eprintln!("builds cannot run unprivileged here: `grader check` will grade nothing");
+            std::process::ExitCode::from(1)
+        }
         None => {
             eprintln!("every layer is present: `grader check --sandbox strict` will grade here");
             std::process::ExitCode::SUCCESS
