@@ -32,8 +32,11 @@ set -euo pipefail
 SOURCE="$(cd "$(dirname "$0")" && pwd)"
 apt-get update -q
 apt-get install -y -q curl ca-certificates build-essential
+# Where every user can read it: builds run as unprivileged users, never as root.
+export CARGO_HOME=/opt/cargo RUSTUP_HOME=/opt/rustup
 curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal --default-toolchain stable
-. "$HOME/.cargo/env"
+chmod -R a+rX /opt/cargo /opt/rustup
+. /opt/cargo/env
 # Submissions are built offline: grader-api's dependencies are fetched now, once.
 cargo fetch --manifest-path "$SOURCE/api/Cargo.toml"
 chmod +x "$SOURCE/grader" "$SOURCE/run_autograder"
@@ -45,7 +48,8 @@ ROOT="${AUTOGRADER_ROOT:-/autograder}"
 SOURCE="$ROOT/source"
 RESULTS="$ROOT/results/results.json"
 mkdir -p "$ROOT/results"
-if [ -f "$HOME/.cargo/env" ]; then . "$HOME/.cargo/env"; fi
+export CARGO_HOME=/opt/cargo RUSTUP_HOME=/opt/rustup
+if [ -f /opt/cargo/env ]; then . /opt/cargo/env; fi
 # The crate is the shallowest folder holding a Cargo.toml, wherever the student put it.
 FOUND="$(find "$ROOT/submission" -name Cargo.toml -printf '%d %P\n' 2>/dev/null | grep -v -E '(^[0-9]+ |/)target/' | sort -n | head -n 1 | cut -d' ' -f2-)"
 CRATE="$ROOT/submission"

@@ -84,8 +84,10 @@ fn copy_dir(
                 std::fs::hard_link(&source, &target)?;
                 continue;
             }
-            std::fs::copy(&source, &target)?;
-            let file = std::fs::File::options().write(true).open(&target)?;
+            let mut original = open_regular(&source)?;
+            let mut file = std::fs::File::create_new(&target)?;
+            io::copy(&mut original, &mut file)?;
+            file.set_permissions(metadata.permissions())?;
             file.set_modified(metadata.modified()?)?;
             chown(&target, tree.owner)?;
         }
@@ -93,6 +95,34 @@ fn copy_dir(
     let modified = std::fs::metadata(&from)?.modified()?;
     std::fs::File::open(&to)?.set_modified(modified)?;
     Ok(())
+}
+
+/// Opens `path` to read only if it is a regular file: a link is not followed, and a FIFO
+/// or a device, which could block or never end, is refused without being read.
+pub fn open_regular(path: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let flags = nix::fcntl::OFlag::O_NOFOLLOW | nix::fcntl::OFlag::O_NONBLOCK;
+    let file = std::fs::File::options()
+        .read(true)
+        .custom_flags(flags.bits())
+        .open(path)?;
+    use std::os::unix::fs::FileTypeExt;
+    let kind = file.metadata()?.file_type();
+    let what = if kind.is_file() {
+        return Ok(file);
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_dir() {
+        "a folder"
+    } else {
+        "a device"
+    };
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!("it is {what}, not a plain file"),
+    ))
 }
 
 fn chown(path: &Path, owner: Option<u32>) -> io::Result<()> {

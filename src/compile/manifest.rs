@@ -164,7 +164,7 @@ pub fn vet(
 /// built alone keeps the edition and version it inherits.
 fn enclosing_workspace_package(crate_dir: &Path) -> Option<Table> {
     crate_dir.ancestors().find_map(|dir| {
-        let manifest: Table = std::fs::read_to_string(dir.join("Cargo.toml"))
+        let manifest: Table = super::read_manifest(&dir.join("Cargo.toml"))
             .ok()?
             .parse()
             .ok()?;

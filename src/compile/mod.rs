@@ -150,14 +150,18 @@ pub fn locate(path: &Path) -> Result<SubmissionCrate, BuildError> {
     let root =
         std::fs::canonicalize(path).map_err(|_| BuildError::NotACrate(path.to_path_buf()))?;
     let manifest_path = root.join("Cargo.toml");
-    // A link could make the grader read, and quote in an error, a file of anyone's.
-    if std::fs::symlink_metadata(&manifest_path).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(BuildError::Copy(
-            copy::CopyError::Link("Cargo.toml".into()).to_string(),
-        ));
-    }
-    let text =
-        std::fs::read_to_string(&manifest_path).map_err(|_| BuildError::NotACrate(root.clone()))?;
+    // A link could make the grader read, and quote in an error, a file of anyone's; a FIFO
+    // or a device could hold it forever before any time limit applies.
+    let text = read_manifest(&manifest_path).map_err(|error| match error.kind() {
+        std::io::ErrorKind::NotFound => BuildError::NotACrate(root.clone()),
+        _ if std::fs::symlink_metadata(&manifest_path).is_ok_and(|m| m.is_symlink()) => {
+            BuildError::Copy(copy::CopyError::Link("Cargo.toml".into()).to_string())
+        }
+        _ => BuildError::BadManifest {
+            path: manifest_path.clone(),
+            reason: error.to_string(),
+        },
+    })?;
     let manifest: StudentManifest =
         toml::from_str(&text).map_err(|error| BuildError::BadManifest {
             path: manifest_path.clone(),
@@ -188,6 +192,23 @@ pub fn locate(path: &Path) -> Result<SubmissionCrate, BuildError> {
         package,
         lib_name,
     })
+}
+
+/// The most of a manifest the grader reads: none is anywhere near as long.
+const MANIFEST_CAP: u64 = 1 << 20;
+
+/// The text of the manifest at `path`, a regular file of at most [`MANIFEST_CAP`] bytes.
+fn read_manifest(path: &Path) -> std::io::Result<String> {
+    let file = copy::open_regular(path)?;
+    let mut text = String::new();
+    file.take(MANIFEST_CAP + 1).read_to_string(&mut text)?;
+    if text.len() as u64 > MANIFEST_CAP {
+        return Err(std::io::Error::other(format!(
+            "it is longer than {} KiB",
+            MANIFEST_CAP >> 10
+        )));
+    }
+    Ok(text)
 }
 
 #[derive(Serialize)]
@@ -389,7 +410,7 @@ fn snapshot(
         }
         let manifest = layout.submission.join(&relative).join("Cargo.toml");
         let shown = submission.root.join(&relative).join("Cargo.toml");
-        let text = std::fs::read_to_string(&manifest).map_err(|error| BuildError::BadManifest {
+        let text = read_manifest(&manifest).map_err(|error| BuildError::BadManifest {
             path: shown.clone(),
             reason: error.to_string(),
         })?;
