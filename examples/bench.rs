@@ -66,7 +66,7 @@ fn main() {
     // The build folder stays locked while `built` lives: the graders started below build there.
     let launcher = {
         let built = compile::build(&submission, &sandbox, &build).expect("the reference builds");
-        Launcher::new(sandbox, &built.runner, &built.source_root).expect("the runner is set up")
+        Launcher::new(sandbox, &built.runner).expect("the runner is set up")
     };
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let mut runners: Vec<_> = (0..cores)

@@ -702,7 +702,7 @@ pub(crate) fn grade_built(
 
 /// Starts the first runner and checks it speaks our protocol and api version.
 fn handshake(sandbox: Sandbox, built: &compile::Built) -> Result<(Launcher, Runner), BuildError> {
-    let launcher = Launcher::new(sandbox, &built.runner, &built.source_root)
+    let launcher = Launcher::new(sandbox, &built.runner)
         .map_err(|e| BuildError::RunnerStart(format!("cannot set the runner up: {e}")))?;
     let runner = launcher
         .start()

@@ -39,13 +39,16 @@ pub const RUNNER_LIMITS: Limits = Limits {
     tree_tasks: 64,
 };
 
+/// The most a runner and everything it starts may write in its temp folder, its only
+/// writable folder; held in memory, so counted in its memory too.
+const TMP_BYTES: u64 = 256 << 20;
+
 /// Starts runners of one submission: its executable copied where only the grader writes,
 /// a uid of its own, a private temp folder per runner.
 pub struct Launcher {
     sandbox: Sandbox,
     scratch: Scratch,
     executable: PathBuf,
-    source_root: PathBuf,
     uid: u32,
     next: AtomicU64,
 }
@@ -53,7 +56,7 @@ pub struct Launcher {
 impl Launcher {
     /// Copies `built`, the runner as the build left it and the grader checked it, from its
     /// start.
-    pub fn new(sandbox: Sandbox, built: &File, source_root: &Path) -> io::Result<Launcher> {
+    pub fn new(sandbox: Sandbox, built: &File) -> io::Result<Launcher> {
         let scratch = Scratch::create()?;
         let executable = scratch.path.join("runner");
         let mut copy = File::create_new(&executable)?;
@@ -67,7 +70,6 @@ impl Launcher {
             sandbox,
             scratch,
             executable,
-            source_root: source_root.to_path_buf(),
             next: AtomicU64::new(0),
         })
     }
@@ -91,10 +93,6 @@ impl Launcher {
         // Student code sees no grader environment: no paths, tokens or specs.
         jail.env = vec![
             (protocol::CHANNEL_ENV.into(), "stdin".into()),
-            (
-                protocol::SOURCE_ROOT_ENV.into(),
-                self.source_root.display().to_string(),
-            ),
             ("PATH".into(), "/usr/bin:/bin".into()),
             ("HOME".into(), tmp.clone()),
             ("TMPDIR".into(), tmp),
@@ -105,6 +103,7 @@ impl Launcher {
             .chain([self.executable.clone()])
             .collect();
         jail.write = vec![home.tmp()];
+        jail.scratch = vec![(home.tmp(), TMP_BYTES)];
         jail.grant_devices(self.sandbox.layers());
         let (mut command, cgroup) = self.sandbox.command(jail).map_err(spawn_error)?;
         let mut child = command

@@ -22,10 +22,6 @@ pub const API_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// pair, inherited rather than found by a path any process could connect to.
 pub const CHANNEL_ENV: &str = "CARDGRADE_CHANNEL";
 
-/// The environment variable that names the submission's folder, so panic locations can
-/// be shown relative to it (`src/lib.rs:12:9`).
-pub const SOURCE_ROOT_ENV: &str = "CARDGRADE_SOURCE_ROOT";
-
 /// Written by the runner to its stdout and stderr after each request, so the grader can
 /// tell which request the student's printing belongs to.
 pub fn output_marker(sequence: u64) -> Vec<u8> {

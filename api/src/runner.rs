@@ -29,7 +29,7 @@ pub(crate) fn take_panic_location() -> Option<String> {
 }
 
 /// Serves requests from the grader until it hangs up, then exits.
-pub fn serve(submission: Submission) -> ! {
+pub fn serve(submission: Submission, source_root: &'static str) -> ! {
     if std::env::var_os(protocol::CHANNEL_ENV).is_none() {
         eprintln!(
             "This program is a cardgrade runner: `grader check` starts it and talks to it. \
@@ -38,12 +38,11 @@ pub fn serve(submission: Submission) -> ! {
         std::process::exit(2);
     }
     // Panics are reported as answers; printing each one would flood the captured output.
-    let source_root = std::env::var(protocol::SOURCE_ROOT_ENV).unwrap_or_default();
     std::panic::set_hook(Box::new(move |info| {
         let location = info.location().map(|l| {
             let file = l.file();
             let relative = file
-                .strip_prefix(source_root.as_str())
+                .strip_prefix(source_root)
                 .filter(|_| !source_root.is_empty())
                 .map_or(file, |rest| rest.trim_start_matches('/'));
             format!("{relative}:{}:{}", l.line(), l.column())

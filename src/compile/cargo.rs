@@ -5,7 +5,8 @@ use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::Stdio;
-use std::time::Duration;
+use std::os::unix::fs::MetadataExt;
+use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 
@@ -24,6 +25,12 @@ const BUILD_LIMITS: Limits = Limits {
     tree_memory: 8 << 30,
     tree_tasks: 1024,
 };
+
+/// The most a build may write, build scripts and proc macros included, in the folders it
+/// writes; the compiled dependencies a build folder starts with are not counted.
+const DISK_CAP: u64 = 2 << 30;
+/// How often what a build wrote is measured.
+const DISK_MEASURE_EVERY: Duration = Duration::from_millis(500);
 
 /// The most of cargo's stderr, and of its error messages, kept; the rest is read and dropped.
 const OUTPUT_CAP: usize = 256 * 1024;
@@ -214,7 +221,7 @@ pub fn run(
         .iter()
         .map(PathBuf::from)
         .chain(toolchain.readable())
-        .chain([layout.folder.clone(), layout.api.clone()])
+        .chain([layout.submission.clone(), layout.api.clone()])
         .collect();
     jail.write = vec![
         layout.runner.clone(),
@@ -248,19 +255,36 @@ pub fn run(
         let _ = stderr_sender.send(stderr.map(read_capped).unwrap_or_default());
     });
     let deadline = deadline_after(build.timeout);
-    let status = loop {
+    let written = [&layout.runner, &layout.target, &layout.tmp];
+    let mut next_measure = Instant::now();
+    let stopped = loop {
+        let now = Instant::now();
         match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if std::time::Instant::now() < deadline => {
-                std::thread::sleep(Duration::from_millis(10))
+            Ok(Some(status)) => break Ok(status),
+            Ok(None) if now >= deadline => break Err(BuildError::TimedOut(build.timeout)),
+            Ok(None) if now >= next_measure => {
+                if bytes_written(&written, builder.owner()) > DISK_CAP {
+                    break Err(BuildError::TooMuchDisk(DISK_CAP));
+                }
+                next_measure = now + DISK_MEASURE_EVERY;
             }
-            _ => break None,
+            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+            Err(error) => break Err(BuildError::Cargo(format!("lost cargo: {error}"))),
         }
     };
-    let Some(status) = status else {
-        sandbox::kill_tree(&mut child);
-        drop(cgroup);
-        return Err(BuildError::TimedOut(build.timeout));
+    let status = match stopped {
+        Ok(status) => status,
+        Err(error) => {
+            sandbox::kill_tree(&mut child);
+            drop(cgroup);
+            if matches!(error, BuildError::TooMuchDisk(_)) {
+                // Nothing of a refused build is kept to fill the disk.
+                for folder in [&layout.target, &layout.tmp] {
+                    let _ = std::fs::remove_dir_all(folder);
+                }
+            }
+            return Err(error);
+        }
     };
     drop(cgroup);
     let patience = Duration::from_secs(5);
@@ -280,6 +304,26 @@ pub fn run(
         ))),
         _ => Err(BuildError::Cargo(shown(cargo_stderr.trim().to_string()))),
     }
+}
+
+/// The bytes on disk of the files in `folders` that belong to `owner` (to anyone when
+/// `None`), walked without following links.
+fn bytes_written(folders: &[&PathBuf], owner: Option<u32>) -> u64 {
+    let mut pending: Vec<PathBuf> = folders.iter().map(|folder| folder.to_path_buf()).collect();
+    let mut bytes = 0;
+    while let Some(folder) = pending.pop() {
+        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+            let Ok(metadata) = entry.metadata() else {
+                continue;
+            };
+            if metadata.is_dir() {
+                pending.push(entry.path());
+            } else if owner.is_none_or(|uid| metadata.uid() == uid) {
+                bytes += metadata.blocks() * 512;
+            }
+        }
+    }
+    bytes
 }
 
 /// All of `stream`, read to its end so the writer never blocks, the first [`OUTPUT_CAP`]

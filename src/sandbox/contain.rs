@@ -114,6 +114,8 @@ fn outside(jail: &Jail) -> ! {
             Ok(WaitStatus::StillAlive) => {
                 let _ = kill(stage_two, Signal::SIGKILL);
                 kill_cgroups(jail);
+                // Reaped here, or it would wait as a zombie for whatever init adopts it.
+                let _ = waitpid(stage_two, None);
                 std::process::exit(SETUP_FAILED);
             }
             other => break other,
@@ -343,6 +345,12 @@ fn mount_private(jail: &Jail) -> bool {
 /// Stage 3: the program's own process, restricted, then replaced by the program.
 fn program(jail: &Jail) -> ! {
     let _ = setsid();
+    if jail.layers.mount_namespace {
+        or_fail(
+            "cannot give the program a root of its own",
+            super::root::enter(jail),
+        );
+    }
     set_limits(jail);
     if jail.layers.root {
         let gid = Gid::from_raw(super::NOBODY);

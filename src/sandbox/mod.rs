@@ -18,6 +18,7 @@ pub mod cgroup;
 mod contain;
 mod fence;
 mod filter;
+mod root;
 
 use std::io;
 use std::path::PathBuf;
@@ -203,6 +204,10 @@ pub struct Jail {
     pub write: Vec<PathBuf>,
     /// Read-only bind mounts, source then mount point, for a toolchain the uid cannot reach.
     pub binds: Vec<(PathBuf, PathBuf)>,
+    /// Folders the program sees fresh and empty, each in memory of at most so many bytes,
+    /// in place of what is at their path; where there is no mount namespace, the folder
+    /// on disk serves as it is.
+    pub scratch: Vec<(PathBuf, u64)>,
     pub limits: Limits,
     /// Where stage 2 records how the program ended; out of the program's reach.
     pub status_file: PathBuf,
@@ -229,6 +234,7 @@ impl Jail {
             read: Vec::new(),
             write: Vec::new(),
             binds: Vec::new(),
+            scratch: Vec::new(),
             limits: Limits::default(),
             layers: Layers::default(),
             cgroup_join: Vec::new(),
@@ -275,22 +281,37 @@ pub fn sweep_leftovers(
 /// Where stage 2 mounts the PID namespace's own /proc.
 const PRIVATE_PROC: &str = "/proc";
 
-/// Kills a contained program's stage 1 and its process group, which ends stage 2 and with
-/// it the namespace, and reaps stage 1. One already reaped is left alone: its number may
-/// since belong to another process.
+/// Kills a contained program: stage 2 first, whose end ends the namespace and lets stage 1
+/// reap it and exit, then stage 1 and its process group, and reaps stage 1. Killing both
+/// stages at once would leave stage 2 a zombie for whatever init adopts it. One already
+/// reaped is left alone: its number may since belong to another process.
 pub fn kill_tree(child: &mut std::process::Child) {
+    use nix::sys::signal::{Signal, kill, killpg};
+    use nix::unistd::Pid;
     if !matches!(child.try_wait(), Ok(None)) {
         return;
     }
-    if let Ok(pid) = i32::try_from(child.id()) {
-        let _ = nix::sys::signal::killpg(
-            nix::unistd::Pid::from_raw(pid),
-            nix::sys::signal::Signal::SIGKILL,
-        );
+    let Ok(pid) = i32::try_from(child.id()) else {
+        return;
+    };
+    let stage_two = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+        .unwrap_or_default();
+    for stage_two in stage_two.split_whitespace().filter_map(|p| p.parse().ok()) {
+        let _ = kill(Pid::from_raw(stage_two), Signal::SIGKILL);
     }
-    let _ = child.kill();
+    let patience = std::time::Instant::now() + STAGE_ONE_PATIENCE;
+    while matches!(child.try_wait(), Ok(None)) && std::time::Instant::now() < patience {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    if matches!(child.try_wait(), Ok(None)) {
+        let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+        let _ = child.kill();
+    }
     let _ = child.wait();
 }
+
+/// How long stage 1 may take to reap stage 2 and exit once stage 2 is killed.
+const STAGE_ONE_PATIENCE: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// The gid of everything contained.
 pub const NOBODY: u32 = 65534;
