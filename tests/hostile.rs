@@ -53,6 +53,13 @@ enum Also {
     NothingWritten,
     /// The JSON results, `REWRITE_WINDOW` after the grader ended, hold the score it printed.
     ResultsKept,
+    /// The test's sockets under /tmp (`support::unix_sockets`) were neither connected to
+    /// nor sent anything.
+    NoUnixConnection,
+    /// Nothing the grader printed holds this text.
+    NotShown(&'static str),
+    /// The attack's build folder keeps no target: a refused build's files are removed.
+    NothingKept,
 }
 
 use Also::*;
@@ -124,6 +131,10 @@ const ALLOW_LIBC: &[&str] = &["--allow-dependency", "libc"];
 const CGROUP: &[&str] = &["cgroup"];
 const LANDLOCK: &[&str] = &["landlock"];
 const NETWORK: &[&str] = &["network namespace"];
+const MOUNTS: &[&str] = &["mount namespace"];
+const NOT_TRUSTED: &str = "the runner your build made cannot be trusted";
+/// Grading under the strict sandbox, with a build given 20 s.
+const STRICT_BUILD: &[&str] = &["--build-timeout", "20", "--sandbox", "strict"];
 
 battery! {
     the_control_passes_and_leaves_nothing: attack("attack-control", Built);
@@ -196,9 +207,46 @@ battery! {
         at_build("attack-build-daemon").needs(&["PID namespace"]);
     a_proc_macro_reads_nothing_of_the_graders: at_build("attack-proc-macro").needs(LANDLOCK);
     include_str_of_the_reference_is_denied:
-        attack("attack-include-str", NotBuilt(&["Permission denied"])).needs(LANDLOCK);
+        attack("attack-include-str", NotBuilt(&["No such file or directory"]))
+            .needs(&["landlock", "mount namespace"]);
     a_path_module_of_the_reference_is_denied:
-        attack("attack-path-mod", NotBuilt(&["Permission denied"])).needs(LANDLOCK);
+        attack("attack-path-mod", NotBuilt(&["No such file or directory"]))
+            .needs(&["landlock", "mount namespace"]);
+    // Builds never run as root, and see none of the machine's secrets.
+    include_bytes_of_etc_shadow_finds_nothing: attack(
+        "attack-shadow",
+        NotBuilt(&["couldn't read `/etc/shadow`", "No such file or directory"]),
+    )
+    .args(STRICT_BUILD)
+    .also(NotShown("root:"))
+    .needs(MOUNTS);
+    // A build cannot put another runner, or anything else, in place of its own.
+    a_runner_swapped_for_a_symbolic_link_is_refused: attack(
+        "attack-runner-swap-link",
+        NotBuilt(&[NOT_TRUSTED, "is a symbolic link", "score: 0 (the build's runner was refused)"]),
+    )
+    .args(STRICT_BUILD);
+    a_runner_swapped_for_a_hard_link_is_its_own_or_refused:
+        attack("attack-runner-swap-hard-link", Fails("runner_swap", &["expected"]))
+            .args(STRICT_BUILD)
+            .needs(LANDLOCK);
+    // No socket is reached by its path, from a build or a runner.
+    a_build_script_reaches_no_socket_by_its_path:
+        at_build("attack-build-unix-socket").args(STRICT_BUILD).also(NoUnixConnection);
+    the_runner_reaches_no_socket_by_its_path:
+        attack("attack-unix-socket", Passes("unix_socket"))
+            .args(&["--sandbox", "strict"])
+            .also(NoUnixConnection);
+    // Disk: a build and a runner are bounded in all they write.
+    a_build_that_fills_the_disk_is_stopped_and_removed:
+        attack("attack-build-disk", NotBuilt(&["the build wrote more than 2048 MiB"]))
+            .args(&["--build-timeout", "60", "--sandbox", "strict"])
+            .also(NothingKept);
+    a_runner_writes_at_most_its_temp_folders_size:
+        attack("attack-disk", Passes("disk")).args(&["--sandbox", "strict"]).needs(MOUNTS);
+    // What the runner can see of the machine.
+    the_runner_sees_only_its_own_mounts_and_no_build_path:
+        attack("attack-view", Passes("view")).args(&["--sandbox", "strict"]).needs(MOUNTS);
     // The manifest.
     a_dependency_on_the_reference_is_refused:
         attack("attack-dep-reference", NotBuilt(&[ONLY_GRADER_API, "cardgrade-reference"]));
@@ -343,6 +391,29 @@ fn contained(attack: Attack) {
             std::thread::sleep(REWRITE_WINDOW);
             wrong.extend(results_fault(&run.stdout, &results));
         }
+        NoUnixConnection => {
+            let (listener, inbox) = support::unix_sockets(attack.name);
+            if let Ok((_, from)) = listener.accept() {
+                wrong.push(format!("the stream socket accepted {from:?}"));
+            }
+            if let Ok((size, from)) = inbox.recv_from(&mut [0; 64]) {
+                wrong.push(format!(
+                    "the datagram socket received {size} bytes from {from:?}"
+                ));
+            }
+        }
+        NotShown(text) => {
+            if run.stdout.contains(text) || run.stderr.contains(text) {
+                wrong.push(format!("the grader printed `{text}`"));
+            }
+        }
+        NothingKept => {
+            for folder in build_folders_of(attack.name) {
+                if folder.join("target").exists() {
+                    wrong.push(format!("{} kept its target", folder.display()));
+                }
+            }
+        }
     }
     drop(leftovers);
     assert!(
@@ -448,6 +519,87 @@ fn strict_grades_only_with_every_layer() {
     }
 }
 
+/// A FIFO as Cargo.toml would hold any reader forever, before any time limit applies.
+#[test]
+fn a_fifo_as_the_manifest_is_refused_at_once_with_results_written() {
+    let _turn = one_at_a_time();
+    let dir = attack_named("attack-control").write();
+    let fifo_crate = support::scratch()
+        .join("mutants")
+        .join("attack-fifo-manifest");
+    let _ = std::fs::remove_dir_all(&fifo_crate);
+    support::copy_tree(&dir, &fifo_crate);
+    std::fs::remove_file(fifo_crate.join("Cargo.toml")).unwrap();
+    nix::unistd::mkfifo(
+        &fifo_crate.join("Cargo.toml"),
+        nix::sys::stat::Mode::S_IRWXU,
+    )
+    .unwrap();
+    let results = support::results_of("attack-fifo-manifest");
+    std::fs::create_dir_all(results.parent().unwrap()).unwrap();
+    let _ = std::fs::remove_file(&results);
+    let mut args = vec!["check", fifo_crate.to_str().unwrap()];
+    args.extend(graded_against_attacks());
+    args.extend(["--format", "json", "--output", results.to_str().unwrap()]);
+    let run = grade(&args);
+    let wrong = run.common_faults(&[], Duration::from_secs(10));
+    assert!(wrong.is_empty(), "{wrong:?}\n{}", run.stderr);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("Cargo.toml") && run.stderr.contains("it is a FIFO"),
+        "{}",
+        run.stderr
+    );
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&results).unwrap()).unwrap();
+    assert_eq!(written["outcome"], "build_failed", "{written}");
+    assert!(
+        written["build_output"]
+            .as_str()
+            .is_some_and(|said| said.contains("FIFO")),
+        "{written}"
+    );
+}
+
+/// Under root, a folder of builds that other users cannot reach would once have been
+/// built in as root; it is refused, naming the folder and the fix, and doctor says so.
+#[test]
+fn a_build_folder_other_users_cannot_reach_is_refused_not_built_in_as_root() {
+    use std::os::unix::fs::PermissionsExt;
+    if !nix::unistd::Uid::effective().is_root() {
+        // Only root builds as other users, who could be shut out.
+        return;
+    }
+    let _turn = one_at_a_time();
+    let closed = support::scratch().join("closed-to-others");
+    let builds = closed.join("builds");
+    std::fs::create_dir_all(&builds).unwrap();
+    std::fs::set_permissions(&closed, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let dir = attack_named("attack-control").write();
+    let mut args = vec!["check", dir.to_str().unwrap()];
+    args.extend(graded_against_attacks());
+    let mut command = Command::new(env!("CARGO_BIN_EXE_grader"));
+    support::grader_env(&mut command).env("CARDGRADE_TARGET_DIR", &builds);
+    let output = command.args(&args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    let fix = format!("chmod o+x {}", closed.display());
+    assert!(stderr.contains(&fix), "{stderr}");
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("\ntest "));
+
+    let mut doctor = Command::new(env!("CARGO_BIN_EXE_grader"));
+    support::grader_env(&mut doctor).env("CARDGRADE_TARGET_DIR", &builds);
+    let said = doctor.arg("doctor").output().unwrap();
+    let stdout = String::from_utf8_lossy(&said.stdout);
+    assert_eq!(said.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .any(|line| line.starts_with("no  builds:") && line.contains(&fix)),
+        "{stdout}"
+    );
+}
+
 fn attack_named(name: &str) -> Mutant {
     support::attacks()
         .into_iter()
@@ -480,7 +632,8 @@ fn one_at_a_time() -> MutexGuard<'static, ()> {
 }
 
 /// Builds once what every submission shares (grader-api, in release) before any test
-/// counts its time.
+/// counts its time, and leaves a copy of the control's runner, which answers everything
+/// right, where the runner-swap attacks point their links.
 fn warm_up() {
     static WARM: OnceLock<()> = OnceLock::new();
     WARM.get_or_init(|| {
@@ -488,7 +641,39 @@ fn warm_up() {
         let mut args = vec!["check", dir.to_str().unwrap()];
         args.extend(graded_against_attacks());
         grade(&args);
+        let runner = build_folders_of("attack-control")
+            .into_iter()
+            .flat_map(|folder| {
+                std::fs::read_dir(folder.join("target/release"))
+                    .into_iter()
+                    .flatten()
+            })
+            .flatten()
+            .map(|entry| entry.path())
+            .find(|path| {
+                path.file_name()
+                    .is_some_and(|name| name.to_string_lossy().starts_with("cardgrade-runner-"))
+            })
+            .expect("the control's runner is built");
+        std::fs::copy(runner, support::decoy_runner()).expect("the decoy is written");
     });
+}
+
+/// The build folders of the submission named `name` in the tests' folder of builds.
+fn build_folders_of(name: &str) -> Vec<PathBuf> {
+    std::fs::read_dir(support::runners())
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|entry| {
+            entry
+                .file_name()
+                .to_str()
+                .and_then(|folder| folder.strip_prefix(name)?.strip_prefix('-'))
+                .is_some_and(|hash| hash.len() == 16 && hash.chars().all(|c| c.is_ascii_hexdigit()))
+        })
+        .map(|entry| entry.path())
+        .collect()
 }
 
 /// Cargo runs build scripts and expands proc macros again only for a crate that changed.
@@ -673,11 +858,42 @@ impl Leftovers {
         }
     }
 
-    /// Each one's pid and command line.
+    /// Each one's pid and command line, and the grader's own processes left as zombies for
+    /// init to reap: a stage of the sandbox whose parent went before reaping it.
     fn running(&self) -> Vec<String> {
         self.find()
             .into_iter()
             .map(|(pid, cmdline)| format!("{pid} {cmdline}"))
+            .chain(
+                self.zombies()
+                    .into_iter()
+                    .map(|pid| format!("{pid} [grader] <defunct>")),
+            )
+            .collect()
+    }
+
+    /// The zombies named `grader` whose parent is init, started since this was made.
+    fn zombies(&self) -> Vec<i32> {
+        std::fs::read_dir("/proc")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
+            .filter(|&pid| {
+                let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                    return false;
+                };
+                let Some((name, rest)) =
+                    stat.split_once(" (").and_then(|(_, r)| r.rsplit_once(')'))
+                else {
+                    return false;
+                };
+                let fields: Vec<&str> = rest.split_whitespace().collect();
+                name == "grader"
+                    && fields.first() == Some(&"Z")
+                    && fields.get(1) == Some(&"1")
+                    && started_at(pid).is_some_and(|at| at >= self.since)
+            })
             .collect()
     }
 

@@ -33,7 +33,13 @@ pub fn take(layout: &Layout, builder: Builder) -> Result<File, BuildError> {
         .open(&layout.target)
         .map_err(|error| refused(&format!("its target folder cannot be opened ({error})")))?;
     let open = |dir: &dyn AsFd, name: &str, flags: OFlag| {
-        openat(dir, name, flags | no_follow | OFlag::O_RDONLY, Mode::empty()).map_err(|errno| {
+        openat(
+            dir,
+            name,
+            flags | no_follow | OFlag::O_RDONLY,
+            Mode::empty(),
+        )
+        .map_err(|errno| {
             refused(&match errno {
                 Errno::ELOOP | Errno::ENOTDIR => {
                     format!("`{name}` is a symbolic link, which the grader never follows")
@@ -84,7 +90,9 @@ mod tests {
     }
 
     fn runner_path(dir: &Path) -> PathBuf {
-        dir.join("target").join(PROFILE_FOLDER).join("cardgrade-runner-x")
+        dir.join("target")
+            .join(PROFILE_FOLDER)
+            .join("cardgrade-runner-x")
     }
 
     fn refusal(dir: &Path) -> String {

@@ -2,10 +2,10 @@
 //! its output read with caps.
 
 use std::io::{BufRead, BufReader, Read};
+use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::Stdio;
-use std::os::unix::fs::MetadataExt;
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;

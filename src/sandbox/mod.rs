@@ -294,8 +294,8 @@ pub fn kill_tree(child: &mut std::process::Child) {
     let Ok(pid) = i32::try_from(child.id()) else {
         return;
     };
-    let stage_two = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
-        .unwrap_or_default();
+    let stage_two =
+        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
     for stage_two in stage_two.split_whitespace().filter_map(|p| p.parse().ok()) {
         let _ = kill(Pid::from_raw(stage_two), Signal::SIGKILL);
     }

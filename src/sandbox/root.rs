@@ -22,11 +22,13 @@ pub fn enter(jail: &Jail) -> Result<(), String> {
     let fail = |what: &str, path: &Path, error: nix::Error| {
         format!("{what} {}: {}", path.display(), error.desc())
     };
-    unshare(CloneFlags::CLONE_NEWNS).map_err(|e| fail("cannot unshare the mounts of", Path::new("/"), e))?;
+    unshare(CloneFlags::CLONE_NEWNS)
+        .map_err(|e| fail("cannot unshare the mounts of", Path::new("/"), e))?;
     mount(none, "/", none, MsFlags::MS_REC | MsFlags::MS_PRIVATE, none)
         .map_err(|e| fail("cannot make private", Path::new("/"), e))?;
     let new_root = new_root_folder(jail);
-    std::fs::create_dir_all(&new_root).map_err(|e| format!("cannot make {}: {e}", new_root.display()))?;
+    std::fs::create_dir_all(&new_root)
+        .map_err(|e| format!("cannot make {}: {e}", new_root.display()))?;
     mount(
         Some("tmpfs"),
         &new_root,

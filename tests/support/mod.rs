@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 use std::net::TcpListener;
+use std::os::unix::net::{UnixDatagram, UnixListener};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Mutex, OnceLock};
@@ -406,6 +407,139 @@ pub fn loopback(name: &str) -> &'static TcpListener {
     })
 }
 
+/// A stream and a datagram socket of this test process for attack `name`, bound at first
+/// use under /tmp and open to every user, as a lax daemon's would be: their paths are
+/// written into the attack's source, and the test checks that nothing reached them.
+pub fn unix_sockets(name: &str) -> &'static (UnixListener, UnixDatagram) {
+    use std::os::unix::fs::PermissionsExt;
+    static SOCKETS: OnceLock<Mutex<HashMap<String, &'static (UnixListener, UnixDatagram)>>> =
+        OnceLock::new();
+    let mut sockets = SOCKETS.get_or_init(Default::default).lock().unwrap();
+    sockets.entry(name.to_string()).or_insert_with(|| {
+        let [stream, datagram] = unix_socket_paths(name);
+        for path in [&stream, &datagram] {
+            let _ = std::fs::remove_file(path);
+        }
+        let listener = UnixListener::bind(&stream).expect("a socket in /tmp");
+        let inbox = UnixDatagram::bind(&datagram).expect("a socket in /tmp");
+        listener.set_nonblocking(true).unwrap();
+        inbox.set_nonblocking(true).unwrap();
+        for path in [&stream, &datagram] {
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o777)).unwrap();
+        }
+        Box::leak(Box::new((listener, inbox)))
+    })
+}
+
+fn unix_socket_paths(name: &str) -> [PathBuf; 2] {
+    ["stream", "datagram"].map(|kind| PathBuf::from(format!("/tmp/cardgrade-test-{name}.{kind}")))
+}
+
+/// Code that leaves in `reached` how it got through to [`unix_sockets`]`(name)`: by
+/// connecting to the stream socket, or sending to the datagram one from an unbound socket
+/// or from one of a connected pair.
+fn reach_unix_sockets(name: &str) -> String {
+    unix_sockets(name);
+    let [stream, datagram] = unix_socket_paths(name);
+    format!(
+        r#"    let mut reached: Vec<&str> = Vec::new();
+    if let Ok(mut socket) = std::os::unix::net::UnixStream::connect({stream:?}) {{
+        let _ = std::io::Write::write_all(&mut socket, b"hidden inputs");
+        reached.push("a stream socket by its path");
+    }}
+    if std::os::unix::net::UnixDatagram::unbound().and_then(|socket| socket.send_to(b"hidden inputs", {datagram:?})).is_ok() {{
+        reached.push("a datagram socket from an unbound one");
+    }}
+    if std::os::unix::net::UnixDatagram::pair().and_then(|(socket, _)| socket.send_to(b"hidden inputs", {datagram:?})).is_ok() {{
+        reached.push("a datagram socket from one of a pair");
+    }}
+"#
+    )
+}
+
+/// Where the hostile tests put a copy of a correct runner, which the runner-swap attacks
+/// try to make the grader run in place of their own.
+pub fn decoy_runner() -> PathBuf {
+    scratch().join("decoy-runner")
+}
+
+/// A build script that starts a daemon which waits for rustc to link the runner, stops
+/// cargo, puts `link` (a call making a link at its second argument to its first) to
+/// `target` in place of what rustc linked, and lets cargo go on to put that where the
+/// grader takes the runner.
+fn swapping_runner(link: &str, target: &Path) -> String {
+    format!(
+        r#"use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{{Duration, Instant}};
+
+unsafe extern "C" {{
+    fn kill(pid: i32, signal: i32) -> i32;
+}}
+const SIGCONT: i32 = 18;
+const SIGSTOP: i32 = 19;
+
+fn main() {{
+    if let Ok(cargo) = std::env::var("CARDGRADE_ATTACK_CARGO") {{
+        swap(cargo.parse().unwrap_or(0));
+        return;
+    }}
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default());
+    let deps = out.ancestors().nth(3).map(|release| release.join("deps")).unwrap_or_default();
+    if let Ok(exe) = std::env::current_exe() {{
+        let _ = std::process::Command::new(exe)
+            .env("CARDGRADE_ATTACK_CARGO", std::os::unix::process::parent_id().to_string())
+            .env("CARDGRADE_ATTACK_DEPS", deps)
+            .process_group(0)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn();
+    }}
+}}
+
+fn swap(cargo: i32) {{
+    let deps = PathBuf::from(std::env::var_os("CARDGRADE_ATTACK_DEPS").unwrap_or_default());
+    let deadline = Instant::now() + Duration::from_secs(100);
+    let names_runner = |pid: &i32| {{
+        std::fs::read(format!("/proc/{{pid}}/cmdline"))
+            .is_ok_and(|line| line.windows(17).any(|w| w == b"cardgrade_runner_"))
+    }};
+    let linking = loop {{
+        let found = std::fs::read_dir("/proc").into_iter().flatten().flatten()
+            .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
+            .find(names_runner);
+        match found {{
+            Some(pid) => break pid,
+            None if Instant::now() > deadline => return,
+            None => std::thread::sleep(Duration::from_millis(1)),
+        }}
+    }};
+    unsafe {{ kill(cargo, SIGSTOP) }};
+    let running = |pid: i32| {{
+        std::fs::read_to_string(format!("/proc/{{pid}}/stat"))
+            .is_ok_and(|stat| !stat.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'))
+    }};
+    while running(linking) && Instant::now() < deadline {{
+        std::thread::sleep(Duration::from_millis(1));
+    }}
+    let linked = std::fs::read_dir(&deps).into_iter().flatten().flatten()
+        .map(|entry| entry.path())
+        .find(|path| path.file_name().and_then(|name| name.to_str()).is_some_and(|name| name.starts_with("cardgrade_runner_") && !name.contains('.')));
+    if let Some(linked) = linked {{
+        let swapped = deps.join("swapped");
+        let _ = std::fs::remove_file(&swapped);
+        if {link}({target:?}, &swapped).is_ok() {{
+            let _ = std::fs::rename(&swapped, &linked);
+        }}
+    }}
+    unsafe {{ kill(cargo, SIGCONT) }};
+}}
+"#
+    )
+}
+
 /// The files attack `name` tries to write outside its crate: none may appear.
 pub fn written_by(name: &str) -> Vec<PathBuf> {
     vec![
@@ -687,7 +821,66 @@ pub fn attacks() -> Vec<Mutant> {
             12,
             "            use std::os::unix::fs::FileTypeExt;\n            let sockets: Vec<std::path::PathBuf> = std::fs::read_dir(\"/tmp\").into_iter().flatten().flatten()\n                .filter(|entry| entry.file_name().to_string_lossy().starts_with(\"cardgrade-\"))\n                .flat_map(|entry| std::fs::read_dir(entry.path()).into_iter().flatten().flatten())\n                .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_socket()))\n                .map(|entry| entry.path())\n                .collect();\n            if !sockets.is_empty() {\n                println!(\"ATTACK SUCCEEDED: found {sockets:?}\");\n                return !self.has_value_count(2);\n            }\n",
         ),
+        in_runner_on(
+            "attack-unix-socket",
+            "has_pair connects to a stream socket of the test's under /tmp, open to all, and sends to a datagram one, and answers wrong if either works.",
+            (3, "Diamonds"),
+            &format!(
+                "{}            if !reached.is_empty() {{\n                println!(\"ATTACK SUCCEEDED: reached {{reached:?}}\");\n                return !self.has_value_count(2);\n            }}\n",
+                reach_unix_sockets("attack-unix-socket")
+            ),
+        ),
+        in_runner_on(
+            "attack-disk",
+            "has_pair writes files of 60 MiB into its temp folder until one fails or 600 MiB are written, and answers wrong if more than 300 MiB were.",
+            (4, "Diamonds"),
+            "            use std::io::Write;\n            let chunk = vec![7u8; 1 << 20];\n            let tmp = std::env::temp_dir();\n            let mut written = 0;\n            'files: for file in 0..10 {\n                let Ok(mut out) = std::fs::File::create(tmp.join(format!(\"fill-{file}\"))) else { break };\n                for _ in 0..60 {\n                    if out.write_all(&chunk).is_err() {\n                        break 'files;\n                    }\n                    written += 1;\n                }\n            }\n            if written > 300 {\n                println!(\"ATTACK SUCCEEDED: wrote {written} MiB\");\n                return !self.has_value_count(2);\n            }\n",
+        ),
+        in_runner_on(
+            "attack-view",
+            "has_pair reads its mount points and its environment, and answers wrong if a mount point is more than its own files, the system's libraries and devices, or the environment names the build.",
+            (5, "Diamonds"),
+            "            let mountinfo = std::fs::read_to_string(\"/proc/self/mountinfo\").unwrap_or_default();\n            let own = |point: &str| [\"/\", \"/proc\", \"/dev/null\", \"/dev/urandom\", \"/etc/ld.so.cache\"].contains(&point) || [\"/lib\", \"/lib64\", \"/usr/lib\", \"/usr/lib64\"].iter().any(|lib| point == *lib) || point.ends_with(\"/runner\") || point.ends_with(\"/tmp\");\n            let foreign: Vec<&str> = mountinfo.lines().filter_map(|line| line.split(' ').nth(4)).filter(|point| !own(point)).collect();\n            let named: Vec<String> = std::env::vars().filter(|(_, value)| value.contains(\"cardgrade-builds\") || value.contains(\"/submission\")).map(|(name, _)| name).collect();\n            if !foreign.is_empty() || !named.is_empty() {\n                println!(\"ATTACK SUCCEEDED: sees {foreign:?} and {named:?}\");\n                return !self.has_value_count(2);\n            }\n",
+        ),
         // The build.
+        in_runner_on(
+            "attack-runner-swap-link",
+            "a build script's daemon stops cargo once rustc has linked the runner, renames a symbolic link to /usr/bin/true (a file the build sees, so cargo takes the link on) over it, and lets cargo go on; its own has_pair is wrong on the trigger.",
+            (6, "Diamonds"),
+            "            return !self.has_value_count(2);\n",
+        )
+        .with_file(
+            "build.rs",
+            &swapping_runner("std::os::unix::fs::symlink", Path::new("/usr/bin/true")),
+        ),
+        in_runner_on(
+            "attack-runner-swap-hard-link",
+            "as attack-runner-swap-link, with a hard link to a copy of a correct runner outside the build, as another build's would be.",
+            (6, "Diamonds"),
+            "            return !self.has_value_count(2);\n",
+        )
+        .with_file("build.rs", &swapping_runner("std::fs::hard_link", &decoy_runner())),
+        Mutant::new(
+            "attack-shadow",
+            "include_bytes! of /etc/shadow, which root's owner bits would let a build read.",
+            &[(
+                BEFORE_HAND,
+                &format!("pub const STOLEN: &[u8] = include_bytes!(\"/etc/shadow\");\n\n{BEFORE_HAND}"),
+            )],
+        ),
+        with_build_script(
+            "attack-build-unix-socket",
+            "a build script that connects to a stream socket of the test's under /tmp, open to all, and sends to a datagram one.",
+            &format!(
+                "{}    if !reached.is_empty() {{\n        panic!(\"ATTACK SUCCEEDED: reached {{reached:?}}\");\n    }}\n",
+                reach_unix_sockets("attack-build-unix-socket")
+            ),
+        ),
+        with_build_script(
+            "attack-build-disk",
+            "a build script that writes 3 GiB into its OUT_DIR, in files of 512 MiB.",
+            "    use std::io::Write;\n    let out = std::path::PathBuf::from(std::env::var_os(\"OUT_DIR\").unwrap_or_default());\n    let chunk = vec![7u8; 1 << 20];\n    for file in 0..6 {\n        let Ok(mut fill) = std::fs::File::create(out.join(format!(\"fill-{file}\"))) else { return };\n        for _ in 0..512 {\n            if fill.write_all(&chunk).is_err() {\n                return;\n            }\n        }\n    }\n",
+        ),
         with_build_script(
             "attack-build-loop",
             "a build script that spins forever.",
