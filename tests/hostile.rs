@@ -872,8 +872,12 @@ impl Leftovers {
             .collect()
     }
 
-    /// The zombies named `grader` whose parent is init, started since this was made.
+    /// The zombies named `grader` whose parent is init, started since this was made in this
+    /// test's session (a grader run by anyone else on the machine is not this test's).
     fn zombies(&self) -> Vec<i32> {
+        let session = nix::unistd::getsid(None)
+            .map_or(0, |sid| sid.as_raw())
+            .to_string();
         std::fs::read_dir("/proc")
             .into_iter()
             .flatten()
@@ -889,9 +893,11 @@ impl Leftovers {
                     return false;
                 };
                 let fields: Vec<&str> = rest.split_whitespace().collect();
+                // After the name: state, parent, process group, session.
                 name == "grader"
                     && fields.first() == Some(&"Z")
                     && fields.get(1) == Some(&"1")
+                    && fields.get(3) == Some(&session.as_str())
                     && started_at(pid).is_some_and(|at| at >= self.since)
             })
             .collect()

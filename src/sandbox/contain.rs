@@ -355,12 +355,13 @@ fn program(jail: &Jail) -> ! {
     if jail.layers.root {
         let gid = Gid::from_raw(super::NOBODY);
         let uid = Uid::from_raw(jail.uid);
+        if uid.is_root() {
+            // Root's owner bits alone would let the program read what no user may.
+            fail("a contained program never runs as root");
+        }
         or_fail("cannot drop groups", setgroups(&[gid]));
         or_fail("cannot switch group", setresgid(gid, gid, gid));
         or_fail("cannot switch user", setresuid(uid, uid, uid));
-        if uid.is_root() {
-            drop_capabilities();
-        }
     }
     // After the switch of user, which clears it.
     or_fail(
@@ -383,25 +384,6 @@ fn program(jail: &Jail) -> ! {
         .current_dir(&jail.workdir)
         .exec();
     fail(&format!("cannot run {}: {error}", jail.program.display()))
-}
-
-/// Root that keeps its uid keeps none of root's powers, now or after an exec.
-fn drop_capabilities() {
-    use caps::CapSet;
-    for cap in caps::all() {
-        or_fail(
-            "cannot drop a capability",
-            caps::drop(None, CapSet::Bounding, cap),
-        );
-    }
-    for set in [
-        CapSet::Ambient,
-        CapSet::Inheritable,
-        CapSet::Effective,
-        CapSet::Permitted,
-    ] {
-        or_fail("cannot drop capabilities", caps::clear(None, set));
-    }
 }
 
 fn set_limits(jail: &Jail) {
