@@ -600,6 +600,42 @@ fn a_build_folder_other_users_cannot_reach_is_refused_not_built_in_as_root() {
     );
 }
 
+/// A crate built among others sharing compiled grader-api (whose files belong to root and
+/// are linked into its target), then checked alone in the same folder, as a student checks
+/// a crate `grader spec audit` wrote: the second build cannot write those files, so it
+/// starts afresh instead of failing with "Permission denied".
+#[test]
+fn a_folder_built_with_the_shared_cache_then_checked_alone_builds_afresh() {
+    let _turn = one_at_a_time();
+    let temp = support::scratch().join("shared-then-alone");
+    let _ = std::fs::remove_dir_all(&temp);
+    std::fs::create_dir_all(&temp).unwrap();
+    let builds = temp.join(format!(
+        "cardgrade-builds-{}",
+        nix::unistd::Uid::effective()
+    ));
+    let dir = attack_named("attack-control").write();
+    let mut args = vec!["check", dir.to_str().unwrap()];
+    args.extend(graded_against_attacks());
+    let run = |shared: bool| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_grader"));
+        support::grader_env(&mut command);
+        if shared {
+            command.env("CARDGRADE_TARGET_DIR", &builds);
+        } else {
+            command
+                .env_remove("CARDGRADE_TARGET_DIR")
+                .env("TMPDIR", &temp);
+        }
+        let output = command.args(&args).output().unwrap();
+        let said = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert_eq!(output.status.code(), Some(0), "shared: {shared}\n{said}");
+    };
+    run(true);
+    run(false);
+    let _ = std::fs::remove_dir_all(&temp);
+}
+
 fn attack_named(name: &str) -> Mutant {
     support::attacks()
         .into_iter()
