@@ -28,7 +28,7 @@ pub fn warm(shared: &Path, sandbox: &Sandbox, build: &Build) -> Result<PathBuf, 
     }
     let layout = Layout::new(folder.join("build"), Some(shared), "cardgrade-cache".into());
     let io = |e: std::io::Error| failed(e.to_string());
-    let builder = prepare_folder(&layout, sandbox).map_err(io)?;
+    let builder = prepare_folder(&layout, sandbox)?;
     let dependency = (
         "grader_api".to_string(),
         PathDependency {

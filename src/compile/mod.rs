@@ -106,6 +106,8 @@ pub enum BuildError {
         .0 >> 20
     )]
     TooMuchDisk(u64),
+    #[error("{0}")]
+    NoBuildUser(String),
     #[error("cargo could not build the runner:\n{0}")]
     Cargo(String),
     #[error("{0}")]
@@ -127,6 +129,7 @@ impl BuildError {
             BuildError::RunnerRefused(_) => "the build's runner was refused",
             BuildError::TimedOut(_) => "the build took too long",
             BuildError::TooMuchDisk(_) => "the build wrote too much",
+            BuildError::NoBuildUser(_) => "no build can run here",
             _ => "the submission did not build",
         }
     }
@@ -268,7 +271,7 @@ pub fn build(
         ))
     };
     let folder_lock = lock_beside(&layout.folder).map_err(io)?;
-    let builder = prepare_folder(&layout, sandbox).map_err(io)?;
+    let builder = prepare_folder(&layout, sandbox)?;
     snapshot(submission, &layout, build.allowed)?;
     let dependency = (
         submission.lib_name.clone(),
@@ -338,15 +341,37 @@ fn lock_beside(folder: &Path) -> std::io::Result<std::fs::File> {
 
 /// The folder, grader-api and the toolchain's mount points, owned by the grader; the
 /// places the build writes, owned by who builds, which it returns.
-fn prepare_folder(layout: &Layout, sandbox: &Sandbox) -> std::io::Result<Builder> {
+fn prepare_folder(layout: &Layout, sandbox: &Sandbox) -> Result<Builder, BuildError> {
+    let unwritable = |error: std::io::Error| {
+        BuildError::Cargo(format!(
+            "cannot write the build folder {}: {error}",
+            layout.folder.display()
+        ))
+    };
+    let builder = make_folder(layout, sandbox)
+        .map_err(unwritable)?
+        .map_err(BuildError::NoBuildUser)?;
+    clear_folder(layout, builder).map_err(unwritable)?;
+    Ok(builder)
+}
+
+/// The folder, grader-api and the toolchain's mount points; then who may build there.
+fn make_folder(layout: &Layout, sandbox: &Sandbox) -> std::io::Result<Result<Builder, String>> {
     std::fs::create_dir_all(&layout.folder)?;
     std::fs::set_permissions(&layout.folder, std::fs::Permissions::from_mode(0o755))?;
     write_api(&layout.api)?;
     for mount_point in ["cargo", "rustup"] {
         std::fs::create_dir_all(layout.toolchain.join(mount_point))?;
     }
-    let builder = Builder::for_layout(sandbox, layout, &cargo::toolchain_homes())
-        .map_err(std::io::Error::other)?;
+    Ok(Builder::for_layout(
+        sandbox,
+        layout,
+        &cargo::toolchain_homes(),
+    ))
+}
+
+/// Starts afresh what cannot be reused, and makes the places `builder` writes.
+fn clear_folder(layout: &Layout, builder: Builder) -> std::io::Result<()> {
     // What was built here for another grader-api, in another mode or by another user (the
     // grader run once as that user) cannot be reused: its files may be the shared cache's,
     // which belong to root, where this build would have to write.
@@ -368,8 +393,7 @@ fn prepare_folder(layout: &Layout, sandbox: &Sandbox) -> std::io::Result<Builder
         std::fs::remove_dir_all(&layout.tmp)?;
     }
     make_dir(&layout.tmp, builder)?;
-    make_dir(&layout.runner, builder)?;
-    Ok(builder)
+    make_dir(&layout.runner, builder)
 }
 
 /// A folder of the build's: its entry lies in a folder of the grader's, so no build can
