@@ -48,8 +48,13 @@ ROOT="${AUTOGRADER_ROOT:-/autograder}"
 SOURCE="$ROOT/source"
 RESULTS="$ROOT/results/results.json"
 mkdir -p "$ROOT/results"
-export CARGO_HOME=/opt/cargo RUSTUP_HOME=/opt/rustup
-if [ -f /opt/cargo/env ]; then . /opt/cargo/env; fi
+# setup.sh installs the toolchain under /opt, where the unprivileged build users read it.
+if [ -f /opt/cargo/env ]; then
+  export CARGO_HOME=/opt/cargo RUSTUP_HOME=/opt/rustup
+  . /opt/cargo/env
+elif [ -f "$HOME/.cargo/env" ]; then
+  . "$HOME/.cargo/env"
+fi
 # The crate is the shallowest folder holding a Cargo.toml, wherever the student put it.
 FOUND="$(find "$ROOT/submission" -name Cargo.toml -printf '%d %P\n' 2>/dev/null | grep -v -E '(^[0-9]+ |/)target/' | sort -n | head -n 1 | cut -d' ' -f2-)"
 CRATE="$ROOT/submission"
