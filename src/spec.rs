@@ -327,6 +327,9 @@ pub struct Checked {
 
 /// Reads one spec file's text, reading past each mistake to find the next.
 pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Checked {
+    // Editors on Windows may start a UTF-8 file with a byte order mark, which the YAML
+    // parser would take for the start of a second document.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let text = yaml::with_newlines(text);
     let text = &*text;
     let mut checked = Checked {

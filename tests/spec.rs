@@ -606,6 +606,47 @@ fn repo_spec(assignment: &str) -> std::path::PathBuf {
         .join(format!("{assignment}.yaml"))
 }
 
+/// Some editors start a UTF-8 file with a byte order mark: every command reads the spec
+/// after it, and fill keeps it where it was.
+#[test]
+fn a_spec_that_starts_with_a_byte_order_mark_is_read_by_every_command_and_kept_by_fill() {
+    let file = support::scratch_file(
+        "byte-order-mark.yaml",
+        "\u{feff}assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: kings, hand: [KH, KD] }\n",
+    );
+    let path = file.to_str().unwrap();
+    let commands: [(&[&str], &str); 3] = [
+        (
+            &["spec", "lint", "--quick", path],
+            "0 errors and 0 warnings",
+        ),
+        (&["spec", "show", path], "plaisante_hand::g::kings\n"),
+        (
+            &["check", "--list", "--spec", path, "."],
+            "plaisante_hand::g::kings",
+        ),
+    ];
+    for (args, says) in commands {
+        let output = support::grader(args);
+        let told =
+            String::from_utf8_lossy(&output.stdout) + String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{args:?}:\n{told}");
+        assert!(told.contains(says), "{args:?}:\n{told}");
+    }
+    let output = support::grader(&["spec", "fill", path]);
+    assert!(output.status.success(), "{output:?}");
+    let filled = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        filled.starts_with("\u{feff}assignment: plaisante_hand\n"),
+        "{filled:?}"
+    );
+    assert!(
+        filled.contains("hand: [KH, KD], expect: true }"),
+        "{filled}"
+    );
+    assert!(parse("t.yaml", &filled, None).is_ok(), "{filled}");
+}
+
 #[test]
 fn lint_places_a_byte_that_is_not_utf8() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("lint-bytes");
