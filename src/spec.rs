@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use grader_api::assignment::Asked;
-use grader_api::spec::{Grading, ParsedWritten, Place, within};
+use grader_api::spec::{DueDate, Grading, ParsedWritten, Place, within};
 use grader_api::{ASSIGNMENTS, Unit};
 
 mod recover;
@@ -563,13 +563,7 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
             location: group_at,
         });
     }
-    match defaults.due.as_deref().map(due_date).transpose() {
-        Ok(due) => checked.suite.due = due,
-        Err(message) => errors.push(spec_error(
-            locate_key(text, "defaults"),
-            format!("defaults: due: {message}"),
-        )),
-    }
+    checked.suite.due = defaults.due.map(|DueDate(days)| days);
     checked.suite.build_timeout = defaults.build_timeout_s.map(Duration::from_secs);
     checked.suite.allowed_dependencies = parsed.defaults.allow_dependencies;
     if checked.suite.groups.is_empty() && errors.is_empty() && !recovery.blanked_any() {
@@ -746,31 +740,9 @@ pub fn spec_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     Ok(files)
 }
 
-/// `YYYY-MM-DD` as days since 1970-01-01.
+/// `YYYY-MM-DD` as days since 1970-01-01, as `--due` takes it.
 pub fn due_date(text: &str) -> Result<u64, String> {
-    let bad = || format!("`{text}` is not a date: write it as YYYY-MM-DD, such as 2026-12-15");
-    let parts: Vec<u64> = text
-        .trim()
-        .split('-')
-        .map(|part| part.parse().map_err(|_| bad()))
-        .collect::<Result<_, _>>()?;
-    let [year, month, day] = parts[..] else {
-        return Err(bad());
-    };
-    if !(1970..=9999).contains(&year) || !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-        return Err(bad());
-    }
-    // Days from the civil date, counting years from March so leap days fall last.
-    let (y, m) = if month <= 2 {
-        (year - 1, month + 9)
-    } else {
-        (year, month - 3)
-    };
-    let era = y / 400;
-    let year_of_era = y - era * 400;
-    let day_of_year = (153 * m + 2) / 5 + day - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    Ok(era * 146_097 + day_of_era - 719_468)
+    text.parse().map(|DueDate(days)| days)
 }
 
 /// Line and column of a top-level `key:`.
@@ -804,8 +776,25 @@ mod tests {
         assert_eq!(due_date("2000-03-01"), Ok(11_017));
         assert_eq!(due_date("2024-02-29"), Ok(19_782));
         assert_eq!(due_date(" 2026-12-01 "), Ok(20_788));
-        for bad in ["2026-13-01", "2026-12", "yesterday", "1969-12-31"] {
+        assert_eq!(due_date("2026-04-30"), Ok(20_573));
+        for bad in [
+            "2026-13-01",
+            "2026-12",
+            "yesterday",
+            "1969-12-31",
+            "2026-01-00",
+        ] {
             assert!(due_date(bad).is_err(), "{bad}");
+        }
+        for (impossible, says) in [
+            ("2026-02-29", "February 2026 has 28 days"),
+            ("2026-02-30", "February 2026 has 28 days"),
+            ("2024-02-30", "February 2024 has 29 days"),
+            ("2100-02-29", "February 2100 has 28 days"),
+            ("2026-04-31", "April 2026 has 30 days"),
+        ] {
+            let refused = due_date(impossible).unwrap_err();
+            assert_eq!(refused, format!("`{impossible}` is not a date: {says}"));
         }
     }
 }

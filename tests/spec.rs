@@ -606,6 +606,27 @@ fn repo_spec(assignment: &str) -> std::path::PathBuf {
         .join(format!("{assignment}.yaml"))
 }
 
+/// A day past the end of its month is no date, in a spec's `defaults` as for `--due`.
+#[test]
+fn an_impossible_due_date_is_refused_where_it_is_written_and_for_the_flag() {
+    let err = parse_err(
+        "assignment: plaisante_hand\ndefaults:\n  timeout_ms: 2000\n  due: 2026-02-30\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n",
+    );
+    assert_eq!(
+        err,
+        "t.yaml:4:8: defaults.due: `2026-02-30` is not a date: February 2026 has 28 days"
+    );
+    let output = support::grader(&["check", ".", "--list", "--due", "2026-04-31"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "invalid value '2026-04-31' for '--due <DATE>': `2026-04-31` is not a date: April 2026 has 30 days"
+        ),
+        "{stderr}"
+    );
+}
+
 /// Some editors start a UTF-8 file with a byte order mark: every command reads the spec
 /// after it, and fill keeps it where it was.
 #[test]
@@ -722,6 +743,7 @@ fn malformed_specs() -> Vec<(&'static str, Vec<u8>, &'static str)> {
         ("deep_brackets", "assignment: plaisante_hand\ngroups: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n".as_bytes().to_vec(), ":2:41: error: brackets nested 33 deep; a spec nests at most 32"),
         ("deep_indent", "assignment: plaisante_hand\ngroups:\n                                                                                                                                                                                                                                                                                                            - name: g\n".as_bytes().to_vec(), ":3:1: error: indented 300 spaces; a spec nests at most 256"),
         ("duplicate_card", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH, KH] }\n".as_bytes().to_vec(), ":7:11: error: case `c`: K♥ is in a Plaisante hand twice; one deck deals each card once"),
+        ("impossible_due", "assignment: plaisante_hand\ndefaults: { due: 2026-04-31 }\ngroups: []\n".as_bytes().to_vec(), ":2:18: error: defaults.due: `2026-04-31` is not a date: April 2026 has 30 days"),
         ("empty_file", "".as_bytes().to_vec(), ": error: the file is empty; a spec gives `assignment:` and `groups:`"),
         ("endless_games", "assignment: crazy_eights\ngroups:\n  - name: g\n    points: 1\n    strategies: { games: 1000000000, seed: 1, opponents: [first legal, first legal, first legal] }\n".as_bytes().to_vec(), ":3:5: error: group `g`: `games: 1000000000` is outside its range, 1 to 10,000"),
         ("endless_rounds", "assignment: blackjack\ngroups:\n  - name: g\n    points: 1\n    cases:\n      - { name: c, seed: 1, rounds: 1000000000 }\n".as_bytes().to_vec(), ":6:11: error: case `c`: `rounds: 1000000000` is outside its range, 1 to 10,000"),

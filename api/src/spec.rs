@@ -60,7 +60,91 @@ pub struct Defaults {
     #[serde(default)]
     pub allow_dependencies: Vec<String>,
     /// The due date (`YYYY-MM-DD`): a student's view shows after_due_date groups from then on.
-    pub due: Option<String>,
+    pub due: Option<DueDate>,
+}
+
+/// A due date, `YYYY-MM-DD` (UTC), as the days from 1970-01-01 to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct DueDate(pub u64);
+
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+impl std::str::FromStr for DueDate {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<DueDate, String> {
+        let bad = || format!("`{text}` is not a date: write it as YYYY-MM-DD, such as 2026-12-15");
+        let parts: Vec<u64> = text
+            .trim()
+            .split('-')
+            .map(|part| part.parse().map_err(|_| bad()))
+            .collect::<Result<_, _>>()?;
+        let [year, month, day] = parts[..] else {
+            return Err(bad());
+        };
+        if !(1970..=9999).contains(&year) || !(1..=12).contains(&month) || day == 0 {
+            return Err(bad());
+        }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+        let days_in_month = match month {
+            2 if leap => 29,
+            2 => 28,
+            4 | 6 | 9 | 11 => 30,
+            _ => 31,
+        };
+        if day > days_in_month {
+            return Err(format!(
+                "`{text}` is not a date: {} {year} has {days_in_month} days",
+                MONTHS[month as usize - 1]
+            ));
+        }
+        // Days from the civil date, counting years from March so leap days fall last.
+        let (y, m) = if month <= 2 {
+            (year - 1, month + 9)
+        } else {
+            (year, month - 3)
+        };
+        let era = y / 400;
+        let year_of_era = y - era * 400;
+        let day_of_year = (153 * m + 2) / 5 + day - 1;
+        let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+        Ok(DueDate(era * 146_097 + day_of_era - 719_468))
+    }
+}
+
+impl<'de> Deserialize<'de> for DueDate {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<DueDate, D::Error> {
+        from_text(deserializer, "a date, YYYY-MM-DD")
+    }
+}
+
+/// What [`DueDate`]'s `Deserialize` reads: a date, which the pattern checks only in shape.
+impl schemars::JsonSchema for DueDate {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "DueDate".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A date, YYYY-MM-DD (UTC), from 1970 to 9999.",
+            "type": "string",
+            "format": "date",
+            "pattern": "^ *[0-9]{4}-[0-9]{2}-[0-9]{2} *$",
+        })
+    }
 }
 
 /// The fields every group has, whatever its assignment.
