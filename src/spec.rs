@@ -63,6 +63,7 @@ impl From<SpecError> for SpecErrors {
 }
 
 /// Everything the grader runs: the groups of every spec loaded.
+#[derive(Default)]
 pub struct Suite {
     pub groups: Vec<Group>,
     /// The longest build time any of its spec files allows, if one sets it.
@@ -71,6 +72,8 @@ pub struct Suite {
     pub allowed_dependencies: Vec<String>,
     /// The latest due date its spec files give, in days since 1970-01-01.
     pub due: Option<u64>,
+    /// What loads but is likely wrong, in file order.
+    pub warnings: Vec<SpecError>,
 }
 
 impl Suite {
@@ -92,6 +95,7 @@ impl Suite {
             build_timeout: self.build_timeout,
             allowed_dependencies: self.allowed_dependencies,
             due: self.due,
+            warnings: self.warnings,
         }
     }
 }
@@ -155,6 +159,7 @@ pub fn load(
     let mut build_timeout = None;
     let mut allowed_dependencies: Vec<String> = Vec::new();
     let mut due = None;
+    let mut warnings = Vec::new();
     let mut errors = Vec::new();
     let mut add = |file: Result<Suite, SpecErrors>| {
         let file = match file {
@@ -172,6 +177,7 @@ pub fn load(
         }
         build_timeout = build_timeout.max(file.build_timeout);
         due = due.max(file.due);
+        warnings.extend(file.warnings);
         for name in file.allowed_dependencies {
             if allowed.insert(name.clone()) {
                 allowed_dependencies.push(name);
@@ -213,6 +219,7 @@ pub fn load(
             build_timeout,
             allowed_dependencies,
             due,
+            warnings,
         }),
         false => Err(SpecErrors(collisions)),
     }
@@ -317,12 +324,11 @@ pub fn parse(
     }
 }
 
-/// A spec file read as far as it goes: the groups that load, and every mistake found in
-/// file order, errors and warnings apart.
+/// A spec file read as far as it goes: the groups that load, with their warnings, and
+/// every error found, in file order.
 pub struct Checked {
     pub suite: Suite,
     pub errors: Vec<SpecError>,
-    pub warnings: Vec<SpecError>,
 }
 
 /// Reads one spec file's text, reading past each mistake to find the next.
@@ -333,14 +339,8 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
     let text = yaml::with_newlines(text);
     let text = &*text;
     let mut checked = Checked {
-        suite: Suite {
-            groups: Vec::new(),
-            build_timeout: None,
-            allowed_dependencies: Vec::new(),
-            due: None,
-        },
+        suite: Suite::default(),
         errors: Vec::new(),
-        warnings: Vec::new(),
     };
     let spec_error = |location: Option<(usize, usize)>, message: String| SpecError {
         file: file.to_string(),
@@ -472,7 +472,7 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
             )));
         }
         if common.points.is_none() {
-            checked.warnings.push(in_group(
+            checked.suite.warnings.push(in_group(
                 "gives no `points`, so it is worth nothing; give `points: 0` if that is meant"
                     .into(),
             ));
@@ -567,7 +567,7 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
     checked.suite.build_timeout = defaults.build_timeout_s.map(Duration::from_secs);
     checked.suite.allowed_dependencies = parsed.defaults.allow_dependencies;
     if checked.suite.groups.is_empty() && errors.is_empty() && !recovery.blanked_any() {
-        checked.warnings.push(spec_error(
+        checked.suite.warnings.push(spec_error(
             locate_key(text, "groups"),
             "the file holds no group (`groups: []`): it grades nothing".into(),
         ));

@@ -588,16 +588,86 @@ fn lint_tells_every_error_and_warning_of_every_file_then_counts_them() {
 
     let clean = dir.join("clean");
     std::fs::create_dir_all(&clean).unwrap();
-    std::fs::copy(
-        repo_spec("plaisante_hand"),
-        clean.join("plaisante_hand.yaml"),
-    )
-    .unwrap();
+    std::fs::copy(repo_spec("tableau"), clean.join("tableau.yaml")).unwrap();
     let (code, out) = lint(&[&clean]);
     assert_eq!(
         (code, out.as_str()),
         (0, "0 errors and 0 warnings in 1 file\n")
     );
+}
+
+/// A spec with a group worth nothing and a group shown from a due date it does not give.
+const UNDATED: &str = "assignment: plaisante_hand\ngroups:\n  - name: free\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n  - name: later\n    points: 1\n    visibility: after_due_date\n    check: has_pair\n    cases:\n      - { name: d, hand: [KH] }\n";
+
+const UNDATED_WARNING: &str = "7:5: warning: group `later` is shown in full from the due date on, but no spec gives a due date: a student's view withholds it until `grader check --due` is given";
+
+#[test]
+fn lint_warns_of_an_after_due_date_group_when_no_file_gives_a_due_date() {
+    let dir = support::scratch().join("lint-undated");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let undated = dir.join("a_undated.yaml");
+    std::fs::write(&undated, UNDATED).unwrap();
+    let (code, out) = lint(&[&undated]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains(&format!("{}:{UNDATED_WARNING}", undated.display())),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("0 errors and 2 warnings in 1 file\n"),
+        "{out}"
+    );
+    // The latest due date of any file is every file's.
+    std::fs::write(
+        dir.join("b_dated.yaml"),
+        "assignment: poker\ndefaults: { due: 2026-12-15 }\ngroups:\n  - name: g\n    points: 1\n    check: category\n    cases:\n      - { name: c, hand: [KH, QH, JH, 10H, 9H] }\n",
+    )
+    .unwrap();
+    let (code, out) = lint(&[&dir]);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("due date"), "{out}");
+    assert!(
+        out.ends_with("0 errors and 1 warning in 2 files\n"),
+        "{out}"
+    );
+}
+
+/// `grader check --spec` tells what lint warns of, on stderr, and grades on.
+#[test]
+fn check_against_given_specs_tells_lints_warnings() {
+    let file = support::scratch_file("check-undated.yaml", UNDATED);
+    let path = file.to_str().unwrap();
+    let output = support::grader(&["check", ".", "--list", "--spec", path]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{path}:3:5: warning: group `free`: gives no `points`, so it is worth nothing"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("{path}:{UNDATED_WARNING}")),
+        "{stderr}"
+    );
+    assert!(
+        String::from_utf8_lossy(&output.stdout).contains("plaisante_hand::later::d"),
+        "{output:?}"
+    );
+    // A due date given on the command line is one.
+    let output = support::grader(&[
+        "check",
+        ".",
+        "--list",
+        "--due",
+        "2026-12-15",
+        "--spec",
+        path,
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("gives no `points`"), "{stderr}");
+    assert!(!stderr.contains("due date"), "{stderr}");
 }
 
 fn repo_spec(assignment: &str) -> std::path::PathBuf {
