@@ -676,6 +676,17 @@ fn repo_spec(assignment: &str) -> std::path::PathBuf {
         .join(format!("{assignment}.yaml"))
 }
 
+#[test]
+fn a_cheater_from_turn_0_is_refused_since_turns_count_from_1() {
+    let err = parse_err(
+        "assignment: crazy_eights\ngroups:\n  - name: g\n    points: 1\n    cases:\n      - { name: early, seed: 1, players: [first legal, \"cheats: not held from turn 0\", first legal, first legal] }\n",
+    );
+    assert!(
+        err.starts_with("t.yaml:6:11: case `early`: `cheats: not held from turn 0`: a player's turns count from 1"),
+        "{err}"
+    );
+}
+
 /// A day past the end of its month is no date, in a spec's `defaults` as for `--due`.
 #[test]
 fn an_impossible_due_date_is_refused_where_it_is_written_and_for_the_flag() {
