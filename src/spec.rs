@@ -4,12 +4,11 @@
 
 use std::collections::{HashMap, HashSet};
 use std::io::Read;
-use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use grader_api::assignment::Asked;
-use grader_api::spec::{DueDate, Grading, ParsedWritten, Place, within};
+use grader_api::spec::{DueDate, Grading, ParsedWritten, Place, Ranged};
 use grader_api::{ASSIGNMENTS, Unit};
 
 mod recover;
@@ -22,12 +21,6 @@ pub use grader_api::spec::Visibility;
 include!(concat!(env!("OUT_DIR"), "/built_in_specs.rs"));
 
 const DEFAULT_TIMEOUT_MS: u64 = 2_000;
-/// A test's timeout: none is no test at all, and ten minutes is more than any needs.
-const TIMEOUT_MS: RangeInclusive<u64> = 1..=600_000;
-/// A build's timeout, in seconds.
-const BUILD_TIMEOUT_S: RangeInclusive<u64> = 1..=3_600;
-/// A group's points: a score of hundreds of digits helps nobody.
-const MOST_POINTS: f64 = 1_000.0;
 /// The largest spec file read: loading is linear, but a file this big is a mistake.
 const MOST_SPEC_BYTES: u64 = 8 << 20;
 
@@ -406,14 +399,21 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
                 if errors.iter().any(misspelt) {
                     break None;
                 }
-                let line = match problem.at {
-                    Place::At(line, _) => Some(line),
-                    _ => None,
+                let Place::At(line, column) = problem.at else {
+                    errors.push(spec_error(place(&read, &problem.at), problem.message));
+                    break None;
                 };
-                errors.push(spec_error(place(&read, &problem.at), problem.message));
-                let read_on = errors.len() < MOST_RECOVERIES
-                    && line.is_some_and(|line| recovery.blank_around(line));
-                if !read_on {
+                // A field blanked to read on may be one its case or group needs: that it is
+                // missing now is no mistake of the file's, and what holds it goes whole.
+                let missing = problem.message.contains("missing `") && recovery.mended(line);
+                if missing || recovery.left_by_a_blanked_field(line, column) {
+                    if recovery.blank_around(line) {
+                        continue;
+                    }
+                    break None;
+                }
+                errors.push(spec_error(Some((line, column)), problem.message));
+                if errors.len() >= MOST_RECOVERIES || !recovery.read_past(line, column) {
                     break None;
                 }
             }
@@ -423,6 +423,10 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
         checked.errors = errors;
         return checked;
     };
+    // What is found from here on of a case or group that lost a field may be only that
+    // loss: it is left out, as is the test it would make.
+    let mended =
+        |location: Option<(usize, usize)>| location.is_some_and(|(line, _)| recovery.mended(line));
     let mut places = Places::new(text);
     for problem in parsed.problems {
         // A group that lost a case may be refused for what it lacks now.
@@ -431,21 +435,16 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
         {
             continue;
         }
-        errors.push(spec_error(places.of(&problem.at), problem.message));
-    }
-    let in_defaults =
-        |message: String| spec_error(locate_key(text, "defaults"), format!("defaults: {message}"));
-    let defaults = &parsed.defaults;
-    for (field, value, range) in [
-        ("timeout_ms", defaults.timeout_ms, TIMEOUT_MS),
-        ("build_timeout_s", defaults.build_timeout_s, BUILD_TIMEOUT_S),
-    ] {
-        if let Some(Err(message)) = value.map(|value| within(field, value, range)) {
-            errors.push(in_defaults(message));
+        let location = places.of(&problem.at);
+        if !mended(location) {
+            errors.push(spec_error(location, problem.message));
         }
     }
+    let defaults = &parsed.defaults;
     let default_timeout = timeout_override
-        .or(defaults.timeout_ms.map(Duration::from_millis))
+        .or(defaults
+            .timeout_ms
+            .map(|Ranged(ms)| Duration::from_millis(ms)))
         .unwrap_or(Duration::from_millis(DEFAULT_TIMEOUT_MS));
     let mut group_from = (0, 0);
     // Where each group id is in the suite: a spec may hold thousands of groups.
@@ -457,31 +456,18 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
         if let Some(at) = group_at {
             group_from = past(&lines, at);
         }
+        if mended(group_at) {
+            continue;
+        }
         let in_group =
             |message: String| spec_error(group_at, format!("group `{}`: {message}", common.name));
         let errors_before = errors.len();
         let points = common.points.unwrap_or(0.0);
-        if !(points.is_finite() && (0.0..=MOST_POINTS).contains(&points)) {
-            // 1e300 written out would be a line of 301 digits.
-            let shown = match points.abs() < 1e15 {
-                true => points.to_string(),
-                false => format!("{points:e}"),
-            };
-            errors.push(in_group(format!(
-                "`points: {shown}` is outside its range, 0 to {MOST_POINTS}"
-            )));
-        }
         if common.points.is_none() {
             checked.suite.warnings.push(in_group(
                 "gives no `points`, so it is worth nothing; give `points: 0` if that is meant"
                     .into(),
             ));
-        }
-        if let Some(Err(message)) = common
-            .timeout_ms
-            .map(|timeout| within("timeout_ms", timeout, TIMEOUT_MS))
-        {
-            errors.push(in_group(message));
         }
         let group_id = format!("{}::{}", unit.name(), slug(&common.name));
         if slug(&common.name).is_empty() {
@@ -532,6 +518,7 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
                     location,
                 }
             })
+            .filter(|test| !mended(test.location))
             .collect::<Vec<TestCase>>();
         let nameless = tests.iter().filter(|test| test.id.ends_with("::"));
         for test in nameless {
@@ -564,7 +551,9 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
         });
     }
     checked.suite.due = defaults.due.map(|DueDate(days)| days);
-    checked.suite.build_timeout = defaults.build_timeout_s.map(Duration::from_secs);
+    checked.suite.build_timeout = defaults
+        .build_timeout_s
+        .map(|Ranged(seconds)| Duration::from_secs(seconds));
     checked.suite.allowed_dependencies = parsed.defaults.allow_dependencies;
     if checked.suite.groups.is_empty() && errors.is_empty() && !recovery.blanked_any() {
         checked.suite.warnings.push(spec_error(

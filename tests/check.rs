@@ -740,7 +740,7 @@ fn a_case_may_weigh_more_than_another_and_keep_an_id_of_its_own() {
     );
     assert_eq!(code, 2, "{stderr}");
     assert!(
-        stderr.contains("case `c`: `weight: 0` is outside its range, 1 to 1,000"),
+        stderr.contains(":5:44: weight: 0 is outside its range, 1 to 1,000"),
         "{stderr}"
     );
 }

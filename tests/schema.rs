@@ -2,6 +2,8 @@
 //! an editor at it, never stale, taking every shipped spec, and refusing what the loader
 //! refuses where a schema can tell.
 
+mod range_errors;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -236,4 +238,25 @@ fn the_schema_of_a_card_takes_what_the_loader_reads_as_a_card() {
         }
     }
     assert!(disagreements.is_empty(), "{disagreements:#?}");
+}
+
+/// Every number the loader refuses as outside its range, the schema refuses at that field.
+#[test]
+fn the_schema_refuses_every_number_outside_the_range_the_loader_takes() {
+    let schema = Validator::whole();
+    for (text, told) in range_errors::RANGE_ERRORS {
+        assert!(
+            grader::spec::parse("t.yaml", text, None).is_err(),
+            "the loader takes:\n{text}"
+        );
+        // `6:24: generate.count: 0 is outside ...`: the field is at `.../generate/count`.
+        let field = told.split(": ").nth(1).unwrap().replace('.', "/");
+        let problems = schema.problems(&yaml(text));
+        assert!(
+            problems
+                .iter()
+                .any(|(place, _)| place.ends_with(&format!("/{field}"))),
+            "the schema finds nothing wrong at `{field}` in:\n{text}\nit finds: {problems:#?}"
+        );
+    }
 }

@@ -1,6 +1,7 @@
 //! Spec files as the grader reads them: each assignment's typed groups and cases, the
 //! common fields, and where each error points.
 
+mod range_errors;
 mod support;
 
 use std::time::Duration;
@@ -371,44 +372,58 @@ fn a_students_copy_of_a_spec_leaves_out_what_students_may_not_see() {
     );
 }
 
+/// A number outside its range is refused where it is written: in a group, in a case of
+/// several lines, in `defaults`, and in a `generate:` or `exhaustive:` of one line.
 #[test]
-fn every_count_like_field_is_refused_outside_its_range_naming_it() {
-    let plaisante =
-        |group: &str| format!("assignment: plaisante_hand\ngroups:\n  - name: g\n{group}");
-    let cases = [
-        (
-            plaisante("    points: 1e300\n    cases: [{ name: c, hand: [KH], check: has_pair }]\n"),
-            "`points: 1e300` is outside its range, 0 to 1000",
-        ),
-        (
-            plaisante("    timeout_ms: 0\n    cases: [{ name: c, hand: [KH], check: has_pair }]\n"),
-            "`timeout_ms: 0` is outside its range, 1 to 600,000",
-        ),
-        (
-            "assignment: plaisante_hand\ndefaults: { timeout_ms: 0 }\ngroups:\n  - name: g\n    cases: [{ name: c, hand: [KH], check: has_pair }]\n".to_string(),
-            "defaults: `timeout_ms: 0` is outside its range",
-        ),
-        (
-            plaisante("    generate: { count: 0, seed: 1 }\n    checks: [has_pair]\n"),
-            "`count: 0` is outside its range, 1 to 1,000,000",
-        ),
-        (
-            "assignment: blackjack\ngroups:\n  - name: g\n    cases: [{ name: c, seed: 1, player: hit below 17, rounds: 1000000000 }]\n".to_string(),
-            "`rounds: 1000000000` is outside its range, 1 to 10,000",
-        ),
-        (
-            "assignment: crazy_eights\ngroups:\n  - name: g\n    strategies: { games: 1000000000, seed: 1, opponents: [first legal, first legal, first legal] }\n".to_string(),
-            "`games: 1000000000` is outside its range, 1 to 10,000",
-        ),
-        (
-            "assignment: crazy_eights\ngroups:\n  - name: g\n    cases: [{ name: c, seed: 1, players: [first legal, first legal, first legal, first legal], target: 1000000000 }]\n".to_string(),
-            "`target: 1000000000` is outside its range, 1 to 10,000",
-        ),
-    ];
-    for (text, expected) in cases {
-        let err = parse_err(&text);
-        assert!(err.contains(expected), "{err}\n{text}");
+fn every_count_like_field_is_refused_outside_its_range_at_the_number() {
+    for (text, expected) in range_errors::RANGE_ERRORS {
+        assert_eq!(parse_err(text), format!("t.yaml:{expected}"), "{text}");
     }
+}
+
+/// Each mistake of a case or group is read past on its own, so one run tells them all.
+#[test]
+fn several_range_errors_of_one_group_and_one_case_are_each_told_at_its_number() {
+    let checked = spec::check(
+        "t.yaml",
+        "assignment: blackjack\ndefaults: { timeout_ms: 0, build_timeout_s: 99999 }\ngroups:\n  - name: g\n    points: -5\n    timeout_ms: 0\n    cases:\n      - name: c\n        seed: 1\n        player: hit below 17\n        rounds: 1000000000\n        weight: 0\n      - { name: d, seed: 1, weight: 0, rounds: 0 }\n",
+        None,
+    );
+    let told: Vec<String> = checked.errors.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        told,
+        [
+            "t.yaml:2:25: defaults.timeout_ms: 0 is outside its range, 1 to 600,000",
+            "t.yaml:2:45: defaults.build_timeout_s: 99999 is outside its range, 1 to 3,600",
+            "t.yaml:5:13: points: -5 is outside its range, 0 to 1,000",
+            "t.yaml:6:17: timeout_ms: 0 is outside its range, 1 to 600,000",
+            "t.yaml:11:17: rounds: 1000000000 is outside its range, 1 to 10,000",
+            "t.yaml:12:17: weight: 0 is outside its range, 1 to 1,000",
+            "t.yaml:13:37: weight: 0 is outside its range, 1 to 1,000",
+            "t.yaml:13:48: rounds: 0 is outside its range, 1 to 10,000",
+        ]
+    );
+    assert!(checked.suite.groups.is_empty());
+}
+
+/// A key given twice is the second one's mistake, in a `{ ... }` and in lines alike.
+#[test]
+fn a_key_given_twice_is_placed_at_the_second() {
+    let checked = spec::check(
+        "t.yaml",
+        "assignment: blackjack\ngroups:\n  - name: g\n    points: 1\n    points: 2\n    cases:\n      - { name: c, seed: 1, seed: 2, player: [stand] }\n      - { name: d, seed: 1, player: [stand], expect: { outcome: push, outcome: push } }\n      - name: e\n        seed: 1\n        player: [stand]\n        seed: 3\n",
+        None,
+    );
+    let told: Vec<String> = checked.errors.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        told,
+        [
+            "t.yaml:5:5: `points` is given a second time here; give each field once",
+            "t.yaml:7:29: `seed` is given a second time here; give each field once",
+            "t.yaml:8:71: expect: `outcome` is given a second time here; give each field once",
+            "t.yaml:12:9: `seed` is given a second time here; give each field once",
+        ]
+    );
 }
 
 #[test]
@@ -453,7 +468,7 @@ fn yaml_mistakes_are_told_in_an_instructors_words_where_they_were_made() {
         ),
         (
             "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: many\n    cases: [{ name: c, hand: [KH], check: has_pair }]\n",
-            "t.yaml:4:13: points: expected a number, not `many`",
+            "t.yaml:4:13: points: expected a number from 0 to 1,000, not `many`",
         ),
     ];
     for (text, expected) in cases {
@@ -826,12 +841,12 @@ fn malformed_specs() -> Vec<(&'static str, Vec<u8>, &'static str)> {
         ("duplicate_card", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH, KH] }\n".as_bytes().to_vec(), ":7:11: error: case `c`: K♥ is in a Plaisante hand twice; one deck deals each card once"),
         ("impossible_due", "assignment: plaisante_hand\ndefaults: { due: 2026-04-31 }\ngroups: []\n".as_bytes().to_vec(), ":2:18: error: defaults.due: `2026-04-31` is not a date: April 2026 has 30 days"),
         ("empty_file", "".as_bytes().to_vec(), ": error: the file is empty; a spec gives `assignment:` and `groups:`"),
-        ("endless_games", "assignment: crazy_eights\ngroups:\n  - name: g\n    points: 1\n    strategies: { games: 1000000000, seed: 1, opponents: [first legal, first legal, first legal] }\n".as_bytes().to_vec(), ":3:5: error: group `g`: `games: 1000000000` is outside its range, 1 to 10,000"),
-        ("endless_rounds", "assignment: blackjack\ngroups:\n  - name: g\n    points: 1\n    cases:\n      - { name: c, seed: 1, rounds: 1000000000 }\n".as_bytes().to_vec(), ":6:11: error: case `c`: `rounds: 1000000000` is outside its range, 1 to 10,000"),
-        ("huge_points", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1e300\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":3:5: error: group `g`: `points: 1e300` is outside its range, 0 to 1000"),
+        ("endless_games", "assignment: crazy_eights\ngroups:\n  - name: g\n    points: 1\n    strategies: { games: 1000000000, seed: 1, opponents: [first legal, first legal, first legal] }\n".as_bytes().to_vec(), ":5:26: error: strategies.games: 1000000000 is outside its range, 1 to 10,000"),
+        ("endless_rounds", "assignment: blackjack\ngroups:\n  - name: g\n    points: 1\n    cases:\n      - { name: c, seed: 1, rounds: 1000000000 }\n".as_bytes().to_vec(), ":6:37: error: rounds: 1000000000 is outside its range, 1 to 10,000"),
+        ("huge_points", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1e300\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":4:13: error: points: 1e300 is outside its range, 0 to 1,000"),
         ("missing_assignment", "groups: []\n".as_bytes().to_vec(), ":1:1: error: missing `assignment`: this needs `assignment: ...`"),
         ("missing_group_name", "assignment: plaisante_hand\ngroups:\n  - points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":3:5: error: missing `name`: this needs `name: ...`"),
-        ("negative_points", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: -1\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":3:5: error: group `g`: `points: -1` is outside its range, 0 to 1000"),
+        ("negative_points", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: -1\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":4:13: error: points: -1 is outside its range, 0 to 1,000"),
         ("no_groups_key", "assignment: plaisante_hand\n".as_bytes().to_vec(), ":1:1: error: missing `groups`: this needs `groups: ...`"),
         ("non_utf8", b"assignment: plaisante_hand\ngroups:\n  - name: caf\xe9\n".to_vec(), ":3:14: error: byte 48 (0xe9) is not UTF-8 text; save the spec as UTF-8"),
         ("plaisante_hand_size", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: [2H, 3H, 4H, 5H, 6H, 7H] }\n".as_bytes().to_vec(), ":7:11: error: case `c`: a Plaisante hand holds 0 to 5 cards, not 6 (2♥ 3♥ 4♥ 5♥ 6♥ 7♥)"),
@@ -853,10 +868,10 @@ fn malformed_specs() -> Vec<(&'static str, Vec<u8>, &'static str)> {
         ("wrong_expectation", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: three kings, hand: [KH, KD, KC], expect: true }\n".as_bytes().to_vec(), ":7:11: error: case `three kings` expects true, but the reference answers false; fix the `expect`, or remove it"),
         ("wrong_type_expect", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH, KD], expect: maybe }\n".as_bytes().to_vec(), ":7:11: error: case `c`: `expect` does not fit has_pair: it returns true or false"),
         ("wrong_type_list", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: KH }\n".as_bytes().to_vec(), ":7:26: error: hand: expected a list, such as [a, b], not `KH`"),
-        ("wrong_type_number", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: many\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":4:13: error: points: expected a number, not `many`"),
-        ("wrong_type_whole_number", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    timeout_ms: fast\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":5:17: error: timeout_ms: expected a whole number, not `fast`"),
-        ("zero_count", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    checks: [has_pair]\n    generate: { count: 0, seed: 1 }\n".as_bytes().to_vec(), ":3:5: error: group `g`: `count: 0` is outside its range, 1 to 1,000,000"),
-        ("zero_timeout", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    timeout_ms: 0\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":3:5: error: group `g`: `timeout_ms: 0` is outside its range, 1 to 600,000"),
+        ("wrong_type_number", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: many\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":4:13: error: points: expected a number from 0 to 1,000, not `many`"),
+        ("wrong_type_whole_number", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    timeout_ms: fast\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":5:17: error: timeout_ms: expected a whole number from 1 to 600,000, not `fast`"),
+        ("zero_count", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    checks: [has_pair]\n    generate: { count: 0, seed: 1 }\n".as_bytes().to_vec(), ":6:24: error: generate.count: 0 is outside its range, 1 to 1,000,000"),
+        ("zero_timeout", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    timeout_ms: 0\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":5:17: error: timeout_ms: 0 is outside its range, 1 to 600,000"),
     ]
 }
 

@@ -151,6 +151,15 @@ pub fn reworded(text: &str, problem: Problem) -> Problem {
         };
     }
     let message = without_item_indexes(message);
+    if let Some((path, key)) = duplicate_key(&message)
+        && let Place::At(line, column) = problem.at
+        && let Some(second) = second_key(text, (line, column), key)
+    {
+        return at(
+            second,
+            format!("{path}`{key}` is given a second time here; give each field once"),
+        );
+    }
     if let Some((path, field)) = message
         .split_once("missing field `")
         .and_then(|(path, rest)| Some((path, rest.strip_suffix('`')?)))
@@ -164,6 +173,77 @@ pub fn reworded(text: &str, problem: Problem) -> Problem {
         .or_else(|| expected_type(&message))
         .unwrap_or(message);
     Problem { message, ..problem }
+}
+
+/// The path and the key of serde's "duplicate field `seed`" or "duplicate entry with key
+/// \"outcome\"".
+fn duplicate_key(message: &str) -> Option<(&str, &str)> {
+    let (path, key) = match message.split_once("duplicate field `") {
+        Some((path, rest)) => (path, rest.strip_suffix('`')?),
+        None => {
+            let (path, rest) = message.split_once("duplicate entry with key \"")?;
+            (path, rest.strip_suffix('"')?)
+        }
+    };
+    Some((path, key))
+}
+
+/// Where the mapping that starts at `start` gives `key` a second time. The YAML parser
+/// places a duplicate key at the start of its mapping, the first key or the `{`, which is
+/// not where the mistake is.
+fn second_key(text: &str, (line, column): At, key: &str) -> Option<At> {
+    let lines: Vec<&str> = text.lines().collect();
+    let first = lines.get(line.checked_sub(1)?)?;
+    let is_key_at = |chars: &[char], at: usize| {
+        let rest: String = chars[at..].iter().collect();
+        rest.strip_prefix(key)
+            .is_some_and(|after| after.trim_start().starts_with(':'))
+    };
+    let chars: Vec<char> = first.chars().collect();
+    if chars.get(column.checked_sub(1)?) == Some(&'{') {
+        // A `{ ... }` on one line: its keys at its own depth, after the `{` or a comma.
+        let mut depth = 0;
+        let mut keys = Vec::new();
+        let mut entry_starts = true;
+        for (at, &c) in chars.iter().enumerate().skip(column - 1) {
+            match c {
+                '{' | '[' => {
+                    depth += 1;
+                    entry_starts = depth == 1;
+                    continue;
+                }
+                '}' | ']' => depth -= 1,
+                ',' if depth == 1 => {
+                    entry_starts = true;
+                    continue;
+                }
+                ' ' => continue,
+                _ if entry_starts && depth == 1 && is_key_at(&chars, at) => keys.push(at),
+                _ => {}
+            }
+            if depth == 0 {
+                break;
+            }
+            entry_starts = false;
+        }
+        return keys.get(1).map(|&at| (line, at + 1));
+    }
+    // A block mapping: its keys are the lines indented to its first key's column.
+    let indent = column - 1;
+    let mut keys = (line - 1..lines.len())
+        .take_while(|&index| {
+            let text = lines[index];
+            index == line - 1
+                || text.trim().is_empty()
+                || text.len() - text.trim_start().len() >= indent
+        })
+        .filter(|&index| {
+            let text: Vec<char> = lines[index].chars().collect();
+            let at_indent =
+                index == line - 1 || lines[index].len() - lines[index].trim_start().len() == indent;
+            at_indent && text.len() > indent && is_key_at(&text, indent)
+        });
+    keys.nth(1).map(|index| (index + 1, column))
 }
 
 /// serde's path without `groups[2].cases[0]`: the line says where, and once a mistaken

@@ -9,8 +9,7 @@ use crate::card::{Card, format_cards};
 use crate::source::Source;
 use crate::spec::schema::AnyValue;
 use crate::spec::{
-    GENERATED, Grading, NoRules, Problems, Spec, SpecTest, Written, case_tests, dealt, exactly_one,
-    within_generated,
+    Generated, Grading, NoRules, Problems, Spec, SpecTest, Written, case_tests, dealt, exactly_one,
 };
 
 spec_group!(Group {
@@ -30,8 +29,7 @@ spec_case!(Case {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Generate {
-    #[schemars(range(min = *GENERATED.start(), max = *GENERATED.end()))]
-    count: u32,
+    count: Generated,
     seed: u64,
 }
 
@@ -165,11 +163,10 @@ impl Spec for Contract {
             ],
         )?;
         if let Some(generate) = group.generate {
-            within_generated(name, generate.count)?;
             return Ok(vec![SpecTest {
                 case: None,
                 request: Source::Generated(RandomScripts {
-                    count: generate.count,
+                    count: generate.count.0,
                     seed: generate.seed,
                 }),
                 grading: Grading::Bulk,
