@@ -36,9 +36,11 @@ spec_group!(Group {
 
 spec_case!(Case {
     /// The deck, top first; shuffled from `seed` when not given.
+    #[schemars(length(max = Card::COUNT), extend("uniqueItems" = true))]
     deck: Option<Vec<Card>>,
     seed: Option<u64>,
     /// The four harness players, in seat order.
+    #[schemars(length(min = PLAYERS, max = PLAYERS))]
     players: Vec<String>,
     /// Play a tournament to this many points instead of one game.
     target: Option<Target>,
@@ -50,6 +52,7 @@ pub struct Generate {
     count: Generated,
     seed: u64,
     /// The harness players of every generated game.
+    #[schemars(length(min = PLAYERS, max = PLAYERS))]
     players: Vec<String>,
     /// Play tournaments to this many points instead of single games.
     target: Option<Target>,
@@ -65,6 +68,7 @@ pub struct StrategiesSpec {
     games: Games,
     seed: u64,
     /// The three harness players in the other seats.
+    #[schemars(length(min = PLAYERS - 1, max = PLAYERS - 1))]
     opponents: Vec<String>,
     /// Fail unless the submission registers at least this many strategies.
     #[serde(default)]
@@ -137,7 +141,7 @@ impl Spec for Contract {
         let cases = group.cases.unwrap_or_default();
         case_tests(name, cases, |case| {
             if let Some(deck) = &case.deck {
-                dealt("a deck", deck, 0..=52)?;
+                dealt("a deck", deck, 0..=Card::COUNT)?;
             }
             let setup = Setup {
                 players: harness(&case.players, PLAYERS, "players")?,

@@ -108,7 +108,11 @@ spec_group!(Group {
     exhaustive: Option<EveryHand<1, 5>>,
 });
 
+/// The most cards a case's hand holds.
+const MOST_CARDS: usize = 5;
+
 spec_case!(Case {
+    #[schemars(length(max = MOST_CARDS), extend("uniqueItems" = true))]
     hand: Vec<Card>,
     /// The check asked of the hand, if not the group's.
     check: Option<Check>,
@@ -149,7 +153,7 @@ impl Spec for Contract {
                 "a group of cases; give `check`",
             )?;
             return case_tests(name, cases, |case| {
-                dealt("a Plaisante hand", &case.hand, 0..=5)?;
+                dealt("a Plaisante hand", &case.hand, 0..=MOST_CARDS)?;
                 let check = check_of(case.check, group.check)?;
                 let written = case
                     .expect

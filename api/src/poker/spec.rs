@@ -53,9 +53,14 @@ spec_group!(Group {
     exhaustive: Option<EveryFiveCardHand>,
 });
 
+/// The cards of every hand a case ranks.
+const HAND_SIZE: usize = 5;
+
 spec_case!(Case {
+    #[schemars(length(min = HAND_SIZE, max = HAND_SIZE), extend("uniqueItems" = true))]
     pub(crate) hand: Vec<Card>,
     /// The hand `hand` is compared with.
+    #[schemars(length(min = HAND_SIZE, max = HAND_SIZE), extend("uniqueItems" = true))]
     pub(crate) versus: Option<Vec<Card>>,
     /// The check asked of the hand, if not the group's.
     pub(crate) check: Option<Check>,
@@ -184,7 +189,7 @@ pub(crate) fn case_test(
     rules: PokerRules,
 ) -> Result<(Request, Vec<Written<Contract>>), String> {
     for cards in std::iter::once(&case.hand).chain(case.versus.as_ref()) {
-        dealt("a poker hand", cards, 5..=5)?;
+        dealt("a poker hand", cards, HAND_SIZE..=HAND_SIZE)?;
     }
     if let Some(versus) = &case.versus {
         only_fields(

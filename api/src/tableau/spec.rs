@@ -21,6 +21,7 @@ spec_group!(Group {
 
 spec_case!(Case {
     /// The cards dealt from, top first.
+    #[schemars(length(max = Card::COUNT), extend("uniqueItems" = true))]
     deck: Vec<Card>,
     /// What the player does.
     steps: Vec<StepSpec>,
@@ -175,7 +176,7 @@ impl Spec for Contract {
         }
         let cases = group.cases.unwrap_or_default();
         case_tests(name, cases, |case| {
-            dealt("a deck", &case.deck, 0..=52)?;
+            dealt("a deck", &case.deck, 0..=Card::COUNT)?;
             let (steps, written) = script_steps(&case.steps)?;
             let script = Script {
                 deck: case.deck,
