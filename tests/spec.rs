@@ -406,6 +406,31 @@ fn several_range_errors_of_one_group_and_one_case_are_each_told_at_its_number() 
     assert!(checked.suite.groups.is_empty());
 }
 
+/// A bad card in a tableau step is told at the card, saying what a card is, and the next
+/// mistake of the same case is told too.
+#[test]
+fn bad_cards_in_tableau_toggles_are_each_told_at_the_card() {
+    let checked = spec::check(
+        "t.yaml",
+        "assignment: tableau\ngroups:\n  - name: g\n    points: 1\n    cases:\n      - name: c\n        deck: [KH, QH]\n        steps: [deal, { toggle: 1X }, { toggle: [KH, 2Z] }, { play: ~, expect: { held: [QX] } }]\n",
+        None,
+    );
+    let told: Vec<String> = checked.errors.iter().map(ToString::to_string).collect();
+    let card = "is not a card: write a value (2-10, J, Q, K, A) then a suit (C, D, H, S)";
+    let expected = [
+        format!("t.yaml:8:33: steps[1].toggle: `1X` {card}"),
+        format!("t.yaml:8:54: steps[2].toggle[1]: `2Z` {card}"),
+        format!("t.yaml:8:89: steps[3].expect.held[0]: `QX` {card}"),
+    ];
+    assert_eq!(told.len(), expected.len(), "{told:#?}");
+    for (told, expected) in told.iter().zip(&expected) {
+        assert!(
+            told.starts_with(expected.as_str()),
+            "{told}\nexpected {expected}"
+        );
+    }
+}
+
 /// A key given twice is the second one's mistake, in a `{ ... }` and in lines alike.
 #[test]
 fn a_key_given_twice_is_placed_at_the_second() {

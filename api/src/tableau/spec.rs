@@ -105,11 +105,49 @@ fn no_default(schema: &mut Schema) {
     schema.remove("default");
 }
 
-#[derive(Deserialize, JsonSchema)]
-#[serde(untagged)]
+/// `toggle:`'s cards: one card, or a list of them.
 enum OneOrMany {
     One(Card),
     Many(Vec<Card>),
+}
+
+/// By hand rather than `untagged`, which says only that the value "did not match any
+/// variant", at the step: this one says what is wrong with a card, at the card.
+impl<'de> Deserialize<'de> for OneOrMany {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<OneOrMany, D::Error> {
+        struct Cards;
+        impl<'de> serde::de::Visitor<'de> for Cards {
+            type Value = OneOrMany;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a card or a list of cards, such as KH or [KH, QH]")
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<OneOrMany, E> {
+                text.parse().map(OneOrMany::One).map_err(E::custom)
+            }
+            fn visit_seq<S: serde::de::SeqAccess<'de>>(
+                self,
+                seq: S,
+            ) -> Result<OneOrMany, S::Error> {
+                Vec::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))
+                    .map(OneOrMany::Many)
+            }
+        }
+        deserializer.deserialize_any(Cards)
+    }
+}
+
+/// What [`OneOrMany`]'s `Deserialize` reads: a card, or a list of cards.
+impl JsonSchema for OneOrMany {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "OneOrMany".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "A card, or a list of cards toggled one after another.",
+            "anyOf": [generator.subschema_for::<Card>(), generator.subschema_for::<Vec<Card>>()],
+        })
+    }
 }
 
 /// A tableau state as a spec writes it: only the lists given are checked.
