@@ -431,6 +431,29 @@ fn bad_cards_in_tableau_toggles_are_each_told_at_the_card() {
     }
 }
 
+/// A string where true, false or a number is wanted says it was read as a string, and why;
+/// a name that a comma split says to quote the name.
+#[test]
+fn a_string_for_a_bool_or_a_number_and_a_name_split_by_a_comma_are_told_why() {
+    let checked = spec::check(
+        "t.yaml",
+        "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 10\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH], expect: yes }\n      - { name: d, hand: [KH], expect: \"true\" }\n      - { name: e, hand: [KH], check: score, expect: \"90\" }\n      - { name: a, b, hand: [KH] }\n  - name: h\n    points: \"10\"\n    checks: [has_pair]\n    exhaustive: { hand_size: 2, shuffled: on }\n",
+        None,
+    );
+    let told: Vec<String> = checked.errors.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        told,
+        [
+            "t.yaml:7:11: case `c`: `expect`: `yes` was read as a string; write true or false",
+            "t.yaml:8:11: case `d`: `expect`: `true` was read as a string, since it is quoted; write true without quotes",
+            "t.yaml:9:11: case `e`: `expect`: `90` was read as a string, since it is quoted; write 90 without quotes",
+            "t.yaml:10:20: `b` is not a field here; expected one of: name, id, weight, hand, check, expect; a comma ends a name in `{ ... }`: if `a, b` is one name, quote it, `name: \"a, b\"`",
+            "t.yaml:12:13: points: `10` was read as a string, since it is quoted; write 10 without quotes",
+            "t.yaml:14:43: exhaustive.shuffled: `on` was read as a string; write true or false",
+        ]
+    );
+}
+
 /// A key given twice is the second one's mistake, in a `{ ... }` and in lines alike.
 #[test]
 fn a_key_given_twice_is_placed_at_the_second() {

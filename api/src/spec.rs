@@ -753,8 +753,44 @@ pub(crate) fn expected<T: DeserializeOwned>(
     check: impl std::fmt::Display,
     returns: &str,
 ) -> Result<T, String> {
-    serde_yaml::from_value(value.clone())
-        .map_err(|_| format!("`expect` does not fit {check}: it returns {returns}"))
+    serde_yaml::from_value(value.clone()).map_err(|_| {
+        let takes = |value| serde_yaml::from_value::<T>(value).is_ok();
+        let read_as_string = value.as_str().and_then(|text| {
+            read_as_string(
+                text,
+                takes(serde_yaml::Value::Bool(true)),
+                takes(serde_yaml::Value::from(1)),
+            )
+        });
+        match read_as_string {
+            Some(why) => format!("`expect`: {why}"),
+            None => format!("`expect` does not fit {check}: it returns {returns}"),
+        }
+    })
+}
+
+/// Why `text`, which YAML read as a string, is not the `true` or `false` (when `bool`) or
+/// the number (when `number`) that was wanted: a quoted `"true"` or `"90"`, or a word
+/// older YAML read as true or false (`yes`, `on`). None when it is no such slip.
+pub fn read_as_string(text: &str, bool: bool, number: bool) -> Option<String> {
+    let unquoted = match serde_yaml::from_str::<serde_yaml::Value>(text) {
+        Ok(serde_yaml::Value::Bool(_)) => bool,
+        Ok(serde_yaml::Value::Number(_)) => number,
+        _ => false,
+    };
+    let older_yaml_bool = matches!(
+        text.to_ascii_lowercase().as_str(),
+        "yes" | "no" | "on" | "off" | "y" | "n"
+    );
+    match (unquoted, older_yaml_bool && bool) {
+        (true, _) => Some(format!(
+            "`{text}` was read as a string, since it is quoted; write {text} without quotes"
+        )),
+        (_, true) => Some(format!(
+            "`{text}` was read as a string; write true or false"
+        )),
+        _ => None,
+    }
 }
 
 /// Refuses cards that one deck does not deal: fewer or more than `sizes`, or a card twice.

@@ -169,10 +169,40 @@ pub fn reworded(text: &str, problem: Problem) -> Problem {
             ..problem
         };
     }
-    let message = unknown_field(&message)
-        .or_else(|| expected_type(&message))
-        .unwrap_or(message);
+    if let Some(unknown) = unknown_field(&message) {
+        let split = match problem.at {
+            Place::At(line, column) => name_split_at(text, (line, column)),
+            _ => None,
+        };
+        let message = match split {
+            Some(name) => format!(
+                "{unknown}; a comma ends a name in `{{ ... }}`: if `{name}` is one name, quote it, `name: \"{name}\"`"
+            ),
+            None => unknown,
+        };
+        return Problem { message, ..problem };
+    }
+    let message = expected_type(&message).unwrap_or(message);
     Problem { message, ..problem }
+}
+
+/// The name a comma split, when the key at `at` is a word with no value that follows
+/// `name: ...,` in a `{ ... }`: `{ name: a, b }` reads as a name `a` and a key `b`.
+fn name_split_at(text: &str, (line, column): At) -> Option<String> {
+    let line = text.lines().nth(line.checked_sub(1)?)?;
+    let at = line.char_indices().nth(column.checked_sub(1)?)?.0;
+    let (before, rest) = line.split_at(at);
+    // The key has no `:`, so no value: the entry ends at the next comma or brace.
+    let end = rest.find([',', '}'])?;
+    let key = rest[..end].trim();
+    if key.is_empty() || key.contains([':', '{', '[', '"', '\'']) {
+        return None;
+    }
+    let before = before.trim_end().strip_suffix(',')?;
+    let (_, name) = before.rsplit_once("name:")?;
+    let name = name.trim();
+    let plain = !name.is_empty() && !name.contains([',', '{', '}', '[', ']', '"', '\'', ':']);
+    plain.then(|| format!("{name}, {key}"))
 }
 
 /// The path and the key of serde's "duplicate field `seed`" or "duplicate entry with key
@@ -298,6 +328,16 @@ fn expected_type(message: &str) -> Option<String> {
         None => return None,
     };
     let (found, wanted) = rest.split_once(", expected ")?;
+    if let Some(text) = found
+        .strip_prefix("string \"")
+        .and_then(|text| text.strip_suffix('"'))
+    {
+        let number = wanted.contains("number") || wanted.starts_with(['u', 'i', 'f']);
+        let bool = wanted.trim() == "a boolean";
+        if let Some(why) = grader_api::spec::read_as_string(text, bool, number) {
+            return Some(format!("{path}{why}"));
+        }
+    }
     let wanted = match wanted.trim() {
         "f64" | "f32" => "a number",
         "u64" | "u32" | "u16" | "u8" | "i64" | "i32" => "a whole number",
