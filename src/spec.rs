@@ -419,6 +419,14 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
             }
         }
     };
+    // Each case or group read on past a field is left out whole, so that its group still
+    // loads without it and is checked, as one blanked at once would be.
+    let parsed = match parsed {
+        Some(parsed) if recovery.blank_mended() => {
+            unit.parse(&recovery.text()).ok().or(Some(parsed))
+        }
+        parsed => parsed,
+    };
     let Some(parsed) = parsed else {
         checked.errors = errors;
         return checked;

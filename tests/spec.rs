@@ -454,6 +454,34 @@ fn a_string_for_a_bool_or_a_number_and_a_name_split_by_a_comma_are_told_why() {
     );
 }
 
+/// specs/README.md's example of lint is what lint prints: a case read past at its bad card
+/// leaves its group to load, whose other case is checked against the reference.
+#[test]
+fn the_readmes_lint_example_is_what_lint_prints() {
+    let readme = std::fs::read_to_string(support::repo().join("specs/README.md")).unwrap();
+    let block = |fence: &str| -> String {
+        let (_, rest) = readme.split_once("For this file:").unwrap();
+        let (_, rest) = rest.split_once(fence).unwrap();
+        let (block, _) = rest.split_once("   ```").unwrap();
+        block
+            .lines()
+            .map(|line| line.strip_prefix("   ").unwrap_or(line).to_string() + "\n")
+            .collect::<String>()
+            .trim_start()
+            .to_string()
+    };
+    let dir = support::scratch().join("readme-lint");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("mistakes.yaml"), block("```yaml")).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_grader"))
+        .args(["spec", "lint", "--quick", "mistakes.yaml"])
+        .current_dir(&dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&output.stdout), block("```text"));
+}
+
 /// A key given twice is the second one's mistake, in a `{ ... }` and in lines alike.
 #[test]
 fn a_key_given_twice_is_placed_at_the_second() {

@@ -127,6 +127,23 @@ impl Recovery {
         true
     }
 
+    /// Blanks out whole each case, group or top-level field that lost a field: read on to
+    /// find its other mistakes, it is no test and lacks what it lost. False when none did.
+    pub fn blank_mended(&mut self) -> bool {
+        let starts: Vec<usize> = self.mended.iter().map(|(span, _)| span.start).collect();
+        let mut blanked = false;
+        for start in starts {
+            // One blanked already, with its case or group, holds nothing to find.
+            if is_blank(&self.lines[start]) {
+                continue;
+            }
+            if let Some(holder) = self.holder(start) {
+                blanked |= self.blank_holder(holder);
+            }
+        }
+        blanked
+    }
+
     /// Blanks out the case, else the group, else the top-level field holding `line`
     /// (1-based). False when there is none, or it is blank already: reading on would
     /// only find the same mistake again.
