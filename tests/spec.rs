@@ -454,6 +454,57 @@ fn a_string_for_a_bool_or_a_number_and_a_name_split_by_a_comma_are_told_why() {
     );
 }
 
+/// The table of tie-break vectors in specs/README.md says what the reference answers: each
+/// row's hand has its `standard` vector under `ties: standard` and its `draw_1572` vector
+/// under `ties: draw_1572`, as lint checks each `expect`.
+#[test]
+fn the_readmes_tie_break_vectors_are_the_references() {
+    let readme = std::fs::read_to_string(support::repo().join("specs/README.md")).unwrap();
+    let rows: Vec<[&str; 3]> = readme
+        .lines()
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            match cells[..] {
+                ["", _, _, _, hand, standard, draw, ""] if hand.starts_with("`[") => {
+                    Some([hand, standard, draw].map(|cell| cell.trim_matches('`')))
+                }
+                _ => None,
+            }
+        })
+        .collect();
+    assert_eq!(rows.len(), 9, "a row for each category");
+    let cases = |ties: &str, pick: usize| {
+        let cases: String = rows
+            .iter()
+            .enumerate()
+            .map(|(at, row)| {
+                format!(
+                    "      - {{ name: row {at}, hand: {}, expect: {} }}\n",
+                    row[0], row[pick]
+                )
+            })
+            .collect();
+        format!(
+            "  - name: {ties}\n    points: 1\n    rules: {{ ties: {ties} }}\n    check: tiebreak\n    cases:\n{cases}"
+        )
+    };
+    let spec = support::scratch_file(
+        "readme-tie-breaks.yaml",
+        format!(
+            "assignment: poker\ngroups:\n{}{}",
+            cases("standard", 1),
+            cases("draw_1572", 2)
+        ),
+    );
+    let (code, out) = lint(&[&spec]);
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "0 errors and 0 warnings in 1 file\n"),
+        "{}",
+        std::fs::read_to_string(&spec).unwrap()
+    );
+}
+
 /// specs/README.md's example of lint is what lint prints: a case read past at its bad card
 /// leaves its group to load, whose other case is checked against the reference.
 #[test]
