@@ -35,6 +35,10 @@ pub struct LintArgs {
 struct Findings {
     errors: Vec<SpecError>,
     warnings: Vec<SpecError>,
+    /// Its groups shown in full from the due date on: warned of when no file gives one,
+    /// since the latest date of any file is every file's.
+    undated: Vec<SpecError>,
+    gives_due: bool,
 }
 
 pub fn run(args: LintArgs) -> ExitCode {
@@ -52,9 +56,18 @@ pub fn run(args: LintArgs) -> ExitCode {
         Err(message) => return exit::done_or_usage(Err(message)),
     };
     let reference = reference::submission();
+    let mut all: Vec<Findings> = files
+        .iter()
+        .map(|file| lint(file, &reference, args.quick))
+        .collect();
+    if !all.iter().any(|findings| findings.gives_due) {
+        for findings in &mut all {
+            let undated = std::mem::take(&mut findings.undated);
+            findings.warnings.extend(undated);
+        }
+    }
     let (mut errors, mut warnings) = (0, 0);
-    for file in &files {
-        let findings = lint(file, &reference, args.quick);
+    for findings in &all {
         errors += findings.errors.len();
         warnings += findings.warnings.len();
         let mut told: Vec<(&SpecError, bool)> = findings
@@ -65,15 +78,7 @@ pub fn run(args: LintArgs) -> ExitCode {
             .collect();
         told.sort_by_key(|(finding, _)| finding.location);
         for (finding, is_error) in told {
-            let label = match is_error {
-                true => "error:".red().bold(),
-                false => "warning:".yellow().bold(),
-            };
-            let place = match finding.location {
-                Some((line, column)) => format!("{}:{line}:{column}", finding.file),
-                None => finding.file.clone(),
-            };
-            println!("{place}: {label} {}", finding.message);
+            println!("{}", told_as(finding, is_error));
         }
     }
     println!(
@@ -86,6 +91,19 @@ pub fn run(args: LintArgs) -> ExitCode {
     } else {
         exit::PASSED
     })
+}
+
+/// A finding as lint tells it: `file:line:column: error: message`.
+pub fn told_as(finding: &SpecError, is_error: bool) -> String {
+    let label = match is_error {
+        true => "error:".red().bold(),
+        false => "warning:".yellow().bold(),
+    };
+    let place = match finding.location {
+        Some((line, column)) => format!("{}:{line}:{column}", finding.file),
+        None => finding.file.clone(),
+    };
+    format!("{place}: {label} {}", finding.message)
 }
 
 fn counted(count: usize, thing: &str) -> String {
@@ -108,11 +126,13 @@ fn lint(path: &Path, reference: &Submission, quick: bool) -> Findings {
         }
     };
     let checked = spec::check(&path.display().to_string(), &text, None);
+    let mut suite = checked.suite;
     let mut findings = Findings {
         errors: checked.errors,
-        warnings: checked.warnings,
+        warnings: std::mem::take(&mut suite.warnings),
+        undated: undated_groups(&suite),
+        gives_due: suite.due.is_some(),
     };
-    let suite = checked.suite;
     findings.errors.extend(spec::colliding_ids(&suite.groups));
     let (expected, contradicted) = expectations(&suite, reference);
     findings.errors.extend(contradicted);
@@ -125,6 +145,42 @@ fn lint(path: &Path, reference: &Submission, quick: bool) -> Findings {
             .extend(timeouts_without_room(&suite, reference));
     }
     findings
+}
+
+/// What loads but is likely wrong, as `grader check` tells it of the specs it is given:
+/// the loader's warnings, hints that give answers, and, when `due_given` is not, groups
+/// waiting for a due date that no spec gives.
+pub fn warnings(suite: &Suite, expected: &[Expected], due_given: bool) -> Vec<String> {
+    let undated = match due_given || suite.due.is_some() {
+        true => Vec::new(),
+        false => undated_groups(suite),
+    };
+    let likely_wrong = hints_giving_answers(suite, expected);
+    suite
+        .warnings
+        .iter()
+        .chain(&likely_wrong)
+        .chain(&undated)
+        .map(|warning| told_as(warning, false))
+        .collect()
+}
+
+/// Groups shown in full from the due date on, which without a due date are never shown.
+fn undated_groups(suite: &Suite) -> Vec<SpecError> {
+    suite
+        .groups
+        .iter()
+        .filter(|group| group.visibility == Visibility::AfterDueDate)
+        .map(|group| {
+            at_group(
+                group,
+                format!(
+                    "group `{}` is shown in full from the due date on, but no spec gives a due date: a student's view withholds it until `grader check --due` is given (Gradescope shows it from its own due date); give `defaults: {{ due: YYYY-MM-DD }}`",
+                    group.name
+                ),
+            )
+        })
+        .collect()
 }
 
 /// Hidden groups whose hint, which a student sees, says what a case's answer is.

@@ -504,9 +504,7 @@ mod tests {
         group.points = 10.0;
         Suite {
             groups: vec![group],
-            build_timeout: None,
-            allowed_dependencies: Vec::new(),
-            due: None,
+            ..Suite::default()
         }
     }
 

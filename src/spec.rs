@@ -4,12 +4,11 @@
 
 use std::collections::{HashMap, HashSet};
 use std::io::Read;
-use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use grader_api::assignment::Asked;
-use grader_api::spec::{Grading, ParsedWritten, Place, within};
+use grader_api::spec::{DueDate, Grading, ParsedWritten, Place, Ranged};
 use grader_api::{ASSIGNMENTS, Unit};
 
 mod recover;
@@ -22,12 +21,6 @@ pub use grader_api::spec::Visibility;
 include!(concat!(env!("OUT_DIR"), "/built_in_specs.rs"));
 
 const DEFAULT_TIMEOUT_MS: u64 = 2_000;
-/// A test's timeout: none is no test at all, and ten minutes is more than any needs.
-const TIMEOUT_MS: RangeInclusive<u64> = 1..=600_000;
-/// A build's timeout, in seconds.
-const BUILD_TIMEOUT_S: RangeInclusive<u64> = 1..=3_600;
-/// A group's points: a score of hundreds of digits helps nobody.
-const MOST_POINTS: f64 = 1_000.0;
 /// The largest spec file read: loading is linear, but a file this big is a mistake.
 const MOST_SPEC_BYTES: u64 = 8 << 20;
 
@@ -63,6 +56,7 @@ impl From<SpecError> for SpecErrors {
 }
 
 /// Everything the grader runs: the groups of every spec loaded.
+#[derive(Default)]
 pub struct Suite {
     pub groups: Vec<Group>,
     /// The longest build time any of its spec files allows, if one sets it.
@@ -71,6 +65,8 @@ pub struct Suite {
     pub allowed_dependencies: Vec<String>,
     /// The latest due date its spec files give, in days since 1970-01-01.
     pub due: Option<u64>,
+    /// What loads but is likely wrong, in file order.
+    pub warnings: Vec<SpecError>,
 }
 
 impl Suite {
@@ -92,6 +88,7 @@ impl Suite {
             build_timeout: self.build_timeout,
             allowed_dependencies: self.allowed_dependencies,
             due: self.due,
+            warnings: self.warnings,
         }
     }
 }
@@ -155,6 +152,7 @@ pub fn load(
     let mut build_timeout = None;
     let mut allowed_dependencies: Vec<String> = Vec::new();
     let mut due = None;
+    let mut warnings = Vec::new();
     let mut errors = Vec::new();
     let mut add = |file: Result<Suite, SpecErrors>| {
         let file = match file {
@@ -172,6 +170,7 @@ pub fn load(
         }
         build_timeout = build_timeout.max(file.build_timeout);
         due = due.max(file.due);
+        warnings.extend(file.warnings);
         for name in file.allowed_dependencies {
             if allowed.insert(name.clone()) {
                 allowed_dependencies.push(name);
@@ -213,6 +212,7 @@ pub fn load(
             build_timeout,
             allowed_dependencies,
             due,
+            warnings,
         }),
         false => Err(SpecErrors(collisions)),
     }
@@ -317,27 +317,23 @@ pub fn parse(
     }
 }
 
-/// A spec file read as far as it goes: the groups that load, and every mistake found in
-/// file order, errors and warnings apart.
+/// A spec file read as far as it goes: the groups that load, with their warnings, and
+/// every error found, in file order.
 pub struct Checked {
     pub suite: Suite,
     pub errors: Vec<SpecError>,
-    pub warnings: Vec<SpecError>,
 }
 
 /// Reads one spec file's text, reading past each mistake to find the next.
 pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Checked {
+    // Editors on Windows may start a UTF-8 file with a byte order mark, which the YAML
+    // parser would take for the start of a second document.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let text = yaml::with_newlines(text);
     let text = &*text;
     let mut checked = Checked {
-        suite: Suite {
-            groups: Vec::new(),
-            build_timeout: None,
-            allowed_dependencies: Vec::new(),
-            due: None,
-        },
+        suite: Suite::default(),
         errors: Vec::new(),
-        warnings: Vec::new(),
     };
     let spec_error = |location: Option<(usize, usize)>, message: String| SpecError {
         file: file.to_string(),
@@ -403,23 +399,42 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
                 if errors.iter().any(misspelt) {
                     break None;
                 }
-                let line = match problem.at {
-                    Place::At(line, _) => Some(line),
-                    _ => None,
+                let Place::At(line, column) = problem.at else {
+                    errors.push(spec_error(place(&read, &problem.at), problem.message));
+                    break None;
                 };
-                errors.push(spec_error(place(&read, &problem.at), problem.message));
-                let read_on = errors.len() < MOST_RECOVERIES
-                    && line.is_some_and(|line| recovery.blank_around(line));
-                if !read_on {
+                // A field blanked to read on may be one its case or group needs: that it is
+                // missing now is no mistake of the file's, and what holds it goes whole.
+                let missing = problem.message.contains("missing `") && recovery.mended(line);
+                if missing || recovery.left_by_a_blanked_field(line, column) {
+                    if recovery.blank_around(line) {
+                        continue;
+                    }
+                    break None;
+                }
+                errors.push(spec_error(Some((line, column)), problem.message));
+                if errors.len() >= MOST_RECOVERIES || !recovery.read_past(line, column) {
                     break None;
                 }
             }
         }
     };
+    // Each case or group read on past a field is left out whole, so that its group still
+    // loads without it and is checked, as one blanked at once would be.
+    let parsed = match parsed {
+        Some(parsed) if recovery.blank_mended() => {
+            unit.parse(&recovery.text()).ok().or(Some(parsed))
+        }
+        parsed => parsed,
+    };
     let Some(parsed) = parsed else {
         checked.errors = errors;
         return checked;
     };
+    // What is found from here on of a case or group that lost a field may be only that
+    // loss: it is left out, as is the test it would make.
+    let mended =
+        |location: Option<(usize, usize)>| location.is_some_and(|(line, _)| recovery.mended(line));
     let mut places = Places::new(text);
     for problem in parsed.problems {
         // A group that lost a case may be refused for what it lacks now.
@@ -428,21 +443,16 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
         {
             continue;
         }
-        errors.push(spec_error(places.of(&problem.at), problem.message));
-    }
-    let in_defaults =
-        |message: String| spec_error(locate_key(text, "defaults"), format!("defaults: {message}"));
-    let defaults = &parsed.defaults;
-    for (field, value, range) in [
-        ("timeout_ms", defaults.timeout_ms, TIMEOUT_MS),
-        ("build_timeout_s", defaults.build_timeout_s, BUILD_TIMEOUT_S),
-    ] {
-        if let Some(Err(message)) = value.map(|value| within(field, value, range)) {
-            errors.push(in_defaults(message));
+        let location = places.of(&problem.at);
+        if !mended(location) {
+            errors.push(spec_error(location, problem.message));
         }
     }
+    let defaults = &parsed.defaults;
     let default_timeout = timeout_override
-        .or(defaults.timeout_ms.map(Duration::from_millis))
+        .or(defaults
+            .timeout_ms
+            .map(|Ranged(ms)| Duration::from_millis(ms)))
         .unwrap_or(Duration::from_millis(DEFAULT_TIMEOUT_MS));
     let mut group_from = (0, 0);
     // Where each group id is in the suite: a spec may hold thousands of groups.
@@ -454,31 +464,18 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
         if let Some(at) = group_at {
             group_from = past(&lines, at);
         }
+        if mended(group_at) {
+            continue;
+        }
         let in_group =
             |message: String| spec_error(group_at, format!("group `{}`: {message}", common.name));
         let errors_before = errors.len();
         let points = common.points.unwrap_or(0.0);
-        if !(points.is_finite() && (0.0..=MOST_POINTS).contains(&points)) {
-            // 1e300 written out would be a line of 301 digits.
-            let shown = match points.abs() < 1e15 {
-                true => points.to_string(),
-                false => format!("{points:e}"),
-            };
-            errors.push(in_group(format!(
-                "`points: {shown}` is outside its range, 0 to {MOST_POINTS}"
-            )));
-        }
         if common.points.is_none() {
-            checked.warnings.push(in_group(
+            checked.suite.warnings.push(in_group(
                 "gives no `points`, so it is worth nothing; give `points: 0` if that is meant"
                     .into(),
             ));
-        }
-        if let Some(Err(message)) = common
-            .timeout_ms
-            .map(|timeout| within("timeout_ms", timeout, TIMEOUT_MS))
-        {
-            errors.push(in_group(message));
         }
         let group_id = format!("{}::{}", unit.name(), slug(&common.name));
         if slug(&common.name).is_empty() {
@@ -529,6 +526,7 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
                     location,
                 }
             })
+            .filter(|test| !mended(test.location))
             .collect::<Vec<TestCase>>();
         let nameless = tests.iter().filter(|test| test.id.ends_with("::"));
         for test in nameless {
@@ -560,17 +558,13 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
             location: group_at,
         });
     }
-    match defaults.due.as_deref().map(due_date).transpose() {
-        Ok(due) => checked.suite.due = due,
-        Err(message) => errors.push(spec_error(
-            locate_key(text, "defaults"),
-            format!("defaults: due: {message}"),
-        )),
-    }
-    checked.suite.build_timeout = defaults.build_timeout_s.map(Duration::from_secs);
+    checked.suite.due = defaults.due.map(|DueDate(days)| days);
+    checked.suite.build_timeout = defaults
+        .build_timeout_s
+        .map(|Ranged(seconds)| Duration::from_secs(seconds));
     checked.suite.allowed_dependencies = parsed.defaults.allow_dependencies;
     if checked.suite.groups.is_empty() && errors.is_empty() && !recovery.blanked_any() {
-        checked.warnings.push(spec_error(
+        checked.suite.warnings.push(spec_error(
             locate_key(text, "groups"),
             "the file holds no group (`groups: []`): it grades nothing".into(),
         ));
@@ -743,31 +737,9 @@ pub fn spec_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     Ok(files)
 }
 
-/// `YYYY-MM-DD` as days since 1970-01-01.
+/// `YYYY-MM-DD` as days since 1970-01-01, as `--due` takes it.
 pub fn due_date(text: &str) -> Result<u64, String> {
-    let bad = || format!("`{text}` is not a date: write it as YYYY-MM-DD, such as 2026-12-15");
-    let parts: Vec<u64> = text
-        .trim()
-        .split('-')
-        .map(|part| part.parse().map_err(|_| bad()))
-        .collect::<Result<_, _>>()?;
-    let [year, month, day] = parts[..] else {
-        return Err(bad());
-    };
-    if !(1970..=9999).contains(&year) || !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-        return Err(bad());
-    }
-    // Days from the civil date, counting years from March so leap days fall last.
-    let (y, m) = if month <= 2 {
-        (year - 1, month + 9)
-    } else {
-        (year, month - 3)
-    };
-    let era = y / 400;
-    let year_of_era = y - era * 400;
-    let day_of_year = (153 * m + 2) / 5 + day - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    Ok(era * 146_097 + day_of_era - 719_468)
+    text.parse().map(|DueDate(days)| days)
 }
 
 /// Line and column of a top-level `key:`.
@@ -801,8 +773,25 @@ mod tests {
         assert_eq!(due_date("2000-03-01"), Ok(11_017));
         assert_eq!(due_date("2024-02-29"), Ok(19_782));
         assert_eq!(due_date(" 2026-12-01 "), Ok(20_788));
-        for bad in ["2026-13-01", "2026-12", "yesterday", "1969-12-31"] {
+        assert_eq!(due_date("2026-04-30"), Ok(20_573));
+        for bad in [
+            "2026-13-01",
+            "2026-12",
+            "yesterday",
+            "1969-12-31",
+            "2026-01-00",
+        ] {
             assert!(due_date(bad).is_err(), "{bad}");
+        }
+        for (impossible, says) in [
+            ("2026-02-29", "February 2026 has 28 days"),
+            ("2026-02-30", "February 2026 has 28 days"),
+            ("2024-02-30", "February 2024 has 29 days"),
+            ("2100-02-29", "February 2100 has 28 days"),
+            ("2026-04-31", "April 2026 has 30 days"),
+        ] {
+            let refused = due_date(impossible).unwrap_err();
+            assert_eq!(refused, format!("`{impossible}` is not a date: {says}"));
         }
     }
 }

@@ -316,7 +316,7 @@ fn a_specs_due_date_opens_after_due_date_groups_once_it_has_passed() {
     assert_eq!(out.status.code(), Some(2));
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(
-        said.contains("due-bad.yaml:2:1: defaults: due: `next week` is not a date"),
+        said.contains("due-bad.yaml:2:18: defaults.due: `next week` is not a date"),
         "{said}"
     );
 }

@@ -2,6 +2,8 @@
 //! an editor at it, never stale, taking every shipped spec, and refusing what the loader
 //! refuses where a schema can tell.
 
+mod range_errors;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -146,14 +148,24 @@ fn refused_by_both(from: &str, to: &str, at: &str) {
     assert_eq!(schema.problems(&yaml(PAIRS)), []);
     assert!(PAIRS.contains(from), "{from}");
     let changed = PAIRS.replacen(from, to, 1);
+    refused_by_the_schema_too(&schema, &changed, at, |place| place == at);
+}
+
+/// `text`, which the loader refuses, the schema refuses at a place `is_at` takes (`at`).
+fn refused_by_the_schema_too(
+    schema: &Validator,
+    text: &str,
+    at: &str,
+    is_at: impl Fn(&str) -> bool,
+) {
     assert!(
-        grader::spec::parse("t.yaml", &changed, None).is_err(),
-        "the loader takes:\n{changed}"
+        grader::spec::parse("t.yaml", text, None).is_err(),
+        "the loader takes:\n{text}"
     );
-    let problems = schema.problems(&yaml(&changed));
+    let problems = schema.problems(&yaml(text));
     assert!(
-        problems.iter().any(|(place, _)| place == at),
-        "the schema finds nothing wrong at {at} in:\n{changed}\nit finds: {problems:#?}"
+        problems.iter().any(|(place, _)| is_at(place)),
+        "the schema finds nothing wrong at {at} in:\n{text}\nit finds: {problems:#?}"
     );
 }
 
@@ -236,4 +248,54 @@ fn the_schema_of_a_card_takes_what_the_loader_reads_as_a_card() {
         }
     }
     assert!(disagreements.is_empty(), "{disagreements:#?}");
+}
+
+/// Every number the loader refuses as outside its range, the schema refuses at that field.
+#[test]
+fn the_schema_refuses_every_number_outside_the_range_the_loader_takes() {
+    let schema = Validator::whole();
+    for (text, told) in range_errors::RANGE_ERRORS {
+        // `6:24: generate.count: 0 is outside ...`: the field is at `.../generate/count`.
+        let field = format!("/{}", told.split(": ").nth(1).unwrap().replace('.', "/"));
+        refused_by_the_schema_too(&schema, text, &field, |place| place.ends_with(&field));
+    }
+}
+
+/// Lists the loader takes only of a size, or without a card twice, the schema refuses too.
+#[test]
+fn the_schema_refuses_a_list_of_the_wrong_size_or_with_a_card_twice() {
+    let schema = Validator::whole();
+    let refused = [
+        (
+            "assignment: poker\ngroups:\n  - name: g\n    check: category\n    cases:\n      - { name: c, hand: [KH, QH, JH, 10H] }\n",
+            "/groups/0/cases/0/hand",
+        ),
+        (
+            "assignment: poker\ngroups:\n  - name: g\n    cases:\n      - { name: c, hand: [KH, QH, JH, 10H, 9H], versus: [2C, 3C, 4C, 5C, 5C] }\n",
+            "/groups/0/cases/0/versus",
+        ),
+        (
+            "assignment: plaisante_hand\ngroups:\n  - name: g\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH, KH] }\n",
+            "/groups/0/cases/0/hand",
+        ),
+        (
+            "assignment: plaisante_hand\ngroups:\n  - name: g\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH, QH, JH, 10H, 9H, 8H] }\n",
+            "/groups/0/cases/0/hand",
+        ),
+        (
+            "assignment: tableau\ngroups:\n  - name: g\n    cases:\n      - { name: c, deck: [KH, KH], steps: [deal] }\n",
+            "/groups/0/cases/0/deck",
+        ),
+        (
+            "assignment: crazy_eights\ngroups:\n  - name: g\n    cases:\n      - { name: c, seed: 1, players: [first legal, first legal, first legal] }\n",
+            "/groups/0/cases/0/players",
+        ),
+        (
+            "assignment: crazy_eights\ngroups:\n  - name: g\n    strategies: { games: 4, seed: 1, opponents: [first legal, first legal, first legal, first legal] }\n",
+            "/groups/0/strategies/opponents",
+        ),
+    ];
+    for (text, at) in refused {
+        refused_by_the_schema_too(&schema, text, at, |place| place == at);
+    }
 }

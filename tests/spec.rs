@@ -1,6 +1,7 @@
 //! Spec files as the grader reads them: each assignment's typed groups and cases, the
 //! common fields, and where each error points.
 
+mod range_errors;
 mod support;
 
 use std::time::Duration;
@@ -371,44 +372,185 @@ fn a_students_copy_of_a_spec_leaves_out_what_students_may_not_see() {
     );
 }
 
+/// A number outside its range is refused where it is written: in a group, in a case of
+/// several lines, in `defaults`, and in a `generate:` or `exhaustive:` of one line.
 #[test]
-fn every_count_like_field_is_refused_outside_its_range_naming_it() {
-    let plaisante =
-        |group: &str| format!("assignment: plaisante_hand\ngroups:\n  - name: g\n{group}");
-    let cases = [
-        (
-            plaisante("    points: 1e300\n    cases: [{ name: c, hand: [KH], check: has_pair }]\n"),
-            "`points: 1e300` is outside its range, 0 to 1000",
-        ),
-        (
-            plaisante("    timeout_ms: 0\n    cases: [{ name: c, hand: [KH], check: has_pair }]\n"),
-            "`timeout_ms: 0` is outside its range, 1 to 600,000",
-        ),
-        (
-            "assignment: plaisante_hand\ndefaults: { timeout_ms: 0 }\ngroups:\n  - name: g\n    cases: [{ name: c, hand: [KH], check: has_pair }]\n".to_string(),
-            "defaults: `timeout_ms: 0` is outside its range",
-        ),
-        (
-            plaisante("    generate: { count: 0, seed: 1 }\n    checks: [has_pair]\n"),
-            "`count: 0` is outside its range, 1 to 1,000,000",
-        ),
-        (
-            "assignment: blackjack\ngroups:\n  - name: g\n    cases: [{ name: c, seed: 1, player: hit below 17, rounds: 1000000000 }]\n".to_string(),
-            "`rounds: 1000000000` is outside its range, 1 to 10,000",
-        ),
-        (
-            "assignment: crazy_eights\ngroups:\n  - name: g\n    strategies: { games: 1000000000, seed: 1, opponents: [first legal, first legal, first legal] }\n".to_string(),
-            "`games: 1000000000` is outside its range, 1 to 10,000",
-        ),
-        (
-            "assignment: crazy_eights\ngroups:\n  - name: g\n    cases: [{ name: c, seed: 1, players: [first legal, first legal, first legal, first legal], target: 1000000000 }]\n".to_string(),
-            "`target: 1000000000` is outside its range, 1 to 10,000",
-        ),
-    ];
-    for (text, expected) in cases {
-        let err = parse_err(&text);
-        assert!(err.contains(expected), "{err}\n{text}");
+fn every_count_like_field_is_refused_outside_its_range_at_the_number() {
+    for (text, expected) in range_errors::RANGE_ERRORS {
+        assert_eq!(parse_err(text), format!("t.yaml:{expected}"), "{text}");
     }
+}
+
+/// Each mistake of a case or group is read past on its own, so one run tells them all.
+#[test]
+fn several_range_errors_of_one_group_and_one_case_are_each_told_at_its_number() {
+    let checked = spec::check(
+        "t.yaml",
+        "assignment: blackjack\ndefaults: { timeout_ms: 0, build_timeout_s: 99999 }\ngroups:\n  - name: g\n    points: -5\n    timeout_ms: 0\n    cases:\n      - name: c\n        seed: 1\n        player: hit below 17\n        rounds: 1000000000\n        weight: 0\n      - { name: d, seed: 1, weight: 0, rounds: 0 }\n",
+        None,
+    );
+    let told: Vec<String> = checked.errors.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        told,
+        [
+            "t.yaml:2:25: defaults.timeout_ms: 0 is outside its range, 1 to 600,000",
+            "t.yaml:2:45: defaults.build_timeout_s: 99999 is outside its range, 1 to 3,600",
+            "t.yaml:5:13: points: -5 is outside its range, 0 to 1,000",
+            "t.yaml:6:17: timeout_ms: 0 is outside its range, 1 to 600,000",
+            "t.yaml:11:17: rounds: 1000000000 is outside its range, 1 to 10,000",
+            "t.yaml:12:17: weight: 0 is outside its range, 1 to 1,000",
+            "t.yaml:13:37: weight: 0 is outside its range, 1 to 1,000",
+            "t.yaml:13:48: rounds: 0 is outside its range, 1 to 10,000",
+        ]
+    );
+    assert!(checked.suite.groups.is_empty());
+}
+
+/// A bad card in a tableau step is told at the card, saying what a card is, and the next
+/// mistake of the same case is told too.
+#[test]
+fn bad_cards_in_tableau_toggles_are_each_told_at_the_card() {
+    let checked = spec::check(
+        "t.yaml",
+        "assignment: tableau\ngroups:\n  - name: g\n    points: 1\n    cases:\n      - name: c\n        deck: [KH, QH]\n        steps: [deal, { toggle: 1X }, { toggle: [KH, 2Z] }, { play: ~, expect: { held: [QX] } }]\n",
+        None,
+    );
+    let told: Vec<String> = checked.errors.iter().map(ToString::to_string).collect();
+    let card = "is not a card: write a value (2-10, J, Q, K, A) then a suit (C, D, H, S)";
+    let expected = [
+        format!("t.yaml:8:33: steps[1].toggle: `1X` {card}"),
+        format!("t.yaml:8:54: steps[2].toggle[1]: `2Z` {card}"),
+        format!("t.yaml:8:89: steps[3].expect.held[0]: `QX` {card}"),
+    ];
+    assert_eq!(told.len(), expected.len(), "{told:#?}");
+    for (told, expected) in told.iter().zip(&expected) {
+        assert!(
+            told.starts_with(expected.as_str()),
+            "{told}\nexpected {expected}"
+        );
+    }
+}
+
+/// A string where true, false or a number is wanted says it was read as a string, and why;
+/// a name that a comma split says to quote the name.
+#[test]
+fn a_string_for_a_bool_or_a_number_and_a_name_split_by_a_comma_are_told_why() {
+    let checked = spec::check(
+        "t.yaml",
+        "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 10\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH], expect: yes }\n      - { name: d, hand: [KH], expect: \"true\" }\n      - { name: e, hand: [KH], check: score, expect: \"90\" }\n      - { name: a, b, hand: [KH] }\n  - name: h\n    points: \"10\"\n    checks: [has_pair]\n    exhaustive: { hand_size: 2, shuffled: on }\n",
+        None,
+    );
+    let told: Vec<String> = checked.errors.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        told,
+        [
+            "t.yaml:7:11: case `c`: `expect`: `yes` was read as a string; write true or false",
+            "t.yaml:8:11: case `d`: `expect`: `true` was read as a string, since it is quoted; write true without quotes",
+            "t.yaml:9:11: case `e`: `expect`: `90` was read as a string, since it is quoted; write 90 without quotes",
+            "t.yaml:10:20: `b` is not a field here; expected one of: name, id, weight, hand, check, expect; a comma ends a name in `{ ... }`: if `a, b` is one name, quote it, `name: \"a, b\"`",
+            "t.yaml:12:13: points: `10` was read as a string, since it is quoted; write 10 without quotes",
+            "t.yaml:14:43: exhaustive.shuffled: `on` was read as a string; write true or false",
+        ]
+    );
+}
+
+/// The table of tie-break vectors in specs/README.md says what the reference answers: each
+/// row's hand has its `standard` vector under `ties: standard` and its `draw_1572` vector
+/// under `ties: draw_1572`, as lint checks each `expect`.
+#[test]
+fn the_readmes_tie_break_vectors_are_the_references() {
+    let readme = std::fs::read_to_string(support::repo().join("specs/README.md")).unwrap();
+    let rows: Vec<[&str; 3]> = readme
+        .lines()
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            match cells[..] {
+                ["", _, _, _, hand, standard, draw, ""] if hand.starts_with("`[") => {
+                    Some([hand, standard, draw].map(|cell| cell.trim_matches('`')))
+                }
+                _ => None,
+            }
+        })
+        .collect();
+    assert_eq!(rows.len(), 9, "a row for each category");
+    let cases = |ties: &str, pick: usize| {
+        let cases: String = rows
+            .iter()
+            .enumerate()
+            .map(|(at, row)| {
+                format!(
+                    "      - {{ name: row {at}, hand: {}, expect: {} }}\n",
+                    row[0], row[pick]
+                )
+            })
+            .collect();
+        format!(
+            "  - name: {ties}\n    points: 1\n    rules: {{ ties: {ties} }}\n    check: tiebreak\n    cases:\n{cases}"
+        )
+    };
+    let spec = support::scratch_file(
+        "readme-tie-breaks.yaml",
+        format!(
+            "assignment: poker\ngroups:\n{}{}",
+            cases("standard", 1),
+            cases("draw_1572", 2)
+        ),
+    );
+    let (code, out) = lint(&[&spec]);
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "0 errors and 0 warnings in 1 file\n"),
+        "{}",
+        std::fs::read_to_string(&spec).unwrap()
+    );
+}
+
+/// specs/README.md's example of lint is what lint prints: a case read past at its bad card
+/// leaves its group to load, whose other case is checked against the reference.
+#[test]
+fn the_readmes_lint_example_is_what_lint_prints() {
+    let readme = std::fs::read_to_string(support::repo().join("specs/README.md")).unwrap();
+    let block = |fence: &str| -> String {
+        let (_, rest) = readme.split_once("For this file:").unwrap();
+        let (_, rest) = rest.split_once(fence).unwrap();
+        let (block, _) = rest.split_once("   ```").unwrap();
+        block
+            .lines()
+            .map(|line| line.strip_prefix("   ").unwrap_or(line).to_string() + "\n")
+            .collect::<String>()
+            .trim_start()
+            .to_string()
+    };
+    let dir = support::scratch().join("readme-lint");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("mistakes.yaml"), block("```yaml")).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_grader"))
+        .args(["spec", "lint", "--quick", "mistakes.yaml"])
+        .current_dir(&dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&output.stdout), block("```text"));
+}
+
+/// A key given twice is the second one's mistake, in a `{ ... }` and in lines alike.
+#[test]
+fn a_key_given_twice_is_placed_at_the_second() {
+    let checked = spec::check(
+        "t.yaml",
+        "assignment: blackjack\ngroups:\n  - name: g\n    points: 1\n    points: 2\n    cases:\n      - { name: c, seed: 1, seed: 2, player: [stand] }\n      - { name: d, seed: 1, player: [stand], expect: { outcome: push, outcome: push } }\n      - name: e\n        seed: 1\n        player: [stand]\n        seed: 3\n",
+        None,
+    );
+    let told: Vec<String> = checked.errors.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        told,
+        [
+            "t.yaml:5:5: `points` is given a second time here; give each field once",
+            "t.yaml:7:29: `seed` is given a second time here; give each field once",
+            "t.yaml:8:71: expect: `outcome` is given a second time here; give each field once",
+            "t.yaml:12:9: `seed` is given a second time here; give each field once",
+        ]
+    );
 }
 
 #[test]
@@ -453,7 +595,7 @@ fn yaml_mistakes_are_told_in_an_instructors_words_where_they_were_made() {
         ),
         (
             "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: many\n    cases: [{ name: c, hand: [KH], check: has_pair }]\n",
-            "t.yaml:4:13: points: expected a number, not `many`",
+            "t.yaml:4:13: points: expected a number from 0 to 1,000, not `many`",
         ),
     ];
     for (text, expected) in cases {
@@ -588,11 +730,7 @@ fn lint_tells_every_error_and_warning_of_every_file_then_counts_them() {
 
     let clean = dir.join("clean");
     std::fs::create_dir_all(&clean).unwrap();
-    std::fs::copy(
-        repo_spec("plaisante_hand"),
-        clean.join("plaisante_hand.yaml"),
-    )
-    .unwrap();
+    std::fs::copy(repo_spec("tableau"), clean.join("tableau.yaml")).unwrap();
     let (code, out) = lint(&[&clean]);
     assert_eq!(
         (code, out.as_str()),
@@ -600,10 +738,157 @@ fn lint_tells_every_error_and_warning_of_every_file_then_counts_them() {
     );
 }
 
+/// A spec with a group worth nothing and a group shown from a due date it does not give.
+const UNDATED: &str = "assignment: plaisante_hand\ngroups:\n  - name: free\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n  - name: later\n    points: 1\n    visibility: after_due_date\n    check: has_pair\n    cases:\n      - { name: d, hand: [KH] }\n";
+
+const UNDATED_WARNING: &str = "7:5: warning: group `later` is shown in full from the due date on, but no spec gives a due date: a student's view withholds it until `grader check --due` is given";
+
+#[test]
+fn lint_warns_of_an_after_due_date_group_when_no_file_gives_a_due_date() {
+    let dir = support::scratch().join("lint-undated");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let undated = dir.join("a_undated.yaml");
+    std::fs::write(&undated, UNDATED).unwrap();
+    let (code, out) = lint(&[&undated]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains(&format!("{}:{UNDATED_WARNING}", undated.display())),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("0 errors and 2 warnings in 1 file\n"),
+        "{out}"
+    );
+    // The latest due date of any file is every file's.
+    std::fs::write(
+        dir.join("b_dated.yaml"),
+        "assignment: poker\ndefaults: { due: 2026-12-15 }\ngroups:\n  - name: g\n    points: 1\n    check: category\n    cases:\n      - { name: c, hand: [KH, QH, JH, 10H, 9H] }\n",
+    )
+    .unwrap();
+    let (code, out) = lint(&[&dir]);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("due date"), "{out}");
+    assert!(
+        out.ends_with("0 errors and 1 warning in 2 files\n"),
+        "{out}"
+    );
+}
+
+/// `grader check --spec` tells what lint warns of, on stderr, and grades on.
+#[test]
+fn check_against_given_specs_tells_lints_warnings() {
+    let file = support::scratch_file("check-undated.yaml", UNDATED);
+    let path = file.to_str().unwrap();
+    let output = support::grader(&["check", ".", "--list", "--spec", path]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{path}:3:5: warning: group `free`: gives no `points`, so it is worth nothing"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("{path}:{UNDATED_WARNING}")),
+        "{stderr}"
+    );
+    assert!(
+        String::from_utf8_lossy(&output.stdout).contains("plaisante_hand::later::d"),
+        "{output:?}"
+    );
+    // A due date given on the command line is one.
+    let output = support::grader(&[
+        "check",
+        ".",
+        "--list",
+        "--due",
+        "2026-12-15",
+        "--spec",
+        path,
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("gives no `points`"), "{stderr}");
+    assert!(!stderr.contains("due date"), "{stderr}");
+}
+
 fn repo_spec(assignment: &str) -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("specs")
         .join(format!("{assignment}.yaml"))
+}
+
+#[test]
+fn a_cheater_from_turn_0_is_refused_since_turns_count_from_1() {
+    let err = parse_err(
+        "assignment: crazy_eights\ngroups:\n  - name: g\n    points: 1\n    cases:\n      - { name: early, seed: 1, players: [first legal, \"cheats: not held from turn 0\", first legal, first legal] }\n",
+    );
+    assert!(
+        err.starts_with("t.yaml:6:11: case `early`: `cheats: not held from turn 0`: a player's turns count from 1"),
+        "{err}"
+    );
+}
+
+/// A day past the end of its month is no date, in a spec's `defaults` as for `--due`.
+#[test]
+fn an_impossible_due_date_is_refused_where_it_is_written_and_for_the_flag() {
+    let err = parse_err(
+        "assignment: plaisante_hand\ndefaults:\n  timeout_ms: 2000\n  due: 2026-02-30\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n",
+    );
+    assert_eq!(
+        err,
+        "t.yaml:4:8: defaults.due: `2026-02-30` is not a date: February 2026 has 28 days"
+    );
+    let output = support::grader(&["check", ".", "--list", "--due", "2026-04-31"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "invalid value '2026-04-31' for '--due <DATE>': `2026-04-31` is not a date: April 2026 has 30 days"
+        ),
+        "{stderr}"
+    );
+}
+
+/// Some editors start a UTF-8 file with a byte order mark: every command reads the spec
+/// after it, and fill keeps it where it was.
+#[test]
+fn a_spec_that_starts_with_a_byte_order_mark_is_read_by_every_command_and_kept_by_fill() {
+    let file = support::scratch_file(
+        "byte-order-mark.yaml",
+        "\u{feff}assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: kings, hand: [KH, KD] }\n",
+    );
+    let path = file.to_str().unwrap();
+    let commands: [(&[&str], &str); 3] = [
+        (
+            &["spec", "lint", "--quick", path],
+            "0 errors and 0 warnings",
+        ),
+        (&["spec", "show", path], "plaisante_hand::g::kings\n"),
+        (
+            &["check", "--list", "--spec", path, "."],
+            "plaisante_hand::g::kings",
+        ),
+    ];
+    for (args, says) in commands {
+        let output = support::grader(args);
+        let told =
+            String::from_utf8_lossy(&output.stdout) + String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{args:?}:\n{told}");
+        assert!(told.contains(says), "{args:?}:\n{told}");
+    }
+    let output = support::grader(&["spec", "fill", path]);
+    assert!(output.status.success(), "{output:?}");
+    let filled = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        filled.starts_with("\u{feff}assignment: plaisante_hand\n"),
+        "{filled:?}"
+    );
+    assert!(
+        filled.contains("hand: [KH, KD], expect: true }"),
+        "{filled}"
+    );
+    assert!(parse("t.yaml", &filled, None).is_ok(), "{filled}");
 }
 
 #[test]
@@ -681,13 +966,14 @@ fn malformed_specs() -> Vec<(&'static str, Vec<u8>, &'static str)> {
         ("deep_brackets", "assignment: plaisante_hand\ngroups: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n".as_bytes().to_vec(), ":2:41: error: brackets nested 33 deep; a spec nests at most 32"),
         ("deep_indent", "assignment: plaisante_hand\ngroups:\n                                                                                                                                                                                                                                                                                                            - name: g\n".as_bytes().to_vec(), ":3:1: error: indented 300 spaces; a spec nests at most 256"),
         ("duplicate_card", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH, KH] }\n".as_bytes().to_vec(), ":7:11: error: case `c`: K♥ is in a Plaisante hand twice; one deck deals each card once"),
+        ("impossible_due", "assignment: plaisante_hand\ndefaults: { due: 2026-04-31 }\ngroups: []\n".as_bytes().to_vec(), ":2:18: error: defaults.due: `2026-04-31` is not a date: April 2026 has 30 days"),
         ("empty_file", "".as_bytes().to_vec(), ": error: the file is empty; a spec gives `assignment:` and `groups:`"),
-        ("endless_games", "assignment: crazy_eights\ngroups:\n  - name: g\n    points: 1\n    strategies: { games: 1000000000, seed: 1, opponents: [first legal, first legal, first legal] }\n".as_bytes().to_vec(), ":3:5: error: group `g`: `games: 1000000000` is outside its range, 1 to 10,000"),
-        ("endless_rounds", "assignment: blackjack\ngroups:\n  - name: g\n    points: 1\n    cases:\n      - { name: c, seed: 1, rounds: 1000000000 }\n".as_bytes().to_vec(), ":6:11: error: case `c`: `rounds: 1000000000` is outside its range, 1 to 10,000"),
-        ("huge_points", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1e300\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":3:5: error: group `g`: `points: 1e300` is outside its range, 0 to 1000"),
+        ("endless_games", "assignment: crazy_eights\ngroups:\n  - name: g\n    points: 1\n    strategies: { games: 1000000000, seed: 1, opponents: [first legal, first legal, first legal] }\n".as_bytes().to_vec(), ":5:26: error: strategies.games: 1000000000 is outside its range, 1 to 10,000"),
+        ("endless_rounds", "assignment: blackjack\ngroups:\n  - name: g\n    points: 1\n    cases:\n      - { name: c, seed: 1, rounds: 1000000000 }\n".as_bytes().to_vec(), ":6:37: error: rounds: 1000000000 is outside its range, 1 to 10,000"),
+        ("huge_points", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1e300\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":4:13: error: points: 1e300 is outside its range, 0 to 1,000"),
         ("missing_assignment", "groups: []\n".as_bytes().to_vec(), ":1:1: error: missing `assignment`: this needs `assignment: ...`"),
         ("missing_group_name", "assignment: plaisante_hand\ngroups:\n  - points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":3:5: error: missing `name`: this needs `name: ...`"),
-        ("negative_points", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: -1\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":3:5: error: group `g`: `points: -1` is outside its range, 0 to 1000"),
+        ("negative_points", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: -1\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":4:13: error: points: -1 is outside its range, 0 to 1,000"),
         ("no_groups_key", "assignment: plaisante_hand\n".as_bytes().to_vec(), ":1:1: error: missing `groups`: this needs `groups: ...`"),
         ("non_utf8", b"assignment: plaisante_hand\ngroups:\n  - name: caf\xe9\n".to_vec(), ":3:14: error: byte 48 (0xe9) is not UTF-8 text; save the spec as UTF-8"),
         ("plaisante_hand_size", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: [2H, 3H, 4H, 5H, 6H, 7H] }\n".as_bytes().to_vec(), ":7:11: error: case `c`: a Plaisante hand holds 0 to 5 cards, not 6 (2♥ 3♥ 4♥ 5♥ 6♥ 7♥)"),
@@ -709,10 +995,10 @@ fn malformed_specs() -> Vec<(&'static str, Vec<u8>, &'static str)> {
         ("wrong_expectation", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: three kings, hand: [KH, KD, KC], expect: true }\n".as_bytes().to_vec(), ":7:11: error: case `three kings` expects true, but the reference answers false; fix the `expect`, or remove it"),
         ("wrong_type_expect", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH, KD], expect: maybe }\n".as_bytes().to_vec(), ":7:11: error: case `c`: `expect` does not fit has_pair: it returns true or false"),
         ("wrong_type_list", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: KH }\n".as_bytes().to_vec(), ":7:26: error: hand: expected a list, such as [a, b], not `KH`"),
-        ("wrong_type_number", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: many\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":4:13: error: points: expected a number, not `many`"),
-        ("wrong_type_whole_number", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    timeout_ms: fast\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":5:17: error: timeout_ms: expected a whole number, not `fast`"),
-        ("zero_count", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    checks: [has_pair]\n    generate: { count: 0, seed: 1 }\n".as_bytes().to_vec(), ":3:5: error: group `g`: `count: 0` is outside its range, 1 to 1,000,000"),
-        ("zero_timeout", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    timeout_ms: 0\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":3:5: error: group `g`: `timeout_ms: 0` is outside its range, 1 to 600,000"),
+        ("wrong_type_number", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: many\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":4:13: error: points: expected a number from 0 to 1,000, not `many`"),
+        ("wrong_type_whole_number", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    timeout_ms: fast\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":5:17: error: timeout_ms: expected a whole number from 1 to 600,000, not `fast`"),
+        ("zero_count", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    checks: [has_pair]\n    generate: { count: 0, seed: 1 }\n".as_bytes().to_vec(), ":6:24: error: generate.count: 0 is outside its range, 1 to 1,000,000"),
+        ("zero_timeout", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    timeout_ms: 0\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":5:17: error: timeout_ms: 0 is outside its range, 1 to 600,000"),
     ]
 }
 

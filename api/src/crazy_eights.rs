@@ -222,10 +222,12 @@ pub enum Harness {
     EightsLast,
     /// Draws whenever it may.
     DrawsWhenever,
-    /// Plays like `FirstLegal` until its turn `at_turn` (from 1), then cheats as soon as it can.
+    /// Plays like `FirstLegal` until its turn `at_turn`, then cheats as soon as it can. A
+    /// player counts its own turns, from 1 in each game: turn 1 is its first
+    /// `should_draw_card` of the game.
     Cheater { kind: CheatKind, at_turn: u32 },
-    /// Plays like `FirstLegal`, but from its turn `at_turn`, holding nothing legal, it
-    /// declines to draw and plays an illegal card.
+    /// Plays like `FirstLegal`, but from its turn `at_turn` (counted as a `Cheater`'s),
+    /// holding nothing legal, it declines to draw and plays an illegal card.
     Stubborn { at_turn: u32 },
 }
 
@@ -275,6 +277,12 @@ impl std::str::FromStr for Harness {
         if let Some(cheat) = words.strip_prefix("cheats:") {
             let (what, turn) = cheat.split_once("from turn").ok_or_else(unknown)?;
             let at_turn = turn.trim().parse().map_err(|_| unknown())?;
+            // Turn 0 would read as "before its first turn", which cheats no sooner than 1.
+            if at_turn == 0 {
+                return Err(format!(
+                    "`{text}`: a player's turns count from 1, its first turn of each game; write `from turn 1` to cheat from the start"
+                ));
+            }
             if what.trim() == "declines to draw" {
                 return Ok(Harness::Stubborn { at_turn });
             }
@@ -836,6 +844,42 @@ mod tests {
         );
         assert!("cheats: sometimes".parse::<Harness>().is_err());
         assert!("clever".parse::<Harness>().is_err());
+        for zero in [
+            "cheats: not held from turn 0",
+            "cheats: declines to draw from turn 0",
+        ] {
+            assert_eq!(
+                zero.parse::<Harness>(),
+                Err(format!(
+                    "`{zero}`: a player's turns count from 1, its first turn of each game; write `from turn 1` to cheat from the start"
+                ))
+            );
+        }
+    }
+
+    /// The turn a cheater starts from is its own, counted from 1: `from turn 1` cheats on
+    /// its first turn, `from turn 2` on its second.
+    #[test]
+    fn a_cheater_counts_its_own_turns_from_1() {
+        let card = |text: &str| text.parse::<Card>().unwrap();
+        let top = card("5H");
+        let cards_played_by = |at_turn: u32| {
+            let mut cheater = Harness::Cheater {
+                kind: CheatKind::AlreadyPlayed,
+                at_turn,
+            }
+            .player();
+            cheater.init(0, &[1, 2, 3]);
+            cheater.receive_initial_cards(&[card("6H"), card("7H"), card("9H")]);
+            (0..2)
+                .map(|_| {
+                    assert!(!cheater.should_draw_card(top, None));
+                    cheater.play_card()
+                })
+                .collect::<Vec<Card>>()
+        };
+        assert_eq!(cards_played_by(1), [top, top]);
+        assert_eq!(cards_played_by(2), [card("6H"), top]);
     }
 
     #[test]

@@ -53,14 +53,98 @@ pub enum Visibility {
 pub struct Defaults {
     /// Each test's timeout in milliseconds, unless its group gives one (`--timeout-ms`
     /// replaces it).
-    pub timeout_ms: Option<u64>,
+    pub timeout_ms: Option<TimeoutMs>,
     /// How long building a submission may take, in seconds (`--build-timeout` wins).
-    pub build_timeout_s: Option<u64>,
+    pub build_timeout_s: Option<BuildTimeoutS>,
     /// Crates a submission may depend on besides grader-api, by name.
     #[serde(default)]
     pub allow_dependencies: Vec<String>,
     /// The due date (`YYYY-MM-DD`): a student's view shows after_due_date groups from then on.
-    pub due: Option<String>,
+    pub due: Option<DueDate>,
+}
+
+/// A due date, `YYYY-MM-DD` (UTC), as the days from 1970-01-01 to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct DueDate(pub u64);
+
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+impl std::str::FromStr for DueDate {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<DueDate, String> {
+        let bad = || format!("`{text}` is not a date: write it as YYYY-MM-DD, such as 2026-12-15");
+        let parts: Vec<u64> = text
+            .trim()
+            .split('-')
+            .map(|part| part.parse().map_err(|_| bad()))
+            .collect::<Result<_, _>>()?;
+        let [year, month, day] = parts[..] else {
+            return Err(bad());
+        };
+        if !(1970..=9999).contains(&year) || !(1..=12).contains(&month) || day == 0 {
+            return Err(bad());
+        }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+        let days_in_month = match month {
+            2 if leap => 29,
+            2 => 28,
+            4 | 6 | 9 | 11 => 30,
+            _ => 31,
+        };
+        if day > days_in_month {
+            return Err(format!(
+                "`{text}` is not a date: {} {year} has {days_in_month} days",
+                MONTHS[month as usize - 1]
+            ));
+        }
+        // Days from the civil date, counting years from March so leap days fall last.
+        let (y, m) = if month <= 2 {
+            (year - 1, month + 9)
+        } else {
+            (year, month - 3)
+        };
+        let era = y / 400;
+        let year_of_era = y - era * 400;
+        let day_of_year = (153 * m + 2) / 5 + day - 1;
+        let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+        Ok(DueDate(era * 146_097 + day_of_era - 719_468))
+    }
+}
+
+impl<'de> Deserialize<'de> for DueDate {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<DueDate, D::Error> {
+        from_text(deserializer, "a date, YYYY-MM-DD")
+    }
+}
+
+/// What [`DueDate`]'s `Deserialize` reads: a date, which the pattern checks only in shape.
+impl schemars::JsonSchema for DueDate {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "DueDate".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A date, YYYY-MM-DD (UTC), from 1970 to 9999.",
+            "type": "string",
+            "format": "date",
+            "pattern": "^ *[0-9]{4}-[0-9]{2}-[0-9]{2} *$",
+        })
+    }
 }
 
 /// The fields every group has, whatever its assignment.
@@ -88,14 +172,14 @@ macro_rules! spec_group {
             /// The group's name, as reports show it.
             name: String,
             /// What the group is worth, shared by its cases' weights; nothing unless given.
-            points: Option<f64>,
+            points: Option<$crate::spec::Points>,
             /// Who may see the group's results.
             #[serde(default)]
             visibility: $crate::spec::Visibility,
             /// Shown to a student who fails a test of the group.
             hint: Option<String>,
             /// How long each test of the group may take, in milliseconds.
-            timeout_ms: Option<u64>,
+            timeout_ms: Option<$crate::spec::TimeoutMs>,
             $($(#[$field_meta])* $field: $type),*
         }
 
@@ -103,10 +187,10 @@ macro_rules! spec_group {
             fn common(&self) -> $crate::spec::Common {
                 $crate::spec::Common {
                     name: self.name.clone(),
-                    points: self.points,
+                    points: self.points.map(|points| points.0),
                     visibility: self.visibility,
                     hint: self.hint.clone(),
-                    timeout_ms: self.timeout_ms,
+                    timeout_ms: self.timeout_ms.map(|timeout| timeout.0),
                 }
             }
         }
@@ -140,9 +224,6 @@ pub trait Labelled {
     fn label(&self) -> Label;
 }
 
-/// A case's weight: 1 unless it says, at most this.
-pub(crate) const WEIGHT: RangeInclusive<u64> = 1..=1_000;
-
 /// Declares an assignment's case: the common fields (`name`, `id`, `weight`) and its own,
 /// every other refused.
 macro_rules! spec_case {
@@ -156,8 +237,7 @@ macro_rules! spec_case {
             /// case keeps its results' id.
             pub(crate) id: Option<String>,
             /// Its share of the group's points against the other cases' weights; 1 unless given.
-            #[schemars(range(min = *$crate::spec::WEIGHT.start(), max = *$crate::spec::WEIGHT.end()))]
-            pub(crate) weight: Option<u32>,
+            pub(crate) weight: Option<$crate::spec::Weight>,
             $($(#[$field_meta])* $field_vis $field: $type),*
         }
 
@@ -166,7 +246,7 @@ macro_rules! spec_case {
                 $crate::spec::Label {
                     name: self.name.clone(),
                     id: self.id.clone(),
-                    weight: self.weight.unwrap_or(1),
+                    weight: self.weight.map_or(1, |weight| weight.0),
                 }
             }
         }
@@ -459,24 +539,174 @@ pub(crate) fn parse_file<A: Graded>(text: &str) -> Result<ParsedFile, Problem> {
     })
 }
 
+/// A whole number a spec field takes, from `MIN` to `MAX`, held as `T`. It is refused as it
+/// is read, so the error is placed at the number itself, and the schema says the same range
+/// from the same type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ranged<T, const MIN: u64, const MAX: u64>(pub T);
+
 /// What a group may generate: more would keep the trusted, in-process reference busy for
 /// hours, and none grades nothing for free points.
-pub(crate) const GENERATED: RangeInclusive<u64> = 1..=1_000_000;
+pub type Generated = Ranged<u32, 1, 1_000_000>;
 /// Rounds of blackjack on one deck, games of a strategies trial, a tournament's target.
-pub(crate) const ROUNDS: RangeInclusive<u64> = 1..=10_000;
-pub(crate) const GAMES: RangeInclusive<u64> = 1..=10_000;
-pub(crate) const TARGET: RangeInclusive<u64> = 1..=10_000;
+pub type Rounds = Ranged<u32, 1, 10_000>;
+pub type Games = Ranged<u32, 1, 10_000>;
+pub type Target = Ranged<u32, 1, 10_000>;
+/// A case's share of its group's points.
+pub type Weight = Ranged<u32, 1, 1_000>;
+/// A test's timeout: none is no test at all, and ten minutes is more than any needs.
+pub type TimeoutMs = Ranged<u64, 1, 600_000>;
+/// A build's timeout, in seconds.
+pub type BuildTimeoutS = Ranged<u64, 1, 3_600>;
 
-/// Refuses `field: value` outside `range`, saying the range.
-pub fn within(field: &str, value: u64, range: RangeInclusive<u64>) -> Result<(), String> {
-    if range.contains(&value) {
-        return Ok(());
+/// `field: value` is outside `MIN` to `MAX`, as the error says it after the field's path.
+fn outside<const MIN: u64, const MAX: u64>(value: impl std::fmt::Display) -> String {
+    match MIN == MAX {
+        true => format!("{value} is refused: this takes only {MIN}"),
+        false => format!(
+            "{value} is outside its range, {} to {}",
+            group_digits(MIN),
+            group_digits(MAX)
+        ),
     }
-    Err(format!(
-        "`{field}: {value}` is outside its range, {} to {}",
-        group_digits(*range.start()),
-        group_digits(*range.end())
-    ))
+}
+
+/// A number as an error shows it: 1e300 written out would be a line of 301 digits.
+fn shown_number(value: f64) -> String {
+    match value.abs() < 1e15 {
+        true => value.to_string(),
+        false => format!("{value:e}"),
+    }
+}
+
+impl<'de, T: TryFrom<u64>, const MIN: u64, const MAX: u64> Deserialize<'de>
+    for Ranged<T, MIN, MAX>
+{
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Whole<T, const MIN: u64, const MAX: u64>(std::marker::PhantomData<T>);
+        impl<T: TryFrom<u64>, const MIN: u64, const MAX: u64> serde::de::Visitor<'_>
+            for Whole<T, MIN, MAX>
+        {
+            type Value = Ranged<T, MIN, MAX>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(
+                    f,
+                    "a whole number from {} to {}",
+                    group_digits(MIN),
+                    group_digits(MAX)
+                )
+            }
+            fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<Self::Value, E> {
+                (MIN..=MAX)
+                    .contains(&value)
+                    .then(|| T::try_from(value).ok())
+                    .flatten()
+                    .map(Ranged)
+                    .ok_or_else(|| E::custom(outside::<MIN, MAX>(value)))
+            }
+            fn visit_i64<E: serde::de::Error>(self, value: i64) -> Result<Self::Value, E> {
+                match u64::try_from(value) {
+                    Ok(value) => self.visit_u64(value),
+                    Err(_) => Err(E::custom(outside::<MIN, MAX>(value))),
+                }
+            }
+            fn visit_u128<E: serde::de::Error>(self, value: u128) -> Result<Self::Value, E> {
+                Err(E::custom(outside::<MIN, MAX>(value)))
+            }
+            fn visit_i128<E: serde::de::Error>(self, value: i128) -> Result<Self::Value, E> {
+                Err(E::custom(outside::<MIN, MAX>(value)))
+            }
+            /// A number past `u64`, or written with a point or an exponent.
+            fn visit_f64<E: serde::de::Error>(self, value: f64) -> Result<Self::Value, E> {
+                let shown = shown_number(value);
+                match value.fract() == 0.0 {
+                    true if (MIN as f64..=MAX as f64).contains(&value) => {
+                        self.visit_u64(value as u64)
+                    }
+                    true => Err(E::custom(outside::<MIN, MAX>(shown))),
+                    false => Err(E::custom(format!(
+                        "expected a whole number from {} to {}, not {shown}",
+                        group_digits(MIN),
+                        group_digits(MAX)
+                    ))),
+                }
+            }
+        }
+        // Any, not u64: a number written with a point is read as one, to say what is wrong.
+        deserializer.deserialize_any(Whole(std::marker::PhantomData))
+    }
+}
+
+/// As its number: the schema shows a default (`hand_size: 5`) as the value it is.
+impl<T: serde::Serialize, const MIN: u64, const MAX: u64> serde::Serialize for Ranged<T, MIN, MAX> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+/// What [`Ranged`]'s `Deserialize` reads: a whole number in its range.
+impl<T, const MIN: u64, const MAX: u64> schemars::JsonSchema for Ranged<T, MIN, MAX> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        format!("Whole_{MIN}_to_{MAX}").into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "integer", "minimum": MIN, "maximum": MAX })
+    }
+}
+
+/// A group's points: a score of hundreds of digits helps nobody.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Points(pub f64);
+
+impl Points {
+    pub const MOST: u64 = 1_000;
+}
+
+impl<'de> Deserialize<'de> for Points {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Points, D::Error> {
+        struct Number;
+        impl serde::de::Visitor<'_> for Number {
+            type Value = Points;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "a number from 0 to {}", group_digits(Points::MOST))
+            }
+            fn visit_f64<E: serde::de::Error>(self, value: f64) -> Result<Points, E> {
+                match value.is_finite() && (0.0..=Points::MOST as f64).contains(&value) {
+                    true => Ok(Points(value)),
+                    false => Err(E::custom(outside::<0, { Points::MOST }>(shown_number(
+                        value,
+                    )))),
+                }
+            }
+            fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<Points, E> {
+                self.visit_f64(value as f64)
+            }
+            fn visit_i64<E: serde::de::Error>(self, value: i64) -> Result<Points, E> {
+                self.visit_f64(value as f64)
+            }
+        }
+        deserializer.deserialize_f64(Number)
+    }
+}
+
+/// What [`Points`]' `Deserialize` reads: a number in its range.
+impl schemars::JsonSchema for Points {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Points".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "number", "minimum": 0, "maximum": Points::MOST })
+    }
 }
 
 /// Refuses a group that gives other than exactly one of the sources named in `given`.
@@ -494,11 +724,6 @@ pub(crate) fn exactly_one(group: &str, given: &[(&str, bool)]) -> Result<(), Pro
         group,
         format!("needs exactly one of {listed}"),
     ))
-}
-
-/// Refuses a generated count outside [`GENERATED`].
-pub(crate) fn within_generated(group: &str, count: u32) -> Result<(), Problem> {
-    within("count", u64::from(count), GENERATED).map_err(|message| Problem::group(group, message))
 }
 
 /// Refuses a group of cases that lists none.
@@ -528,8 +753,44 @@ pub(crate) fn expected<T: DeserializeOwned>(
     check: impl std::fmt::Display,
     returns: &str,
 ) -> Result<T, String> {
-    serde_yaml::from_value(value.clone())
-        .map_err(|_| format!("`expect` does not fit {check}: it returns {returns}"))
+    serde_yaml::from_value(value.clone()).map_err(|_| {
+        let takes = |value| serde_yaml::from_value::<T>(value).is_ok();
+        let read_as_string = value.as_str().and_then(|text| {
+            read_as_string(
+                text,
+                takes(serde_yaml::Value::Bool(true)),
+                takes(serde_yaml::Value::from(1)),
+            )
+        });
+        match read_as_string {
+            Some(why) => format!("`expect`: {why}"),
+            None => format!("`expect` does not fit {check}: it returns {returns}"),
+        }
+    })
+}
+
+/// Why `text`, which YAML read as a string, is not the `true` or `false` (when `bool`) or
+/// the number (when `number`) that was wanted: a quoted `"true"` or `"90"`, or a word
+/// older YAML read as true or false (`yes`, `on`). None when it is no such slip.
+pub fn read_as_string(text: &str, bool: bool, number: bool) -> Option<String> {
+    let unquoted = match serde_yaml::from_str::<serde_yaml::Value>(text) {
+        Ok(serde_yaml::Value::Bool(_)) => bool,
+        Ok(serde_yaml::Value::Number(_)) => number,
+        _ => false,
+    };
+    let older_yaml_bool = matches!(
+        text.to_ascii_lowercase().as_str(),
+        "yes" | "no" | "on" | "off" | "y" | "n"
+    );
+    match (unquoted, older_yaml_bool && bool) {
+        (true, _) => Some(format!(
+            "`{text}` was read as a string, since it is quoted; write {text} without quotes"
+        )),
+        (_, true) => Some(format!(
+            "`{text}` was read as a string; write true or false"
+        )),
+        _ => None,
+    }
 }
 
 /// Refuses cards that one deck does not deal: fewer or more than `sizes`, or a card twice.
@@ -570,63 +831,62 @@ pub(crate) fn cards_expect(cards: &[crate::card::Card]) -> String {
     format!("[{}]", cards.join(", "))
 }
 
+/// The cards of a hand of a bulk group, `MIN` to `MAX`.
+pub(crate) type HandSize<const MIN: u64, const MAX: u64> = Ranged<u8, MIN, MAX>;
+
 /// The default hand size of generated and exhaustive groups.
-pub(crate) fn five() -> u8 {
-    5
+pub(crate) fn five<const MIN: u64, const MAX: u64>() -> HandSize<MIN, MAX> {
+    Ranged(5)
 }
 
-/// `generate:` of a group of hands.
+/// `generate:` of a group of hands, each of `MIN` to `MAX` cards.
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct GenerateHands {
-    #[schemars(range(min = *GENERATED.start(), max = *GENERATED.end()))]
-    pub count: u32,
+pub(crate) struct GenerateHands<const MIN: u64, const MAX: u64> {
+    pub count: Generated,
     pub seed: u64,
-    #[serde(default = "five")]
-    pub hand_size: u8,
+    #[serde(default = "five::<MIN, MAX>")]
+    pub hand_size: HandSize<MIN, MAX>,
     /// Hands of `min_hand_size` up to `hand_size` cards; all of `hand_size` by default.
-    pub min_hand_size: Option<u8>,
+    pub min_hand_size: Option<HandSize<MIN, MAX>>,
 }
 
-/// `exhaustive:` of a group of hands.
+/// `exhaustive:` of a group of hands of `MIN` to `MAX` cards.
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct EveryHand {
-    #[serde(default = "five")]
-    pub hand_size: u8,
+pub(crate) struct EveryHand<const MIN: u64, const MAX: u64> {
+    #[serde(default = "five::<MIN, MAX>")]
+    pub hand_size: HandSize<MIN, MAX>,
     /// Each hand's cards in a shuffled order instead of sorted.
     #[serde(default)]
     pub shuffled: bool,
 }
 
 /// The hands of a bulk group: generated or every hand of a size.
-pub(crate) fn hand_source(
+pub(crate) fn hand_source<const MIN: u64, const MAX: u64>(
     group: &str,
-    generate: Option<GenerateHands>,
-    exhaustive: Option<EveryHand>,
+    generate: Option<GenerateHands<MIN, MAX>>,
+    exhaustive: Option<EveryHand<MIN, MAX>>,
 ) -> Result<crate::deck::HandSource, Problem> {
     match (generate, exhaustive) {
         (Some(g), _) => {
-            within_generated(group, g.count)?;
-            let min_hand_size = g.min_hand_size.unwrap_or(g.hand_size);
-            if min_hand_size > g.hand_size {
+            let Ranged(hand_size) = g.hand_size;
+            let min_hand_size = g.min_hand_size.map_or(hand_size, |size| size.0);
+            if min_hand_size > hand_size {
                 return Err(Problem::group(
                     group,
-                    format!(
-                        "min_hand_size {min_hand_size} is more than hand_size {}",
-                        g.hand_size
-                    ),
+                    format!("min_hand_size {min_hand_size} is more than hand_size {hand_size}"),
                 ));
             }
             Ok(crate::deck::HandSource::Generated {
-                count: g.count,
+                count: g.count.0,
                 seed: g.seed,
-                hand_size: g.hand_size,
+                hand_size,
                 min_hand_size,
             })
         }
         (None, Some(e)) => Ok(crate::deck::HandSource::Exhaustive {
-            hand_size: e.hand_size,
+            hand_size: e.hand_size.0,
             shuffled: e.shuffled,
         }),
         (None, None) => Err(Problem::group(group, "needs `generate` or `exhaustive`")),
@@ -672,7 +932,6 @@ pub(crate) fn case_tests<A: Assignment, C: Labelled>(
         .map(|case| {
             let label = case.label();
             let refused = |message| Problem::case(group, &label.name, message);
-            within("weight", u64::from(label.weight), WEIGHT).map_err(refused)?;
             if label.id.as_deref().is_some_and(|id| id.trim().is_empty()) {
                 return Err(refused("`id` is empty; give a short name, or none".into()));
             }

@@ -151,6 +151,15 @@ pub fn reworded(text: &str, problem: Problem) -> Problem {
         };
     }
     let message = without_item_indexes(message);
+    if let Some((path, key)) = duplicate_key(&message)
+        && let Place::At(line, column) = problem.at
+        && let Some(second) = second_key(text, (line, column), key)
+    {
+        return at(
+            second,
+            format!("{path}`{key}` is given a second time here; give each field once"),
+        );
+    }
     if let Some((path, field)) = message
         .split_once("missing field `")
         .and_then(|(path, rest)| Some((path, rest.strip_suffix('`')?)))
@@ -160,10 +169,111 @@ pub fn reworded(text: &str, problem: Problem) -> Problem {
             ..problem
         };
     }
-    let message = unknown_field(&message)
-        .or_else(|| expected_type(&message))
-        .unwrap_or(message);
+    if let Some(unknown) = unknown_field(&message) {
+        let split = match problem.at {
+            Place::At(line, column) => name_split_at(text, (line, column)),
+            _ => None,
+        };
+        let message = match split {
+            Some(name) => format!(
+                "{unknown}; a comma ends a name in `{{ ... }}`: if `{name}` is one name, quote it, `name: \"{name}\"`"
+            ),
+            None => unknown,
+        };
+        return Problem { message, ..problem };
+    }
+    let message = expected_type(&message).unwrap_or(message);
     Problem { message, ..problem }
+}
+
+/// The name a comma split, when the key at `at` is a word with no value that follows
+/// `name: ...,` in a `{ ... }`: `{ name: a, b }` reads as a name `a` and a key `b`.
+fn name_split_at(text: &str, (line, column): At) -> Option<String> {
+    let line = text.lines().nth(line.checked_sub(1)?)?;
+    let at = line.char_indices().nth(column.checked_sub(1)?)?.0;
+    let (before, rest) = line.split_at(at);
+    // The key has no `:`, so no value: the entry ends at the next comma or brace.
+    let end = rest.find([',', '}'])?;
+    let key = rest[..end].trim();
+    if key.is_empty() || key.contains([':', '{', '[', '"', '\'']) {
+        return None;
+    }
+    let before = before.trim_end().strip_suffix(',')?;
+    let (_, name) = before.rsplit_once("name:")?;
+    let name = name.trim();
+    let plain = !name.is_empty() && !name.contains([',', '{', '}', '[', ']', '"', '\'', ':']);
+    plain.then(|| format!("{name}, {key}"))
+}
+
+/// The path and the key of serde's "duplicate field `seed`" or "duplicate entry with key
+/// \"outcome\"".
+fn duplicate_key(message: &str) -> Option<(&str, &str)> {
+    let (path, key) = match message.split_once("duplicate field `") {
+        Some((path, rest)) => (path, rest.strip_suffix('`')?),
+        None => {
+            let (path, rest) = message.split_once("duplicate entry with key \"")?;
+            (path, rest.strip_suffix('"')?)
+        }
+    };
+    Some((path, key))
+}
+
+/// Where the mapping that starts at `start` gives `key` a second time. The YAML parser
+/// places a duplicate key at the start of its mapping, the first key or the `{`, which is
+/// not where the mistake is.
+fn second_key(text: &str, (line, column): At, key: &str) -> Option<At> {
+    let lines: Vec<&str> = text.lines().collect();
+    let first = lines.get(line.checked_sub(1)?)?;
+    let is_key_at = |chars: &[char], at: usize| {
+        let rest: String = chars[at..].iter().collect();
+        rest.strip_prefix(key)
+            .is_some_and(|after| after.trim_start().starts_with(':'))
+    };
+    let chars: Vec<char> = first.chars().collect();
+    if chars.get(column.checked_sub(1)?) == Some(&'{') {
+        // A `{ ... }` on one line: its keys at its own depth, after the `{` or a comma.
+        let mut depth = 0;
+        let mut keys = Vec::new();
+        let mut entry_starts = true;
+        for (at, &c) in chars.iter().enumerate().skip(column - 1) {
+            match c {
+                '{' | '[' => {
+                    depth += 1;
+                    entry_starts = depth == 1;
+                    continue;
+                }
+                '}' | ']' => depth -= 1,
+                ',' if depth == 1 => {
+                    entry_starts = true;
+                    continue;
+                }
+                ' ' => continue,
+                _ if entry_starts && depth == 1 && is_key_at(&chars, at) => keys.push(at),
+                _ => {}
+            }
+            if depth == 0 {
+                break;
+            }
+            entry_starts = false;
+        }
+        return keys.get(1).map(|&at| (line, at + 1));
+    }
+    // A block mapping: its keys are the lines indented to its first key's column.
+    let indent = column - 1;
+    let mut keys = (line - 1..lines.len())
+        .take_while(|&index| {
+            let text = lines[index];
+            index == line - 1
+                || text.trim().is_empty()
+                || text.len() - text.trim_start().len() >= indent
+        })
+        .filter(|&index| {
+            let text: Vec<char> = lines[index].chars().collect();
+            let at_indent =
+                index == line - 1 || lines[index].len() - lines[index].trim_start().len() == indent;
+            at_indent && text.len() > indent && is_key_at(&text, indent)
+        });
+    keys.nth(1).map(|index| (index + 1, column))
 }
 
 /// serde's path without `groups[2].cases[0]`: the line says where, and once a mistaken
@@ -218,6 +328,16 @@ fn expected_type(message: &str) -> Option<String> {
         None => return None,
     };
     let (found, wanted) = rest.split_once(", expected ")?;
+    if let Some(text) = found
+        .strip_prefix("string \"")
+        .and_then(|text| text.strip_suffix('"'))
+    {
+        let number = wanted.contains("number") || wanted.starts_with(['u', 'i', 'f']);
+        let bool = wanted.trim() == "a boolean";
+        if let Some(why) = grader_api::spec::read_as_string(text, bool, number) {
+            return Some(format!("{path}{why}"));
+        }
+    }
     let wanted = match wanted.trim() {
         "f64" | "f32" => "a number",
         "u64" | "u32" | "u16" | "u8" | "i64" | "i32" => "a whole number",

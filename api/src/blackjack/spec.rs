@@ -13,9 +13,8 @@ use crate::deck::HandSource;
 use crate::source::Source;
 use crate::spec::schema::AnyValue;
 use crate::spec::{
-    GENERATED, Grading, Problem, Problems, ROUNDS, Spec, SpecTest, Written, bulk_checks,
-    cards_expect, case_tests, check_of, exactly_one, expected, only_fields, unused, within,
-    within_generated,
+    Generated, Grading, Problem, Problems, Rounds, Spec, SpecTest, Written, bulk_checks,
+    cards_expect, case_tests, check_of, exactly_one, expected, only_fields, unused,
 };
 
 /// `rules:` of a blackjack file or group.
@@ -54,15 +53,13 @@ spec_case!(Case {
     /// `[hit, stand]` or `hit below 17`.
     player: Option<PlayerSpec>,
     /// Play this many rounds on one deck and compare the tally.
-    #[schemars(range(min = *ROUNDS.start(), max = *ROUNDS.end()))]
-    rounds: Option<u32>,
+    rounds: Option<Rounds>,
 });
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Generate {
-    #[schemars(range(min = *GENERATED.start(), max = *GENERATED.end()))]
-    count: u32,
+    count: Generated,
     seed: u64,
     /// Generate rounds played by this player instead of hands.
     player: Option<PlayerSpec>,
@@ -134,7 +131,7 @@ impl Spec for Contract {
                 .unwrap_or(false),
         };
         if let Some(generate) = group.generate {
-            within_generated(name, generate.count)?;
+            let count = generate.count.0;
             let request = match generate.player {
                 Some(player) => {
                     unused(
@@ -144,7 +141,7 @@ impl Spec for Contract {
                     )?;
                     Request::Tables {
                         source: Source::Generated(RandomRounds {
-                            count: generate.count,
+                            count,
                             seed: generate.seed,
                             policy: policy(Some(&player)).map_err(|m| Problem::group(name, m))?,
                         }),
@@ -153,7 +150,7 @@ impl Spec for Contract {
                 }
                 None => Request::Hands {
                     source: HandSource::Generated {
-                        count: generate.count,
+                        count,
                         seed: generate.seed,
                         hand_size: 0,
                         min_hand_size: 0,
@@ -215,10 +212,7 @@ fn case_test(
     if case.deck.is_none() && case.seed.is_none() {
         return Err("needs `hand:` (to check a hand) or `deck:`/`seed:` (to play a round)".into());
     }
-    if let Some(rounds) = case.rounds {
-        within("rounds", u64::from(rounds), ROUNDS)?;
-    }
-    let rounds = case.rounds.unwrap_or(0);
+    let rounds = case.rounds.map_or(0, |rounds| rounds.0);
     let table = Table {
         deck: case.deck.clone().unwrap_or_default(),
         seed: case.seed.unwrap_or(0),

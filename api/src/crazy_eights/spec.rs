@@ -17,13 +17,13 @@ use crate::deck::Deck;
 use crate::protocol::{Reply, decode_reply};
 use crate::source::Source;
 use crate::spec::{
-    Driven, Field, GAMES, GENERATED, Grading, Label, NoRules, Problem, Problems, Spec, SpecTest,
-    TARGET, Transport, case_tests, dealt, exactly_one, within, within_generated,
+    Driven, Field, Games, Generated, Grading, Label, NoRules, Problem, Problems, Ranged, Spec,
+    SpecTest, Target, Transport, case_tests, dealt, exactly_one,
 };
 use crate::wire::Wire;
 
 /// A short deck holds at least the deal (four hands of five) and a starter.
-const DECK_SIZE: std::ops::RangeInclusive<u64> = 21..=52;
+type DeckSize = Ranged<u8, 21, 52>;
 
 spec_group!(Group {
     /// Games or tournaments listed one by one, each a test of its own.
@@ -36,40 +36,39 @@ spec_group!(Group {
 
 spec_case!(Case {
     /// The deck, top first; shuffled from `seed` when not given.
+    #[schemars(length(max = Card::COUNT), extend("uniqueItems" = true))]
     deck: Option<Vec<Card>>,
     seed: Option<u64>,
     /// The four harness players, in seat order.
+    #[schemars(length(min = PLAYERS, max = PLAYERS))]
     players: Vec<String>,
     /// Play a tournament to this many points instead of one game.
-    #[schemars(range(min = *TARGET.start(), max = *TARGET.end()))]
-    target: Option<u32>,
+    target: Option<Target>,
 });
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Generate {
-    #[schemars(range(min = *GENERATED.start(), max = *GENERATED.end()))]
-    count: u32,
+    count: Generated,
     seed: u64,
     /// The harness players of every generated game.
+    #[schemars(length(min = PLAYERS, max = PLAYERS))]
     players: Vec<String>,
     /// Play tournaments to this many points instead of single games.
-    #[schemars(range(min = *TARGET.start(), max = *TARGET.end()))]
-    target: Option<u32>,
+    target: Option<Target>,
     /// Play each game on the first this many cards of its deck (21, the deal and a
     /// starter, up to 52).
-    #[schemars(range(min = *DECK_SIZE.start(), max = *DECK_SIZE.end()))]
-    deck_size: Option<u8>,
+    deck_size: Option<DeckSize>,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StrategiesSpec {
     /// Games each strategy plays, its seat changing from game to game.
-    #[schemars(range(min = *GAMES.start(), max = *GAMES.end()))]
-    games: u32,
+    games: Games,
     seed: u64,
     /// The three harness players in the other seats.
+    #[schemars(length(min = PLAYERS - 1, max = PLAYERS - 1))]
     opponents: Vec<String>,
     /// Fail unless the submission registers at least this many strategies.
     #[serde(default)]
@@ -99,13 +98,11 @@ impl Spec for Contract {
             }])
         };
         if let Some(strategies) = group.strategies {
-            within("games", u64::from(strategies.games), GAMES)
-                .map_err(|m| Problem::group(name, m))?;
             let opponents = harness(&strategies.opponents, PLAYERS - 1, "opponents")
                 .map_err(|m| Problem::group(name, m))?;
             let trial = |strategy| {
                 Request::Strategies(StrategyTrial {
-                    games: strategies.games,
+                    games: strategies.games.0,
                     seed: strategies.seed,
                     opponents: opponents.clone(),
                     require: strategies.require,
@@ -126,23 +123,16 @@ impl Spec for Contract {
                 .collect());
         }
         if let Some(generate) = group.generate {
-            within_generated(name, generate.count)?;
-            let refused = |m| Problem::group(name, m);
-            let players = harness(&generate.players, PLAYERS, "players").map_err(refused)?;
-            if let Some(target) = generate.target {
-                within("target", u64::from(target), TARGET).map_err(refused)?;
-            }
-            if let Some(size) = generate.deck_size {
-                within("deck_size", u64::from(size), DECK_SIZE).map_err(refused)?;
-            }
+            let players = harness(&generate.players, PLAYERS, "players")
+                .map_err(|m| Problem::group(name, m))?;
             return whole_group(
                 Request::Engine {
                     source: Source::Generated(RandomGames {
-                        count: generate.count,
+                        count: generate.count.0,
                         seed: generate.seed,
                         players,
-                        target: generate.target.unwrap_or(0),
-                        deck_size: generate.deck_size.unwrap_or(0),
+                        target: generate.target.map_or(0, |target| target.0),
+                        deck_size: generate.deck_size.map_or(0, |size| size.0),
                     }),
                 },
                 Grading::Bulk,
@@ -150,17 +140,14 @@ impl Spec for Contract {
         }
         let cases = group.cases.unwrap_or_default();
         case_tests(name, cases, |case| {
-            if let Some(target) = case.target {
-                within("target", u64::from(target), TARGET)?;
-            }
             if let Some(deck) = &case.deck {
-                dealt("a deck", deck, 0..=52)?;
+                dealt("a deck", deck, 0..=Card::COUNT)?;
             }
             let setup = Setup {
                 players: harness(&case.players, PLAYERS, "players")?,
                 deck: case.deck.unwrap_or_default(),
                 seed: case.seed.unwrap_or(0),
-                target: case.target.unwrap_or(0),
+                target: case.target.map_or(0, |target| target.0),
             };
             let request = Request::Engine {
                 source: Source::Listed(vec![setup]),

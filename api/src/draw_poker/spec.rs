@@ -5,11 +5,11 @@
 use super::{Answer, Check, Contract, DRAW_RULES, Discard, DrawTable, Request};
 use crate::card::Card;
 use crate::poker;
-use crate::poker::spec::Generate;
+use crate::poker::spec::{EveryFiveCardHand, Generate};
 use crate::spec::schema::AnyValue;
 use crate::spec::{
-    EveryHand, GenerateHands, Grading, NoRules, Problem, Problems, Spec, SpecTest, Written,
-    cards_expect, case_tests, exactly_one, hand_source, only_fields, unused,
+    GenerateHands, Grading, NoRules, Problem, Problems, Spec, SpecTest, Written, cards_expect,
+    case_tests, exactly_one, hand_source, only_fields, unused,
 };
 
 spec_group!(Group {
@@ -23,7 +23,7 @@ spec_group!(Group {
     /// Random hands or pairs of hands from a seed, compared in bulk.
     generate: Option<Generate>,
     /// Every hand of five cards, ranked in bulk.
-    exhaustive: Option<EveryHand>,
+    exhaustive: Option<EveryFiveCardHand>,
 });
 
 spec_case!(Case {
@@ -100,7 +100,7 @@ impl Spec for Contract {
                 }
             };
             Request::DealerDiscards {
-                source: hand_source(name, generate, None)?,
+                source: hand_source::<5, 5>(name, generate, None)?,
             }
         } else {
             let checks = group

@@ -11,8 +11,8 @@ use crate::card::Card;
 use crate::deck::HandSource;
 use crate::spec::schema::AnyValue;
 use crate::spec::{
-    EveryHand, GenerateHands, Grading, Problem, Problems, Spec, SpecTest, Written, bulk_checks,
-    case_tests, check_of, dealt, exactly_one, expected, hand_source, unused,
+    EveryHand, GenerateHands, Grading, Problems, Spec, SpecTest, Written, bulk_checks, case_tests,
+    check_of, dealt, exactly_one, expected, hand_source, unused,
 };
 
 /// `rules:` of a Plaisante hand file or group.
@@ -103,12 +103,16 @@ spec_group!(Group {
     /// Hands listed one by one, each a test of its own.
     cases: Option<Vec<Case>>,
     /// Random hands from a seed, asked `checks` in bulk.
-    generate: Option<GenerateHands>,
+    generate: Option<GenerateHands<1, 5>>,
     /// Every hand of a size, asked `checks` in bulk.
-    exhaustive: Option<EveryHand>,
+    exhaustive: Option<EveryHand<1, 5>>,
 });
 
+/// The most cards a case's hand holds.
+const MOST_CARDS: usize = 5;
+
 spec_case!(Case {
+    #[schemars(length(max = MOST_CARDS), extend("uniqueItems" = true))]
     hand: Vec<Card>,
     /// The check asked of the hand, if not the group's.
     check: Option<Check>,
@@ -149,7 +153,7 @@ impl Spec for Contract {
                 "a group of cases; give `check`",
             )?;
             return case_tests(name, cases, |case| {
-                dealt("a Plaisante hand", &case.hand, 0..=5)?;
+                dealt("a Plaisante hand", &case.hand, 0..=MOST_CARDS)?;
                 let check = check_of(case.check, group.check)?;
                 let written = case
                     .expect
@@ -170,22 +174,6 @@ impl Spec for Contract {
             "a bulk group; give `checks`",
         )?;
         let source = hand_source(name, group.generate, group.exhaustive)?;
-        let sizes = match source {
-            HandSource::Generated {
-                hand_size,
-                min_hand_size,
-                ..
-            } => [min_hand_size, hand_size],
-            HandSource::Exhaustive { hand_size, .. } => [hand_size, hand_size],
-            HandSource::Listed(_) => [1, 1],
-        };
-        if let Some(size) = sizes.into_iter().find(|size| !(1..=5).contains(size)) {
-            return Err(Problem::group(
-                name,
-                format!("a Plaisante hand holds 1 to 5 cards, not {size}"),
-            )
-            .into());
-        }
         let checks = bulk_checks(name, group.checks)?;
         Ok(vec![SpecTest {
             case: None,

@@ -10,9 +10,15 @@ use crate::deck::HandSource;
 use crate::source::Source;
 use crate::spec::schema::AnyValue;
 use crate::spec::{
-    EveryHand, GENERATED, Grading, Problem, Problems, Spec, SpecTest, Written, bulk_checks,
-    case_tests, check_of, dealt, exactly_one, expected, five, hand_source, only_fields, unused,
+    EveryHand, Generated, Grading, HandSize, Problem, Problems, Spec, SpecTest, Written,
+    bulk_checks, case_tests, check_of, dealt, exactly_one, expected, five, hand_source,
+    only_fields, unused,
 };
+
+/// Every bulk hand of poker has five cards.
+pub(crate) type FiveCards = HandSize<5, 5>;
+/// `exhaustive:` of poker's hands.
+pub(crate) type EveryFiveCardHand = EveryHand<5, 5>;
 
 /// `rules:` of a poker file or group.
 #[derive(Deserialize, Default, Clone, Copy, JsonSchema)]
@@ -44,12 +50,17 @@ spec_group!(Group {
     /// Random hands or pairs of hands from a seed, compared in bulk.
     generate: Option<Generate>,
     /// Every hand of five cards, asked `checks` in bulk.
-    exhaustive: Option<EveryHand>,
+    exhaustive: Option<EveryFiveCardHand>,
 });
 
+/// The cards of every hand a case ranks.
+const HAND_SIZE: usize = 5;
+
 spec_case!(Case {
+    #[schemars(length(min = HAND_SIZE, max = HAND_SIZE), extend("uniqueItems" = true))]
     pub(crate) hand: Vec<Card>,
     /// The hand `hand` is compared with.
+    #[schemars(length(min = HAND_SIZE, max = HAND_SIZE), extend("uniqueItems" = true))]
     pub(crate) versus: Option<Vec<Card>>,
     /// The check asked of the hand, if not the group's.
     pub(crate) check: Option<Check>,
@@ -62,11 +73,10 @@ spec_case!(Case {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Generate {
-    #[schemars(range(min = *GENERATED.start(), max = *GENERATED.end()))]
-    pub(crate) count: u32,
+    pub(crate) count: Generated,
     pub(crate) seed: u64,
-    #[serde(default = "five")]
-    pub(crate) hand_size: u8,
+    #[serde(default = "five::<5, 5>")]
+    pub(crate) hand_size: FiveCards,
     /// Generate pairs of hands to compare instead of hands.
     #[serde(default)]
     pub(crate) pairs: bool,
@@ -135,7 +145,7 @@ pub(crate) fn bulk_request(
     name: &str,
     checks: Option<Vec<Check>>,
     generate: Option<Generate>,
-    exhaustive: Option<EveryHand>,
+    exhaustive: Option<EveryFiveCardHand>,
     rules: PokerRules,
 ) -> Result<Request, Problem> {
     Ok(match generate {
@@ -145,10 +155,9 @@ pub(crate) fn bulk_request(
                 &[("checks", checks.is_some())],
                 "a group of generated pairs",
             )?;
-            crate::spec::within_generated(name, g.count)?;
             Request::Matchups {
                 source: Source::Generated(RandomPairs {
-                    count: g.count,
+                    count: g.count.0,
                     seed: g.seed,
                 }),
                 rules,
@@ -165,15 +174,6 @@ pub(crate) fn bulk_request(
                 }),
                 exhaustive,
             )?;
-            if let HandSource::Generated { hand_size, .. }
-            | HandSource::Exhaustive { hand_size, .. } = source
-                && hand_size != 5
-            {
-                return Err(Problem::group(
-                    name,
-                    format!("poker hands have 5 cards, not hand_size {hand_size}"),
-                ));
-            }
             Request::Hands {
                 source,
                 checks: bulk_checks(name, checks)?,
@@ -189,7 +189,7 @@ pub(crate) fn case_test(
     rules: PokerRules,
 ) -> Result<(Request, Vec<Written<Contract>>), String> {
     for cards in std::iter::once(&case.hand).chain(case.versus.as_ref()) {
-        dealt("a poker hand", cards, 5..=5)?;
+        dealt("a poker hand", cards, HAND_SIZE..=HAND_SIZE)?;
     }
     if let Some(versus) = &case.versus {
         only_fields(

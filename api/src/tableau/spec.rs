@@ -9,8 +9,7 @@ use crate::card::{Card, format_cards};
 use crate::source::Source;
 use crate::spec::schema::AnyValue;
 use crate::spec::{
-    GENERATED, Grading, NoRules, Problems, Spec, SpecTest, Written, case_tests, dealt, exactly_one,
-    within_generated,
+    Generated, Grading, NoRules, Problems, Spec, SpecTest, Written, case_tests, dealt, exactly_one,
 };
 
 spec_group!(Group {
@@ -22,6 +21,7 @@ spec_group!(Group {
 
 spec_case!(Case {
     /// The cards dealt from, top first.
+    #[schemars(length(max = Card::COUNT), extend("uniqueItems" = true))]
     deck: Vec<Card>,
     /// What the player does.
     steps: Vec<StepSpec>,
@@ -30,8 +30,7 @@ spec_case!(Case {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Generate {
-    #[schemars(range(min = *GENERATED.start(), max = *GENERATED.end()))]
-    count: u32,
+    count: Generated,
     seed: u64,
 }
 
@@ -106,11 +105,49 @@ fn no_default(schema: &mut Schema) {
     schema.remove("default");
 }
 
-#[derive(Deserialize, JsonSchema)]
-#[serde(untagged)]
+/// `toggle:`'s cards: one card, or a list of them.
 enum OneOrMany {
     One(Card),
     Many(Vec<Card>),
+}
+
+/// By hand rather than `untagged`, which says only that the value "did not match any
+/// variant", at the step: this one says what is wrong with a card, at the card.
+impl<'de> Deserialize<'de> for OneOrMany {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<OneOrMany, D::Error> {
+        struct Cards;
+        impl<'de> serde::de::Visitor<'de> for Cards {
+            type Value = OneOrMany;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a card or a list of cards, such as KH or [KH, QH]")
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<OneOrMany, E> {
+                text.parse().map(OneOrMany::One).map_err(E::custom)
+            }
+            fn visit_seq<S: serde::de::SeqAccess<'de>>(
+                self,
+                seq: S,
+            ) -> Result<OneOrMany, S::Error> {
+                Vec::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))
+                    .map(OneOrMany::Many)
+            }
+        }
+        deserializer.deserialize_any(Cards)
+    }
+}
+
+/// What [`OneOrMany`]'s `Deserialize` reads: a card, or a list of cards.
+impl JsonSchema for OneOrMany {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "OneOrMany".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "A card, or a list of cards toggled one after another.",
+            "anyOf": [generator.subschema_for::<Card>(), generator.subschema_for::<Vec<Card>>()],
+        })
+    }
 }
 
 /// A tableau state as a spec writes it: only the lists given are checked.
@@ -165,11 +202,10 @@ impl Spec for Contract {
             ],
         )?;
         if let Some(generate) = group.generate {
-            within_generated(name, generate.count)?;
             return Ok(vec![SpecTest {
                 case: None,
                 request: Source::Generated(RandomScripts {
-                    count: generate.count,
+                    count: generate.count.0,
                     seed: generate.seed,
                 }),
                 grading: Grading::Bulk,
@@ -178,7 +214,7 @@ impl Spec for Contract {
         }
         let cases = group.cases.unwrap_or_default();
         case_tests(name, cases, |case| {
-            dealt("a deck", &case.deck, 0..=52)?;
+            dealt("a deck", &case.deck, 0..=Card::COUNT)?;
             let (steps, written) = script_steps(&case.steps)?;
             let script = Script {
                 deck: case.deck,
