@@ -605,26 +605,58 @@ fn run_tests(session: &Session, selected: &[usize], reporter: &mut dyn Reporter)
     });
 }
 
-/// A watch on the reference answering listed tests: told of each test as it starts
-/// (`Some`) and ends (`None`). A reference answer that takes longer than its group's
-/// timeout is a spec error; the trusted reference cannot be stopped, so the grader stops.
-pub(crate) fn reference_watch() -> std::sync::mpsc::Sender<Option<(String, Duration)>> {
-    let (sender, answering) = std::sync::mpsc::channel::<Option<(String, Duration)>>();
-    std::thread::spawn(move || {
-        while let Ok(started) = answering.recv() {
-            let Some((test, limit)) = started else {
-                continue;
-            };
-            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = answering.recv_timeout(limit) {
-                let stop = Stop::Spec(format!(
-                    "test {test}: the reference took more than its group's timeout of {} ms to answer; give the group a larger `timeout_ms`, or the case less to do",
-                    limit.as_millis()
-                ));
-                std::process::exit(i32::from(stop.exit_code_reported()));
+/// A watch on the reference answering tests. A reference answer that takes longer than its
+/// group's timeout is a spec error; the trusted reference cannot be stopped, so the grader
+/// stops, at the timeout where the reference hangs, or as soon as it answers late.
+pub(crate) struct ReferenceWatch(std::sync::mpsc::Sender<Option<(String, Instant, Duration)>>);
+
+impl ReferenceWatch {
+    pub(crate) fn new() -> ReferenceWatch {
+        let (sender, answering) = std::sync::mpsc::channel::<Option<(String, Instant, Duration)>>();
+        std::thread::spawn(move || {
+            while let Ok(started) = answering.recv() {
+                let Some((test, deadline, limit)) = started else {
+                    continue;
+                };
+                // From when the reference started, however late this thread was woken.
+                let left = deadline.saturating_duration_since(Instant::now());
+                if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                    answering.recv_timeout(left)
+                {
+                    reference_too_slow(&test, limit);
+                }
             }
+        });
+        ReferenceWatch(sender)
+    }
+
+    /// Runs `answer`, the reference answering test `test` of a group whose timeout is `limit`.
+    pub(crate) fn answering<T>(
+        &self,
+        test: &str,
+        limit: Duration,
+        answer: impl FnOnce() -> T,
+    ) -> T {
+        let started = Instant::now();
+        let _ = self
+            .0
+            .send(Some((test.to_string(), started + limit, limit)));
+        let answered = answer();
+        let _ = self.0.send(None);
+        if started.elapsed() > limit {
+            reference_too_slow(test, limit);
         }
-    });
-    sender
+        answered
+    }
+}
+
+/// Stops the grader: the reference took longer than test `test`'s group allows.
+fn reference_too_slow(test: &str, limit: Duration) -> ! {
+    let stop = Stop::Spec(format!(
+        "test {test}: the reference took more than its group's timeout of {} ms to answer; give the group a larger `timeout_ms`, or the case less to do",
+        limit.as_millis()
+    ));
+    std::process::exit(i32::from(stop.exit_code_reported()))
 }
 
 /// Answers the reference gives to every listed test, and every `expect` they contradict.
@@ -632,7 +664,7 @@ pub(crate) fn expectations(
     suite: &Suite,
     reference: &Submission,
 ) -> (Vec<grade::Expected>, Vec<SpecError>) {
-    let watch = reference_watch();
+    let watch = ReferenceWatch::new();
     let mut all = Vec::new();
     let mut contradicted = Vec::new();
     for (group, test) in suite.tests() {
@@ -640,9 +672,9 @@ pub(crate) fn expectations(
             all.push(Vec::new());
             continue;
         }
-        let _ = watch.send(Some((test.id.clone(), group.timeout)));
-        let expected = grade::reference_answers(reference, &*test.request);
-        let _ = watch.send(None);
+        let expected = watch.answering(&test.id, group.timeout, || {
+            grade::reference_answers(reference, &*test.request)
+        });
         for written in &test.written {
             let answer = expected
                 .first()

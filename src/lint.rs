@@ -10,7 +10,7 @@ use colored::Colorize;
 use grader_api::Submission;
 use grader_api::spec::{Grading, Visibility};
 
-use crate::check::{expectations, reference_watch};
+use crate::check::{ReferenceWatch, expectations};
 use crate::exit;
 use crate::grade::Expected;
 use crate::spec::{self, Group, SpecError, Suite};
@@ -237,17 +237,17 @@ fn visibility_word(visibility: Visibility) -> &'static str {
 /// Bulk groups whose timeout the reference itself comes close to. The reference answers
 /// under the group's timeout; one that runs past it is told by the watch, which stops lint.
 fn timeouts_without_room(suite: &Suite, reference: &Submission) -> Vec<SpecError> {
-    let watch = reference_watch();
+    let watch = ReferenceWatch::new();
     let mut found = Vec::new();
     for (group, test) in suite.tests() {
         if test.grading != Grading::Bulk {
             continue;
         }
-        let _ = watch.send(Some((test.id.clone(), group.timeout)));
-        let started = Instant::now();
-        test.request.respond(reference, &mut |_, _| true);
-        let took = started.elapsed();
-        let _ = watch.send(None);
+        let took = watch.answering(&test.id, group.timeout, || {
+            let started = Instant::now();
+            test.request.respond(reference, &mut |_, _| true);
+            started.elapsed()
+        });
         if !leaves_room(took, group.timeout) {
             found.push(at_group(
                 group,
