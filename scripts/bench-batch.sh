@@ -26,6 +26,8 @@ for argument in "$@"; do
 done
 grader="${GRADER:-$PWD/target/release/grader}"
 work="$(mktemp -d)"
+# Builds run as unprivileged users, who must pass through it.
+chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
 for i in $(seq -w 1 "$n"); do
   mkdir -p "$work/class/student-$i"

@@ -2,6 +2,8 @@
 //! cap, read on a thread of its own so a flood never blocks the runner or the grader.
 
 use std::io::Read;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::thread;
 use std::time::Instant;
@@ -75,6 +77,8 @@ struct Segment {
 /// A stream being read in the background.
 pub struct Capture {
     segments: Receiver<Segment>,
+    /// Bytes read from the stream so far, markers included.
+    read: Arc<AtomicU64>,
     /// Output of a request whose marker has not come yet, merged across calls to `take`.
     ended: bool,
 }
@@ -82,11 +86,22 @@ pub struct Capture {
 impl Capture {
     pub fn start(stream: impl Read + Send + 'static) -> Capture {
         let (sender, segments) = channel();
-        thread::spawn(move || split_at_markers(stream, |segment| sender.send(segment).is_ok()));
+        let read = Arc::new(AtomicU64::new(0));
+        let counted = Counted {
+            stream,
+            read: Arc::clone(&read),
+        };
+        thread::spawn(move || split_at_markers(counted, |segment| sender.send(segment).is_ok()));
         Capture {
             segments,
+            read,
             ended: false,
         }
+    }
+
+    /// Bytes read from the stream so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.read.load(Ordering::Relaxed)
     }
 
     /// The output of request `sequence`. Waits until `deadline` for its marker (it was
@@ -115,6 +130,20 @@ impl Capture {
             }
         }
         printed
+    }
+}
+
+/// A stream that counts what is read from it.
+struct Counted<R> {
+    stream: R,
+    read: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let read = self.stream.read(buf)?;
+        self.read.fetch_add(read as u64, Ordering::Relaxed);
+        Ok(read)
     }
 }
 

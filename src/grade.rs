@@ -83,6 +83,11 @@ pub fn grade_listed(
         request.payload(),
         Window::ALL,
         group.timeout,
+        &mut patience(group.stall, |_| {
+            timed(|| {
+                reference_answers(reference, request);
+            })
+        }),
         &mut |frame: &[u8]| {
             actual.push(frame.to_vec());
             actual.len() <= most
@@ -261,14 +266,7 @@ pub fn grade_bulk(
             };
             let comparison = BulkComparison::new(request, wanted, &panics);
             answering.push(scope.spawn(move || {
-                answer_window(
-                    runner,
-                    reference,
-                    request,
-                    group.timeout,
-                    window,
-                    comparison,
-                )
+                answer_window(runner, reference, request, group, window, comparison)
             }));
         }
         let ranges: Vec<Range> = answering.into_iter().map(joined).collect();
@@ -346,7 +344,7 @@ fn answer_window<'a>(
     runner: &mut Runner,
     reference: &Submission,
     request: &dyn Asked,
-    timeout: Duration,
+    group: &Group,
     window: Window,
     mut comparison: BulkComparison<'a>,
 ) -> Range<'a> {
@@ -354,7 +352,12 @@ fn answer_window<'a>(
         request.assignment(),
         request.payload(),
         window,
-        timeout,
+        group.timeout,
+        &mut patience(group.stall, |done| {
+            timed(|| {
+                input_numbered(reference, request, window.start + done);
+            })
+        }),
         &mut comparison,
     );
     // What the runner was answering when it stopped, before the reference thread is
@@ -578,12 +581,46 @@ fn judge_bulk(reference: &Submission, group: &Group, request: &dyn Asked, all: R
     Verdict::Failed(failure)
 }
 
+/// How many times the reference's own time for an input a runner may take on it before it
+/// is taken as stuck, when that is longer than the group's stall limit.
+const STALL_REFERENCE_TIMES: u32 = 100;
+
+/// How long a runner may answer no further input: `floor`, the group's stall limit, or a
+/// hundred times what the reference takes on the input it is on (timed by
+/// `time_reference`, given how many inputs the runner has answered, once per input),
+/// whichever is longer.
+fn patience<'a>(
+    floor: Duration,
+    time_reference: impl Fn(u64) -> Duration + 'a,
+) -> impl FnMut(u64) -> Duration + 'a {
+    let mut timed_input: Option<(u64, Duration)> = None;
+    move |inputs_done| {
+        let took = match timed_input {
+            Some((input, took)) if input == inputs_done => took,
+            _ => {
+                let took = time_reference(inputs_done);
+                timed_input = Some((inputs_done, took));
+                took
+            }
+        };
+        floor.max(took.saturating_mul(STALL_REFERENCE_TIMES))
+    }
+}
+
+/// How long `work` takes.
+fn timed(work: impl FnOnce()) -> Duration {
+    let started = std::time::Instant::now();
+    work();
+    started.elapsed()
+}
+
 /// The runner as a driven test's transport: one request, one reply, within the group's
 /// timeout; once an exchange loses it, every later request fails at once.
 struct RunnerLink {
     runner: RefCell<Runner>,
     assignment: &'static str,
     timeout: Duration,
+    stall: Duration,
     survived: Cell<bool>,
 }
 
@@ -598,6 +635,8 @@ impl Transport for RunnerLink {
             &payload,
             Window::ALL,
             self.timeout,
+            // The reference's strategies answer a turn at once: the group's limit holds.
+            &mut |_| self.stall,
             &mut |frame: &[u8]| {
                 reply = Some(frame.to_vec());
                 true
@@ -624,6 +663,7 @@ pub fn grade_driven(
         runner: RefCell::new(runner),
         assignment: test.request.assignment(),
         timeout: group.timeout,
+        stall: group.stall,
         survived: Cell::new(true),
     });
     let Driven {
@@ -1036,8 +1076,17 @@ fn describe_ending(ending: &Ending) -> String {
     match ending {
         Ending::Answered => "answered".into(),
         Ending::TimedOut(limit) => format!(
-            "no answer within {} ms (an endless loop?); the runner was killed and restarted for the other tests",
-            limit.as_millis()
+            "not finished within {} ms, its time limit; the runner was killed and restarted for the other tests",
+            group_digits(limit.as_millis() as u64)
+        ),
+        Ending::Stalled { quiet, .. } => format!(
+            "no answer for {} ms (an endless loop?); the runner was killed and restarted for the other tests",
+            group_digits(quiet.as_millis() as u64)
+        ),
+        Ending::Flooded(printed) => format!(
+            "it printed {} MB, more than the {} MB a test may print, so it was stopped: remove the printing from your code; the runner was restarted for the other tests",
+            group_digits(printed / 1_000_000),
+            group_digits(crate::runner::FLOOD_BYTES / 1_000_000)
         ),
         Ending::Died(how) => format!("no answer: the runner process {how} while running your code"),
         Ending::Garbled(what) => {
@@ -1160,6 +1209,20 @@ mod tests {
             .map(|(question, expected, actual)| question.len() + expected.len() + actual.len())
             .sum();
         assert!(held < panics * 1024, "the breakdown holds {held} bytes");
+    }
+
+    #[test]
+    fn patience_is_the_stall_limit_or_a_hundred_times_the_references_time_once_timed() {
+        let timings = std::cell::Cell::new(0);
+        let mut patience = patience(Duration::from_secs(1), |input| {
+            timings.set(timings.get() + 1);
+            Duration::from_millis([1, 50][input as usize % 2])
+        });
+        assert_eq!(patience(0), Duration::from_secs(1));
+        assert_eq!(patience(0), Duration::from_secs(1));
+        assert_eq!(timings.get(), 1, "the reference is timed once per input");
+        assert_eq!(patience(1), Duration::from_secs(5));
+        assert_eq!(timings.get(), 2);
     }
 
     #[test]

@@ -28,6 +28,12 @@ const OUTPUT_PATIENCE: Duration = Duration::from_millis(500);
 /// How long a thread or process may take to end after its test has answered.
 const LEFTOVER_PATIENCE: Duration = Duration::from_millis(50);
 
+/// Bytes a runner may print, stdout and stderr together, while it answers one request: a
+/// runner printing more is flooding its output, not answering, and is stopped.
+pub const FLOOD_BYTES: u64 = 100_000_000;
+/// How often a runner that has sent nothing is looked at, for a stall or a flood.
+const LOOK_EVERY: Duration = Duration::from_millis(50);
+
 /// What one runner and everything it starts may use.
 pub const RUNNER_LIMITS: Limits = Limits {
     cpu_seconds: Some(600),
@@ -126,6 +132,7 @@ impl Launcher {
             DeadlineStream {
                 stream: ours,
                 deadline,
+                look_every: None,
             },
         );
         let hello = started.and_then(|(first_byte, progress)| {
@@ -161,6 +168,7 @@ impl Launcher {
             stderr,
             sequence: 0,
             frame: Vec::new(),
+            replies_read: 0,
             hello,
             progress,
             cgroup,
@@ -181,6 +189,9 @@ pub struct Runner {
     sequence: u64,
     /// The reply frame last read.
     frame: Vec<u8>,
+    /// Reply frames read in all: where there is no progress page, how the runner is seen
+    /// to move.
+    replies_read: u64,
     hello: Hello,
     /// The runner's count of the inputs it has answered, where it shared one.
     progress: Option<File>,
@@ -203,8 +214,15 @@ struct LimitsHit {
 pub enum Ending {
     /// Every answer arrived.
     Answered,
-    /// No complete response within the timeout; the runner was killed.
+    /// No complete response within the timeout, though it kept answering; the runner was
+    /// killed.
     TimedOut(Duration),
+    /// Its count of inputs answered did not move for `quiet` (the stall limit), with this
+    /// many inputs answered: an endless loop, most likely. The runner was killed.
+    Stalled { quiet: Duration, inputs_done: u64 },
+    /// It printed this many bytes, more than [`FLOOD_BYTES`], while answering; the runner
+    /// was killed.
+    Flooded(u64),
     /// The runner process ended while answering.
     Died(String),
     /// The runner said something that is not the protocol; it was killed.
@@ -281,44 +299,52 @@ impl Runner {
 
     /// Sends the request in `payload` for `assignment`, to answer the inputs in `window`,
     /// and passes the reply frames to `replies` until the response ends, the timeout
-    /// passes or the runner dies.
+    /// passes, the runner dies, floods its output, or stalls: answers no further input for
+    /// as long as `patience` gives for the input it is on (by how many it has answered).
     pub fn ask(
         &mut self,
         assignment: &str,
         payload: &[u8],
         window: Window,
         timeout: Duration,
+        patience: &mut dyn FnMut(u64) -> Duration,
         replies: &mut impl Replies,
     ) -> Exchange {
         let sequence = self.sequence;
         self.sequence += 1;
-        self.answers.get_mut().deadline = deadline_after(timeout);
+        let deadline = deadline_after(timeout);
+        self.answers.get_mut().deadline = deadline;
+        self.answers.get_mut().look_every = Some(LOOK_EVERY);
         let sent = protocol::write_request(&mut self.requests, assignment, payload, window)
             .and_then(|()| self.requests.flush());
+        let mut watch = Watch::new(self);
         let ending = match sent {
             Err(error) => self.ending_after(error),
             Ok(()) => loop {
-                match self.read_items(sequence, replies) {
-                    Ok(None) => {}
+                let looked = match self.read_items(sequence, replies) {
+                    Ok(None) => None,
                     Ok(Some(Ending::Answered)) => break Ending::Answered,
-                    Ok(Some(ending)) => {
-                        sandbox::kill_tree(&mut self.child);
-                        break ending;
+                    Ok(Some(ending)) => Some(ending),
+                    Err(error) if is_timeout(&error) && Instant::now() >= deadline => {
+                        Some(Ending::TimedOut(timeout))
                     }
-                    Err(error) if is_timeout(&error) => {
-                        sandbox::kill_tree(&mut self.child);
-                        break Ending::TimedOut(timeout);
-                    }
+                    Err(error) if is_timeout(&error) => watch.look(self, patience),
                     Err(error) => break self.ending_after(error),
+                };
+                if let Some(ending) = looked {
+                    sandbox::kill_tree(&mut self.child);
+                    break ending;
                 }
             },
         };
+        self.answers.get_mut().look_every = None;
         // One deadline for both streams: a process that escaped the kill may hold them open.
         let deadline = Instant::now() + OUTPUT_PATIENCE;
         let stdout = self.stdout.take(sequence, deadline);
         let stderr = self.stderr.take(sequence, deadline);
         let inputs_done = match ending {
-            Ending::TimedOut(_) | Ending::Died(_) => self.inputs_done(),
+            Ending::TimedOut(_) | Ending::Died(_) | Ending::Flooded(_) => self.inputs_done(),
+            Ending::Stalled { inputs_done, .. } => Some(inputs_done),
             _ => None,
         };
         let ending = match ending {
@@ -358,6 +384,7 @@ impl Runner {
                 }
             }
         }
+        self.replies_read += count;
         let going = count == 0 || replies.take(&buffer[..frames], count);
         let ending = match (going, end) {
             (false, _) => Some(Ending::Abandoned),
@@ -372,13 +399,21 @@ impl Runner {
         // An item longer than what has arrived.
         Ok(
             match protocol::read_item(&mut self.answers, &mut self.frame)? {
-                Item::Reply => (!replies.take(&self.frame, 1)).then_some(Ending::Abandoned),
+                Item::Reply => {
+                    self.replies_read += 1;
+                    (!replies.take(&self.frame, 1)).then_some(Ending::Abandoned)
+                }
                 Item::End(ended) => Some(end_of(ended, sequence)),
             },
         )
     }
 
-    /// What the runner's progress page says, read after it stopped: the page outlives it.
+    /// Bytes the runner has printed on stdout and stderr since it started.
+    fn printed(&self) -> u64 {
+        self.stdout.bytes_read() + self.stderr.bytes_read()
+    }
+
+    /// What the runner's progress page says, now or after it stopped: the page outlives it.
     fn inputs_done(&self) -> Option<u64> {
         let mut count = [0u8; protocol::PROGRESS_BYTES];
         self.progress.as_ref()?.read_exact_at(&mut count, 0).ok()?;
@@ -615,6 +650,9 @@ fn progress_with_first_byte(
 struct DeadlineStream {
     stream: UnixStream,
     deadline: Instant,
+    /// While a request is answered: how long a read waits before it gives up, so that the
+    /// runner can be looked at in between.
+    look_every: Option<Duration>,
 }
 
 impl Read for DeadlineStream {
@@ -623,8 +661,52 @@ impl Read for DeadlineStream {
         if left.is_zero() {
             return Err(io::Error::from(io::ErrorKind::TimedOut));
         }
-        self.stream.set_read_timeout(Some(left))?;
+        let wait = self.look_every.map_or(left, |every| every.min(left));
+        self.stream.set_read_timeout(Some(wait))?;
         self.stream.read(buf)
+    }
+}
+
+/// A runner answering a request, looked at while it sends nothing: whether it still moves
+/// (its count of inputs answered, or the replies it sends) and how much it has printed.
+struct Watch {
+    marker: (Option<u64>, u64),
+    moved: Instant,
+    printed_before: u64,
+}
+
+impl Watch {
+    fn new(runner: &Runner) -> Watch {
+        Watch {
+            marker: (runner.inputs_done(), runner.replies_read),
+            moved: Instant::now(),
+            printed_before: runner.printed(),
+        }
+    }
+
+    /// How the request ends, if the runner is flooding its output or has stalled.
+    fn look(
+        &mut self,
+        runner: &Runner,
+        patience: &mut dyn FnMut(u64) -> Duration,
+    ) -> Option<Ending> {
+        let printed = runner.printed().saturating_sub(self.printed_before);
+        if printed > FLOOD_BYTES {
+            return Some(Ending::Flooded(printed));
+        }
+        let marker = (runner.inputs_done(), runner.replies_read);
+        if marker != self.marker {
+            self.marker = marker;
+            self.moved = Instant::now();
+            return None;
+        }
+        let inputs_done = marker.0.unwrap_or(marker.1);
+        let quiet = self.moved.elapsed();
+        let limit = patience(inputs_done);
+        (quiet >= limit).then_some(Ending::Stalled {
+            quiet: limit,
+            inputs_done,
+        })
     }
 }
 

@@ -21,6 +21,8 @@ pub use grader_api::spec::Visibility;
 include!(concat!(env!("OUT_DIR"), "/built_in_specs.rs"));
 
 const DEFAULT_TIMEOUT_MS: u64 = 2_000;
+/// How long a runner may answer no further input, unless its group says.
+const DEFAULT_STALL_MS: u64 = 1_000;
 /// The largest spec file read: loading is linear, but a file this big is a mistake.
 const MOST_SPEC_BYTES: u64 = 8 << 20;
 
@@ -102,6 +104,9 @@ pub struct Group {
     pub visibility: Visibility,
     pub hint: Option<String>,
     pub timeout: Duration,
+    /// How long a runner may go without answering one more input before it is taken as
+    /// stuck (at least; see `grade::patience`).
+    pub stall: Duration,
     pub tests: Vec<TestCase>,
     /// The spec file it comes from, and where its `name:` is.
     pub file: String,
@@ -553,6 +558,7 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
                 .timeout_ms
                 .map(Duration::from_millis)
                 .unwrap_or(default_timeout),
+            stall: Duration::from_millis(common.stall_ms.unwrap_or(DEFAULT_STALL_MS)),
             tests,
             file: file.to_string(),
             location: group_at,

@@ -264,7 +264,11 @@ fn watch_grades_again_when_a_file_of_the_crate_is_saved() {
 /// Each hostile fixture, the group of tests/specs/hostile.yaml that triggers it, and what
 /// the trigger's failure must say.
 const HOSTILE: &[(&str, &str, &str)] = &[
-    ("hostile-loop", "loop", "no answer within 1500 ms"),
+    (
+        "hostile-loop",
+        "loop",
+        "no answer for 1,000 ms (an endless loop?)",
+    ),
     ("hostile-panic", "panic", "panicked at src/lib.rs:"),
     ("hostile-abort", "abort", "aborted (SIGABRT)"),
     (
@@ -350,6 +354,38 @@ fn a_crash_in_bulk_says_how_far_it_got() {
     );
 }
 
+/// A loop is stopped at the group's stall limit, long before its timeout, in a listed test
+/// and in a bulk group, and the bulk group names the hand it was stuck on.
+#[test]
+fn a_stuck_runner_is_stopped_at_the_stall_limit_not_the_timeout() {
+    let spec = support::scratch_file(
+        "stall-limit.yaml",
+        "assignment: plaisante_hand\ngroups:\n  - name: listed\n    points: 1\n    timeout_ms: 600000\n    stall_ms: 300\n    cases:\n      - { name: trigger, hand: [2H, 3H, 4H, 5H, 6H], check: has_flush }\n      - { name: after, hand: [KH, KD, 3C, 7S, 9H], check: has_pair }\n  - name: in bulk\n    points: 1\n    timeout_ms: 600000\n    stall_ms: 300\n    generate: { count: 3000, seed: 7 }\n    checks: [has_flush]\n",
+    );
+    let (code, stdout, stderr) = check(
+        &support::named("hostile-loop"),
+        &["--spec", spec.to_str().unwrap(), "--test-threads", "1"],
+    );
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    let stopped = "no answer for 300 ms (an endless loop?)";
+    assert!(
+        failure_of(&stdout, "plaisante_hand::listed::trigger").contains(stopped),
+        "{stdout}"
+    );
+    assert!(result_line(&stdout, "plaisante_hand::listed::after").ends_with(" ok"));
+    let bulk = failure_of(&stdout, "plaisante_hand::in_bulk");
+    assert!(bulk.contains(stopped), "{bulk}");
+    // The loop is in has_flush when the first card is a heart.
+    let first_card = stopped_on_hand(bulk)
+        .split(' ')
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    assert!(first_card.ends_with('♥'), "{bulk}");
+}
+
+/// A test that prints a lot is answered right; a bulk group that prints more than a test
+/// may is stopped, saying how much it printed, not taken for an endless loop.
 #[test]
 fn a_flood_of_output_neither_corrupts_answers_nor_floods_the_report() {
     let spec = repo().join("tests/specs/hostile.yaml");
@@ -357,7 +393,15 @@ fn a_flood_of_output_neither_corrupts_answers_nor_floods_the_report() {
         &support::named("hostile-flood"),
         &["--spec", spec.to_str().unwrap(), "--test-threads", "1"],
     );
-    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    assert!(result_line(&stdout, "plaisante_hand::flood::trigger").ends_with(" ok"));
+    let flooded = failure_of(&stdout, "plaisante_hand::in_bulk");
+    assert!(
+        flooded.contains("it printed ")
+            && flooded.contains("MB, more than the 100 MB a test may print"),
+        "{flooded}"
+    );
+    assert!(!flooded.contains("endless loop"), "{flooded}");
     assert!(stdout.len() < 64 * 1024, "report of {} bytes", stdout.len());
 }
 
@@ -1325,7 +1369,10 @@ fn a_bulk_group_split_across_runners_is_reported_as_one_runner_would_report_it()
     // Every window of the hanging group hangs; the first one's is told, at the hand it
     // hangs on.
     let hang = failure_of(&one_runner, "plaisante_hand::a_hang_in_every_window");
-    assert!(hang.contains("no answer within 1500 ms"), "{hang}");
+    assert!(
+        hang.contains("no answer for 1,000 ms (an endless loop?)"),
+        "{hang}"
+    );
     let hand = stopped_on_hand(hang);
     assert!(
         hand.starts_with("A♠ ") && hand.ends_with("(4 cards)"),

@@ -156,6 +156,7 @@ pub struct Common {
     pub visibility: Visibility,
     pub hint: Option<String>,
     pub timeout_ms: Option<u64>,
+    pub stall_ms: Option<u64>,
 }
 
 /// A group of some assignment, which has the common fields.
@@ -180,6 +181,10 @@ macro_rules! spec_group {
             hint: Option<String>,
             /// How long each test of the group may take, in milliseconds.
             timeout_ms: Option<$crate::spec::TimeoutMs>,
+            /// How long a runner may go without answering one more input before it is
+            /// stopped as stuck, in milliseconds (at least a hundred times what the
+            /// reference takes on that input).
+            stall_ms: Option<$crate::spec::TimeoutMs>,
             $($(#[$field_meta])* $field: $type),*
         }
 
@@ -191,6 +196,7 @@ macro_rules! spec_group {
                     visibility: self.visibility,
                     hint: self.hint.clone(),
                     timeout_ms: self.timeout_ms.map(|timeout| timeout.0),
+                    stall_ms: self.stall_ms.map(|stall| stall.0),
                 }
             }
         }
