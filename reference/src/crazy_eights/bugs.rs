@@ -8,6 +8,10 @@ const DECLARED: &str = "declared = (card.value() == 8).then(|| players[seat].dec
 const HELD: &str = "let Some(position) = hands[seat].iter().position(|&c| c == card) else {\n                    return finish(&hands, None, log, Some(cheat(CheatKind::NotHeld)));\n                };";
 const BURY: &str = "        deck.bury(card);\n";
 const STARTER: &str = "let Some(mut top) = turn_over_starter(deck) else {";
+const CHEAT_ENDS_SETUP: &str = "                result.cheater = game.cheater;\n";
+const CHEAT_ENDS_RETURN: &str = "                return result;\n";
+const CHEAT_ENDS: &str =
+    "                result.cheater = game.cheater;\n                return result;\n";
 
 pub const LIBRARY: Library = Library {
     assignment: "crazy_eights",
@@ -381,14 +385,29 @@ fn bugs() -> Vec<Bug> {
         Bug::new(
             "crazy_eights-cheat-does-not-end-the-tournament",
             "a cheat ends the game but not the tournament: the next game starts.",
-            &[(
-                "                result.cheater = game.cheater;\n                return result;\n",
-                "                result.cheater = game.cheater;\n",
-            )],
+            &[(CHEAT_ENDS, CHEAT_ENDS_SETUP)],
         )
         .caught_by("cheaters::a_cheat_ends_the_tournament", &[
             "expected   totals   [0, 0, 0, 0] after 1 game",
             "actual     totals   [0, 0, 0, 0] after 1000 games",
+        ]),
+        Bug::new(
+            "crazy_eights-cheat-zeroes-the-totals",
+            "a cheat that ends a tournament also wipes the totals of the games before it.",
+            &[(CHEAT_ENDS, &format!("{CHEAT_ENDS_SETUP}                result.totals.fill(0);\n{CHEAT_ENDS_RETURN}"))],
+        )
+        .caught_by("cheaters::a_cheat_in_a_later_game_keeps_the_totals_so_far", &[
+            "expected   totals   [81, 187, 51, 56] after 6 games",
+            "actual     totals   [0, 0, 0, 0] after 6 games",
+        ]),
+        Bug::new(
+            "crazy_eights-cheat-crowns-the-leader",
+            "a tournament a cheat ended is won by whoever leads it.",
+            &[(CHEAT_ENDS, &format!("{CHEAT_ENDS_SETUP}                let best = result.totals.iter().copied().max().unwrap_or(0);\n                result.winner = result.totals.iter().position(|&t| t == best).map(|p| p as u32);\n{CHEAT_ENDS_RETURN}"))],
+        )
+        .caught_by("cheaters::a_cheat_in_a_later_game_keeps_the_totals_so_far", &[
+            "expected   totals   [81, 187, 51, 56] after 6 games\n             winner   none",
+            "actual     totals   [81, 187, 51, 56] after 6 games\n             winner   player 1",
         ]),
     ]
 }
