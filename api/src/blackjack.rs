@@ -603,19 +603,52 @@ impl Assignment for Contract {
         }
     }
 
+    // Totals are listed by value, so a breakdown says "expected 12 but got 22": the two
+    // numbers are how a student tells aces counted 11 from aces counted 1.
     fn kind(answer: &Answer) -> Option<&'static str> {
         match answer {
-            Answer::Number(_) => Some("number"),
             Answer::Round(_) => Some("cards and totals"),
             Answer::Tally(_) => Some("tally"),
-            Answer::Bool(_) => None,
+            Answer::Number(_) | Answer::Bool(_) => None,
         }
     }
 
+    // A round that differs is named by its first field that does, with both values.
     fn breakdown(expected: &Answer, actual: &Answer) -> Option<(String, String)> {
         match (expected, actual) {
-            (Answer::Round(want), Answer::Round(got)) if want.outcome != got.outcome => {
-                Some((want.outcome.to_string(), got.outcome.to_string()))
+            (Answer::Round(want), Answer::Round(got)) => {
+                let fields = [
+                    (want.outcome != got.outcome)
+                        .then(|| (want.outcome.to_string(), got.outcome.to_string())),
+                    (want.player_total != got.player_total).then(|| {
+                        let total =
+                            |round: &Round| format!("a player's total of {}", round.player_total);
+                        (total(want), total(got))
+                    }),
+                    (want.dealer_total != got.dealer_total).then(|| {
+                        let total =
+                            |round: &Round| format!("a dealer's total of {}", round.dealer_total);
+                        (total(want), total(got))
+                    }),
+                    (want.player.len() != got.player.len()).then(|| {
+                        let cards = |round: &Round| {
+                            format!("the player holding {} cards", round.player.len())
+                        };
+                        (cards(want), cards(got))
+                    }),
+                    (want.dealer.len() != got.dealer.len()).then(|| {
+                        let cards = |round: &Round| {
+                            format!("the dealer holding {} cards", round.dealer.len())
+                        };
+                        (cards(want), cards(got))
+                    }),
+                ];
+                fields.into_iter().flatten().next().or_else(|| {
+                    Some((
+                        "the reference's cards dealt".into(),
+                        "other cards dealt".into(),
+                    ))
+                })
             }
             _ => None,
         }
@@ -642,6 +675,46 @@ impl Submission {
 mod tests {
     use super::*;
     use crate::wire::round_trip;
+
+    #[test]
+    fn a_breakdown_names_wrong_totals_and_rounds_by_value() {
+        assert_eq!(
+            Contract::kind(&Answer::Number(12)),
+            None,
+            "totals are listed by value"
+        );
+        let cards = |text: &str| -> Vec<Card> {
+            text.split(' ').map(|card| card.parse().unwrap()).collect()
+        };
+        let want = Round {
+            outcome: Outcome::PlayerWins,
+            player: cards("10H 7S"),
+            dealer: cards("10C 6D KH"),
+            player_total: 17,
+            dealer_total: 26,
+        };
+        let busted_later = Round {
+            dealer_total: 16,
+            ..want.clone()
+        };
+        assert_eq!(
+            Contract::breakdown(&Answer::Round(want.clone()), &Answer::Round(busted_later)),
+            Some((
+                "a dealer's total of 26".to_string(),
+                "a dealer's total of 16".to_string()
+            ))
+        );
+        let lost = Round {
+            outcome: Outcome::DealerWins,
+            ..want.clone()
+        };
+        let (expected, actual) =
+            Contract::breakdown(&Answer::Round(want), &Answer::Round(lost)).unwrap();
+        assert_eq!(
+            (expected.as_str(), actual.as_str()),
+            ("player wins", "dealer wins")
+        );
+    }
 
     #[test]
     fn blackjack_values_round_trip() {
