@@ -135,6 +135,13 @@ fn assert_each_is_caught(assignment: &str) {
             ));
             continue;
         }
+        // A breakdown names what was wrong by value, never "its" answer against "another".
+        problems.extend(
+            stdout
+                .lines()
+                .filter(|line| line.contains("expected its ") || line.contains("but got another "))
+                .map(|line| format!("{name}: a breakdown line names no value: {line}")),
+        );
         for caught in &bug.caught {
             let id = format!("{assignment}::{}", caught.test);
             if !result_line(&stdout, &id).ends_with("FAILED") {

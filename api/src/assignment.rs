@@ -348,22 +348,52 @@ fn answer_of<A: Assignment>(frame: &[u8]) -> Option<A::Answer> {
     }
 }
 
-/// A reply as a breakdown lists it: as it is, or by its kind, "its"/"another" where the
-/// other side is of the same kind.
+/// A reply as a breakdown lists it: by its kind where the other side is of another kind
+/// ("a round" against a panic), or else as it is.
 fn breakdown_entry<A: Assignment>(
     reply: &io::Result<Reply<A::Answer>>,
     other: &io::Result<Reply<A::Answer>>,
-    article: &str,
 ) -> String {
     let kind_of = |reply: &io::Result<Reply<A::Answer>>| match reply {
         Ok(Reply::Answer(answer)) => A::kind(answer),
         _ => None,
     };
     match kind_of(reply) {
-        None => shorten(&show_reply::<A>(reply), 200),
-        Some(kind) if kind_of(other) == Some(kind) => format!("{article} {kind}"),
-        Some(kind) => format!("a {kind}"),
+        Some(kind) if kind_of(other) != Some(kind) => format!("a {kind}"),
+        _ => shorten(&show_reply::<A>(reply), 200),
     }
+}
+
+/// Two answers of one kind, which would be too many to list one per value (cells, rounds,
+/// games), as a breakdown names them: by the first line in which they part, or by their
+/// lengths where one is the other cut short.
+fn first_line_apart<A: Assignment>(
+    expected: &A::Answer,
+    actual: &A::Answer,
+) -> Option<(String, String)> {
+    A::kind(expected).filter(|&kind| A::kind(actual) == Some(kind))?;
+    let lines = |answer: &A::Answer| -> Vec<String> {
+        match A::lines(answer) {
+            Some(Lines::List(items)) => items,
+            Some(Lines::Text(text)) => text.lines().map(str::to_string).collect(),
+            None => answer.to_string().lines().map(str::to_string).collect(),
+        }
+    };
+    let (want, got) = (lines(expected), lines(actual));
+    let apart = want.iter().zip(&got).find(|(w, g)| w != g);
+    Some(match apart {
+        Some((w, g)) => {
+            // Lines aligned in columns for a report read as one phrase in a breakdown.
+            let phrase =
+                |line: &str| shorten(&line.split_whitespace().collect::<Vec<_>>().join(" "), 200);
+            (phrase(w), phrase(g))
+        }
+        None => (
+            format!("{} lines", want.len()),
+            format!("{} lines", got.len()),
+        ),
+    })
+    .filter(|(w, g)| w != g)
 }
 
 impl<A: Graded> Asked for AskedOf<A> {
@@ -472,14 +502,14 @@ impl<A: Graded> Asked for AskedOf<A> {
         let want = decode_reply::<A::Answer>(expected);
         let got = decode_reply::<A::Answer>(actual);
         if let (Ok(Reply::Answer(w)), Ok(Reply::Answer(g))) = (&want, &got)
-            && let Some((w, g)) = A::breakdown(w, g)
+            && let Some((w, g)) = A::breakdown(w, g).or_else(|| first_line_apart::<A>(w, g))
         {
             return (question, w, g);
         }
         (
             question,
-            breakdown_entry::<A>(&want, &got, "its"),
-            breakdown_entry::<A>(&got, &want, "another"),
+            breakdown_entry::<A>(&want, &got),
+            breakdown_entry::<A>(&got, &want),
         )
     }
 
