@@ -15,6 +15,7 @@ use grader::sandbox;
 use grader::schema;
 use grader::show::{self, ShowArgs};
 use grader::split::{self, SplitArgs};
+use grader::workflow;
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -137,7 +138,7 @@ fn main() -> ExitCode {
         }
         Command::Gradescope(GradescopeCommand::Package(args)) => package::run(args),
         Command::GithubWorkflow => {
-            print!("{}", package::GITHUB_WORKFLOW);
+            print!("{}", workflow::GITHUB_WORKFLOW);
             ExitCode::from(exit::PASSED)
         }
         Command::Cache(CacheCommand::Build(args)) => answers::run(args),
