@@ -394,14 +394,14 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
     if !contradicted.is_empty() {
         return Err(Stop::Spec(SpecErrors(contradicted).to_string()));
     }
-    // Specs given are being written: what lint would warn of is said (the built-in ones
-    // lint clean).
-    if !args.specs.is_empty() || !args.added_specs.is_empty() {
+    let view = View::of(&args, suite.due);
+    // Specs given to staff are being written: what lint would warn of is said (the
+    // built-in ones lint clean). Not to a student, whom it would tell of hidden cases.
+    if !view.student && (!args.specs.is_empty() || !args.added_specs.is_empty()) {
         for warning in crate::lint::warnings(&suite, &expected, args.due.is_some()) {
             eprintln!("{warning}");
         }
     }
-    let view = View::of(&args, suite.due);
     let suite = view.name_tests(suite);
     let filters = Filters {
         filter: args.filter.clone(),
