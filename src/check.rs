@@ -194,6 +194,23 @@ impl View {
     }
 }
 
+/// The assignments `suite` grades, in order; an error naming one of those `asked` for
+/// (by `--assignment`) that it does not grade.
+pub(crate) fn assignments_of<'s>(
+    suite: &'s Suite,
+    asked: &[String],
+) -> Result<Vec<&'s str>, String> {
+    let mut held: Vec<&str> = suite.groups.iter().map(|g| g.assignment.name()).collect();
+    held.dedup();
+    match asked.iter().find(|name| !held.contains(&name.as_str())) {
+        Some(missing) => Err(format!(
+            "--assignment {missing}: no spec grades it; the specs hold {}",
+            held.join(", ")
+        )),
+        None => Ok(held),
+    }
+}
+
 /// An assignment's name as `--assignment` takes it: one of the assignments there are.
 pub(crate) fn assignment_name(text: &str) -> Result<String, String> {
     match grader_api::assignment(text.trim()) {
@@ -375,18 +392,7 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
     let suite = if args.assignments.is_empty() {
         suite
     } else {
-        let mut held: Vec<&str> = suite.groups.iter().map(|g| g.assignment.name()).collect();
-        held.dedup();
-        if let Some(missing) = args
-            .assignments
-            .iter()
-            .find(|a| !held.contains(&a.as_str()))
-        {
-            return Err(Stop::Usage(format!(
-                "--assignment {missing}: no spec grades it; the specs hold {}",
-                held.join(", ")
-            )));
-        }
+        assignments_of(&suite, &args.assignments).map_err(Stop::Usage)?;
         suite.only(|assignment| args.assignments.iter().any(|name| name == assignment))
     };
     let reference = reference::submission();

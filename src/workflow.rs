@@ -6,7 +6,7 @@
 use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::check::assignment_name;
+use crate::check::{assignment_name, assignments_of};
 use crate::exit;
 use crate::report::Points;
 use crate::spec;
@@ -58,18 +58,7 @@ fn workflow(args: &WorkflowArgs) -> Result<(String, String), String> {
     }
     // The specs must load here, not first in every student's job.
     let suite = spec::load(&args.specs, &args.added_specs, None).map_err(|e| e.to_string())?;
-    let mut held: Vec<&str> = suite.groups.iter().map(|g| g.assignment.name()).collect();
-    held.dedup();
-    if let Some(missing) = args
-        .assignments
-        .iter()
-        .find(|name| !held.contains(&name.as_str()))
-    {
-        return Err(format!(
-            "--assignment {missing}: no spec grades it; the specs hold {}",
-            held.join(", ")
-        ));
-    }
+    let held = assignments_of(&suite, &args.assignments)?;
     let points_of = |graded: &dyn Fn(&str) -> bool| -> Points {
         suite
             .groups
