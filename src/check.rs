@@ -50,6 +50,12 @@ impl Format {
     pub(crate) fn is_staff(self) -> bool {
         !matches!(self, Format::Pretty | Format::Terse)
     }
+
+    /// A report the student reads: in a terminal, or in the log, annotations, job summary
+    /// and Classroom result of a GitHub Actions job, all of which the student can open.
+    fn student_reads(self) -> bool {
+        matches!(self, Format::Pretty | Format::Terse | Format::Github)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -123,11 +129,12 @@ pub struct CheckArgs {
     pub allowed_dependencies: Vec<String>,
     /// Grade as a student sees it: tests of hidden groups (and of after_due_date groups
     /// before --due) run and count, but their input, expected answer and your output are
-    /// not shown. The default for the pretty and terse reports outside CI (no `CI` variable).
+    /// not shown, nor their names. The default of every report a student reads: pretty,
+    /// terse and github, in CI as anywhere.
     #[arg(long, conflicts_with = "staff_view")]
     pub student_view: bool,
-    /// Show every test in full, hidden ones included (the default in CI and for the
-    /// machine formats).
+    /// Show every test in full, hidden ones included (the default of the gradescope, json
+    /// and junit results, which are staff's; Gradescope's keep each test's visibility).
     #[arg(long)]
     pub staff_view: bool,
     /// The due date (YYYY-MM-DD, UTC): from that day on, a student's view shows
@@ -152,8 +159,8 @@ impl View {
     };
 
     fn of(args: &CheckArgs, spec_due: Option<u64>) -> View {
-        let in_ci = std::env::var_os("CI").is_some_and(|v| !v.is_empty());
-        let student = args.student_view || (!args.staff_view && !in_ci && !args.format.is_staff());
+        // Not CI: a CI job's log is the student's to read.
+        let student = args.student_view || (!args.staff_view && args.format.student_reads());
         let today = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |since| since.as_secs() / 86_400);
@@ -161,6 +168,20 @@ impl View {
             student,
             due_passed: args.due.or(spec_due).is_some_and(|due| today >= due),
         }
+    }
+
+    /// `suite` with each test this view withholds named by its place in its group: a case's
+    /// name says what it asks as plainly as its input does.
+    fn name_tests(self, mut suite: Suite) -> Suite {
+        for group in &mut suite.groups {
+            if self.withholds(group.visibility) {
+                for (number, test) in (1..).zip(&mut group.tests) {
+                    test.name = format!("hidden {number}");
+                    test.id = format!("{}::hidden_{number}", group.id);
+                }
+            }
+        }
+        suite
     }
 
     fn withholds(self, visibility: Visibility) -> bool {
@@ -173,8 +194,25 @@ impl View {
     }
 }
 
+/// The assignments `suite` grades, in order; an error naming one of those `asked` for
+/// (by `--assignment`) that it does not grade.
+pub(crate) fn assignments_of<'s>(
+    suite: &'s Suite,
+    asked: &[String],
+) -> Result<Vec<&'s str>, String> {
+    let mut held: Vec<&str> = suite.groups.iter().map(|g| g.assignment.name()).collect();
+    held.dedup();
+    match asked.iter().find(|name| !held.contains(&name.as_str())) {
+        Some(missing) => Err(format!(
+            "--assignment {missing}: no spec grades it; the specs hold {}",
+            held.join(", ")
+        )),
+        None => Ok(held),
+    }
+}
+
 /// An assignment's name as `--assignment` takes it: one of the assignments there are.
-fn assignment_name(text: &str) -> Result<String, String> {
+pub(crate) fn assignment_name(text: &str) -> Result<String, String> {
     match grader_api::assignment(text.trim()) {
         Some(unit) => Ok(unit.name().to_string()),
         None => {
@@ -354,18 +392,7 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
     let suite = if args.assignments.is_empty() {
         suite
     } else {
-        let mut held: Vec<&str> = suite.groups.iter().map(|g| g.assignment.name()).collect();
-        held.dedup();
-        if let Some(missing) = args
-            .assignments
-            .iter()
-            .find(|a| !held.contains(&a.as_str()))
-        {
-            return Err(Stop::Usage(format!(
-                "--assignment {missing}: no spec grades it; the specs hold {}",
-                held.join(", ")
-            )));
-        }
+        assignments_of(&suite, &args.assignments).map_err(Stop::Usage)?;
         suite.only(|assignment| args.assignments.iter().any(|name| name == assignment))
     };
     let reference = reference::submission();
@@ -373,13 +400,15 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
     if !contradicted.is_empty() {
         return Err(Stop::Spec(SpecErrors(contradicted).to_string()));
     }
-    // Specs given are being written: what lint would warn of is said (the built-in ones
-    // lint clean).
-    if !args.specs.is_empty() || !args.added_specs.is_empty() {
+    let view = View::of(&args, suite.due);
+    // Specs given to staff are being written: what lint would warn of is said (the
+    // built-in ones lint clean). Not to a student, whom it would tell of hidden cases.
+    if !view.student && (!args.specs.is_empty() || !args.added_specs.is_empty()) {
         for warning in crate::lint::warnings(&suite, &expected, args.due.is_some()) {
             eprintln!("{warning}");
         }
     }
+    let suite = view.name_tests(suite);
     let filters = Filters {
         filter: args.filter.clone(),
         exact: args.exact,
@@ -490,7 +519,7 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
     let session = Session::new(
         (&suite, &reference, &expected),
         (launcher, first_runner),
-        View::of(&args, suite.due),
+        view,
         test_threads(args.test_threads),
     );
 
@@ -960,7 +989,10 @@ fn run_test(session: &Session, index: usize) -> Verdict {
             Ok(runner) if test.grading == Grading::Driven => {
                 let (verdict, survivor, notes) =
                     grade::grade_driven(runner, session.reference, group, test);
-                if let Ok(mut all) = session.notes.lock() {
+                // A hidden test's notes name what it played against.
+                if !session.view.withholds(group.visibility)
+                    && let Ok(mut all) = session.notes.lock()
+                {
                     all.extend(notes);
                 }
                 match survivor {

@@ -28,4 +28,5 @@ pub mod spec;
 pub mod split;
 pub mod verdict;
 pub mod watch;
+pub mod workflow;
 pub mod zip;

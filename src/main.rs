@@ -15,6 +15,7 @@ use grader::sandbox;
 use grader::schema;
 use grader::show::{self, ShowArgs};
 use grader::split::{self, SplitArgs};
+use grader::workflow::{self, WorkflowArgs};
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -47,8 +48,9 @@ enum Command {
     /// Package the grader for Gradescope.
     #[command(subcommand)]
     Gradescope(GradescopeCommand),
-    /// Print a GitHub Classroom workflow that grades with cardgrade.
-    GithubWorkflow,
+    /// Print a GitHub Classroom workflow that grades the named assignments with this
+    /// grader's version, in the student's view.
+    GithubWorkflow(WorkflowArgs),
     /// Tools for spec files.
     #[command(subcommand)]
     Spec(SpecCommand),
@@ -136,10 +138,7 @@ fn main() -> ExitCode {
             }
         }
         Command::Gradescope(GradescopeCommand::Package(args)) => package::run(args),
-        Command::GithubWorkflow => {
-            print!("{}", package::GITHUB_WORKFLOW);
-            ExitCode::from(exit::PASSED)
-        }
+        Command::GithubWorkflow(args) => workflow::run(args),
         Command::Cache(CacheCommand::Build(args)) => answers::run(args),
         Command::Schema => {
             exit::end_quietly_when_the_reader_goes();

@@ -93,20 +93,25 @@ impl Results<'_> {
         let stopped = self.build_failure.iter().map(|why| ClassroomTest {
             name: "the submission was not graded".into(),
             status: "error",
-            score: Points::ZERO,
+            score: 0.0,
             max_score: Points::ZERO,
             message: why.clone(),
         });
+        let scores = summing_exactly(
+            self.per_test()
+                .map(|(_, _, result, worth)| earned(result, worth)),
+        );
         let tests: Vec<ClassroomTest> = stopped
             .chain(
                 self.per_test()
-                    .map(|(_, test, result, worth)| ClassroomTest {
+                    .zip(scores)
+                    .map(|((_, test, result, worth), score)| ClassroomTest {
                         name: test.id.clone(),
                         status: match result.verdict {
                             Some(Verdict::Passed) => "pass",
                             _ => "fail",
                         },
-                        score: earned(result, worth),
+                        score,
                         max_score: worth,
                         message: match &result.verdict {
                             Some(Verdict::Failed(failure)) => {
@@ -146,9 +151,39 @@ struct ClassroomResult {
 struct ClassroomTest {
     name: String,
     status: &'static str,
-    score: Points,
+    /// As [`summing_exactly`] chose it.
+    score: f64,
     max_score: Points,
     message: String,
+}
+
+/// The JSON numbers for `scores`, in order, that add up as Classroom's reporter adds them
+/// (JavaScript numbers, from 0, left to right) to exactly the total the grader prints, at
+/// every step: a score is its own two-decimal value where that keeps the running sum on
+/// the double nearest the total so far, and otherwise the double that brings it there.
+/// Added as they are, 92.79 points would come to 92.79000000000002.
+fn summing_exactly(scores: impl Iterator<Item = Points>) -> Vec<f64> {
+    let (mut total, mut sum) = (Points::ZERO, 0.0_f64);
+    scores
+        .map(|score| {
+            total = total + score;
+            let target = total.as_f64();
+            let mut step = score.as_f64();
+            if sum + step != target {
+                step = target - sum;
+                // Addition is monotone in `step`, and some double lands on `target` (it is
+                // no further from `sum` than `target` is from 0), so these end there.
+                while sum + step < target {
+                    step = step.next_up();
+                }
+                while sum + step > target {
+                    step = step.next_down();
+                }
+            }
+            sum += step;
+            step
+        })
+        .collect()
 }
 
 fn first_lines(text: &str) -> String {
@@ -221,6 +256,42 @@ mod tests {
         assert_eq!(base64(b"foo"), "Zm9v");
         assert_eq!(base64(b"foob"), "Zm9vYg==");
         assert_eq!(base64("♥ {\"a\": 1}".as_bytes()), "4pmlIHsiYSI6IDF9");
+    }
+
+    #[test]
+    fn classroom_scores_add_up_as_javascript_adds_them_to_the_printed_total() {
+        // Scores a class sees: thirds of 10 points, sevenths of 6, and tenths.
+        let hundredths = [
+            334, 333, 333, 86, 86, 86, 86, 86, 85, 85, 10, 20, 70, 1, 0, 250,
+        ];
+        let scores: Vec<Points> = hundredths
+            .iter()
+            .cycle()
+            .take(400)
+            .map(|&h| Points::from_f64(f64::from(h) / 100.0))
+            .collect();
+        let naive = scores.iter().fold(0.0, |sum, score| sum + score.as_f64());
+        let total: Points = scores.iter().copied().sum();
+        assert_ne!(
+            naive,
+            total.as_f64(),
+            "these scores drift when added as they are"
+        );
+        let chosen = summing_exactly(scores.iter().copied());
+        let mut sum = 0.0;
+        let mut so_far = Points::ZERO;
+        for (step, score) in chosen.iter().zip(&scores) {
+            sum += step;
+            so_far = so_far + *score;
+            assert_eq!(sum, so_far.as_f64(), "after adding {step} for {score}");
+        }
+        assert_eq!(format!("{sum}"), total.to_string());
+        let own = chosen
+            .iter()
+            .zip(&scores)
+            .filter(|(step, score)| **step == score.as_f64())
+            .count();
+        assert!(own > scores.len() / 2, "most keep their own value: {own}");
     }
 
     #[test]

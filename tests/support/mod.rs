@@ -52,8 +52,7 @@ pub fn scratch_file(name: &str, text: impl AsRef<[u8]>) -> PathBuf {
 
 /// Sets up `command`, the grader or what starts it, as every test runs the grader: colors
 /// off, a runner target dir shared by every test, so grader-api is compiled once for all
-/// fixtures, and as in CI, so reports show hidden tests in full (a student's view is tested
-/// on its own).
+/// fixtures, and as in CI (which shows a student's view all the same).
 pub fn grader_env(command: &mut Command) -> &mut Command {
     command
         .env("CARDGRADE_TARGET_DIR", scratch().join("runners"))
@@ -68,9 +67,16 @@ pub fn grader(args: &[&str]) -> Output {
         .expect("the grader binary runs")
 }
 
-/// `grader check PATH --color never EXTRA...`: the exit code, stdout and stderr.
+/// `grader check PATH --color never --staff-view EXTRA...`, so reports show hidden tests in
+/// full (a student's view is tested on its own): the exit code, stdout and stderr.
 pub fn check(path: &Path, extra: &[&str]) -> (i32, String, String) {
-    let mut args = vec!["check", path.to_str().unwrap(), "--color", "never"];
+    let mut args = vec![
+        "check",
+        path.to_str().unwrap(),
+        "--color",
+        "never",
+        "--staff-view",
+    ];
     args.extend_from_slice(extra);
     let output = grader(&args);
     (
