@@ -561,8 +561,7 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
             let root = &submission.root;
             scope.spawn(move || {
                 let cut = (deadline + PAST_BUDGET).saturating_duration_since(Instant::now());
-                if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = ended.recv_timeout(cut)
-                {
+                if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = ended.recv_timeout(cut) {
                     write_cut_short(session, selected, args, root, (started, build_time));
                 }
             });
