@@ -511,9 +511,11 @@ fn gradebook(out: &Path, class: &Graded) -> Result<PathBuf, String> {
                     csv,
                     ",{},{},{},{:.1},{}",
                     results["score"],
-                    results["max_score"]
-                        .as_f64()
-                        .map_or(String::new(), |max| max.to_string()),
+                    // Unknown when a check was killed before it wrote results.
+                    match &results["max_score"] {
+                        serde_json::Value::Null => String::new(),
+                        max => max.to_string(),
+                    },
                     results["outcome"].as_str().unwrap_or(""),
                     results["execution_time_ms"].as_f64().unwrap_or(0.0) / 1000.0,
                     csv_field(&note(&results))

@@ -7,7 +7,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use support::{copy_tree, grader_env, repo, scratch};
+use reference::plaisante_hand::bugs::HAS_PAIR;
+use support::{Mutant, copy_tree, grader_env, repo, scratch};
+
+/// The options every batch of these tests passes to its checks.
+const CHECK: [&str; 4] = ["--assignment", "plaisante_hand", "--skip", "every_hand"];
 
 /// A class of `size` copies of the example student, and one folder that is not a crate.
 fn class(name: &str, size: usize) -> PathBuf {
@@ -25,6 +29,11 @@ fn class(name: &str, size: usize) -> PathBuf {
 }
 
 fn batch(class: &Path, out: &Path, extra: &[&str]) -> Command {
+    batch_checking(class, out, extra, &CHECK)
+}
+
+/// `grader batch CLASS --out OUT EXTRA -- CHECK`.
+fn batch_checking(class: &Path, out: &Path, extra: &[&str], check: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_grader"));
     grader_env(&mut command)
         .arg("batch")
@@ -32,14 +41,33 @@ fn batch(class: &Path, out: &Path, extra: &[&str]) -> Command {
         .arg("--out")
         .arg(out)
         .args(extra)
-        .args([
-            "--",
-            "--assignment",
-            "plaisante_hand",
-            "--skip",
-            "every_hand",
-        ]);
+        .arg("--")
+        .args(check);
     command
+}
+
+/// Runs `command`, which must succeed; its stderr.
+fn succeeds(command: &mut Command) -> String {
+    let run = command.output().unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+    assert!(run.status.success(), "{stderr}");
+    stderr
+}
+
+/// Runs the grader with `args`: its exit code and stderr.
+fn grader(args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_grader"));
+    let run = grader_env(&mut command).args(args).output().unwrap();
+    (
+        run.status.code(),
+        String::from_utf8_lossy(&run.stderr).into_owned(),
+    )
+}
+
+fn results(out: &Path, name: &str) -> serde_json::Value {
+    let path = out.join(format!("{name}.json"));
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 fn gradebook(out: &Path) -> Vec<Vec<String>> {
@@ -80,11 +108,35 @@ fn a_class_is_graded_into_results_and_a_gradebook() {
         report.contains("aria-label=\"score histogram\""),
         "{report}"
     );
+    // The crate that did not build is listed apart, and not in the pass rates.
+    let dom = rendered(&out.join("report.html"));
     assert!(
-        report.contains(
-            "<code>plaisante_hand::has_pair::three_kings_is_not_a_pair</code></td><td>0 of 3"
+        dom.contains(
+            "<code>plaisante_hand::has_pair::three_kings_is_not_a_pair</code></td><td>0 of 2"
         ),
-        "{report}"
+        "{dom}"
+    );
+    assert!(
+        dom.contains("<h2 id=\"set-apart\">Not counted in the pass rates</h2>"),
+        "{dom}"
+    );
+    assert!(
+        dom.contains(
+            "<tr><td><code>not-a-crate</code></td><td>did not build</td><td>0.0 / 100.0</td></tr>"
+        ),
+        "{dom}"
+    );
+    assert!(
+        dom.contains("Pass rates of 2 of the 3 submissions; 1 left out"),
+        "{dom}"
+    );
+    assert!(
+        dom.contains("From the 2 submissions counted; the 1 left out are not drawn from."),
+        "{dom}"
+    );
+    assert!(
+        !dom.contains("as <code>not-a-crate</code> failed it"),
+        "{dom}"
     );
     let ungradable = row("not-a-crate");
     assert_eq!(
@@ -98,6 +150,36 @@ fn a_class_is_graded_into_results_and_a_gradebook() {
     assert!(String::from_utf8_lossy(&again.stderr).contains("--resume"));
     let resumed = batch(&class, &out, &["--resume"]).output().unwrap();
     assert!(String::from_utf8_lossy(&resumed.stderr).contains("grading 0 submissions of 3"));
+}
+
+/// The DOM of the page at `path` as headless Chromium (Debian's `chromium`) renders it.
+fn rendered(path: &Path) -> String {
+    let profile = scratch().join("chromium-profile");
+    let run = Command::new("timeout")
+        .args([
+            "120",
+            "chromium",
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("file://{}", path.display()))
+        .stdin(Stdio::null())
+        .output()
+        .expect("coreutils' timeout runs");
+    assert_ne!(
+        run.status.code(),
+        Some(127),
+        "chromium is not installed: `apt-get update && apt-get install -y chromium` (as .ci/run does)"
+    );
+    assert!(
+        run.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    String::from_utf8_lossy(&run.stdout).into_owned()
 }
 
 /// The processes whose environment names `parent` as their batch.
@@ -225,6 +307,26 @@ fn shards_graded_apart_merge_into_one_gradebook() {
         .collect();
     assert_eq!(names, ["not-a-crate", "student-0", "student-1"]);
     assert!(merged.join("report.html").is_file());
+    // One shard of two is not the class: refused, naming what is missing, unless --partial.
+    let half = scratch().join("class-in-shards-half");
+    let _ = std::fs::remove_dir_all(&half);
+    let merge_first = |partial: &[&str]| {
+        let mut args: Vec<&std::ffi::OsStr> = vec!["batch".as_ref(), "merge".as_ref()];
+        args.push(shards[0].as_os_str());
+        args.extend(["--out".as_ref(), half.as_os_str()]);
+        args.extend(partial.iter().map(std::ffi::OsStr::new));
+        grader(&args)
+    };
+    let (code, said) = merge_first(&[]);
+    assert_eq!(code, Some(2), "{said}");
+    assert!(said.contains("missing shard 2/2 (student-0)"), "{said}");
+    assert!(!half.join("gradebook.csv").exists());
+    let (code, said) = merge_first(&["--partial"]);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(said.contains("merged 2 submissions of 3"), "{said}");
+    let rows = gradebook(&half);
+    let missing = rows.iter().find(|r| r[0] == "student-0").unwrap();
+    assert_eq!(missing[3], "not_graded", "{rows:?}");
     // A shard merged twice is refused, not counted twice.
     let mut command = Command::new(env!("CARGO_BIN_EXE_grader"));
     let twice = grader_env(&mut command)
@@ -235,4 +337,176 @@ fn shards_graded_apart_merge_into_one_gradebook() {
         .output()
         .unwrap();
     assert_eq!(twice.status.code(), Some(2));
+}
+
+#[test]
+fn a_resumed_batch_grades_again_what_other_options_graded_unless_told_to_keep_it() {
+    let class = class("class-resumed-otherwise", 1);
+    let out = scratch().join("class-resumed-otherwise-results");
+    let _ = std::fs::remove_dir_all(&out);
+    succeeds(&mut batch(&class, &out, &[]));
+    let first = results(&out, "student-0");
+    assert_eq!(
+        first["graded_with"]["check_options"].as_array().unwrap()[..4],
+        CHECK.map(serde_json::Value::from),
+        "{first:#}"
+    );
+    let other: Vec<&str> = CHECK.into_iter().chain(["--skip", "has_pair"]).collect();
+    let kept = succeeds(&mut batch_checking(
+        &class,
+        &out,
+        &["--resume", "--resume-stale"],
+        &other,
+    ));
+    assert!(
+        kept.contains(
+            "keeping 2 results graded under other check options or specs: not-a-crate, student-0"
+        ),
+        "{kept}"
+    );
+    assert!(kept.contains("grading 0 submissions of 2"), "{kept}");
+    let regraded = succeeds(&mut batch_checking(&class, &out, &["--resume"], &other));
+    assert!(regraded.contains("grading again 2 results"), "{regraded}");
+    assert!(
+        regraded.contains("grading 2 submissions of 2"),
+        "{regraded}"
+    );
+    let second = results(&out, "student-0");
+    assert!(
+        second["graded_with"]["check_options"]
+            .as_array()
+            .unwrap()
+            .contains(&"has_pair".into()),
+        "{second:#}"
+    );
+    let skipped = second["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["name"].as_str().unwrap().contains("has_pair"))
+        .all(|t| t["status"] == "not_run");
+    assert!(skipped, "graded under the new options: {second:#}");
+    // Other specs are other options too, though the words are the same.
+    let spec = scratch().join("class-resumed-otherwise.yaml");
+    std::fs::write(
+        &spec,
+        "assignment: plaisante_hand\ngroups:\n  - name: has_pair\n    points: 1\n    check: has_pair\n    cases:\n      - { name: kings, hand: [KH, KD, 3C, 7S, 9H] }\n",
+    )
+    .unwrap();
+    let with_spec = ["--spec", spec.to_str().unwrap()];
+    succeeds(&mut batch_checking(&class, &out, &["--resume"], &with_spec));
+    std::fs::write(
+        &spec,
+        std::fs::read_to_string(&spec)
+            .unwrap()
+            .replace("points: 1", "points: 2"),
+    )
+    .unwrap();
+    let edited = succeeds(&mut batch_checking(&class, &out, &["--resume"], &with_spec));
+    assert!(edited.contains("grading again 2 results"), "{edited}");
+}
+
+/// A Plaisante hand whose `has_pair` takes a second, and 40 s on a hand led by a king.
+fn slow_has_pair() -> PathBuf {
+    Mutant::of(
+        "plaisante_hand",
+        "slow-has-pair",
+        "has_pair takes a second, and 40 s when the first card is a king.",
+        &[(
+            HAS_PAIR,
+            "fn has_pair(&self) -> bool {\n        let king = self.cards.first().is_some_and(|c| c.value() == 13);\n        std::thread::sleep(std::time::Duration::from_secs(if king { 40 } else { 1 }));\n        self.has_value_count(2)",
+        )],
+    )
+    .write()
+}
+
+/// A class of one: `crate_dir` as `slow`, its build warmed by a check of one test.
+fn class_of_slow(name: &str) -> PathBuf {
+    let crate_dir = slow_has_pair();
+    let (code, said) = grader(&[
+        "check".as_ref(),
+        crate_dir.as_os_str(),
+        "--exact".as_ref(),
+        "plaisante_hand::has_pair::pair_of_aces".as_ref(),
+        "--format".as_ref(),
+        "json".as_ref(),
+    ]);
+    assert_eq!(code, Some(0), "{said}");
+    let class = scratch().join(name);
+    let _ = std::fs::remove_dir_all(&class);
+    copy_tree(&crate_dir, &class.join("slow"));
+    class
+}
+
+fn out_of_time(results: &serde_json::Value) -> Vec<&str> {
+    results["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| {
+            t["status"] == "not_run" && t["output"] == "not run: the submission used its time"
+        })
+        .map(|t| t["name"].as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn past_its_budget_a_submission_starts_no_test_and_the_gradebook_says_so() {
+    let class = class_of_slow("class-over-budget");
+    let out = scratch().join("class-over-budget-results");
+    let _ = std::fs::remove_dir_all(&out);
+    let started = Instant::now();
+    succeeds(&mut batch_checking(
+        &class,
+        &out,
+        &["--submission-budget", "3"],
+        &["--assignment", "plaisante_hand", "has_pair"],
+    ));
+    // Eight tests of a second each, two at a time, would take four seconds past the build.
+    let took = started.elapsed();
+    let results = results(&out, "slow");
+    assert_eq!(results["outcome"], "out_of_time", "{results:#}");
+    let unrun = out_of_time(&results);
+    assert!(!unrun.is_empty() && unrun.len() < 9, "{results:#}");
+    assert!(took < Duration::from_secs(20), "took {took:?}");
+    let rows = gradebook(&out);
+    assert_eq!(rows[0][5], "note");
+    let row = rows.iter().find(|r| r[0] == "slow").unwrap();
+    assert_eq!(row[3], "out_of_time", "{rows:?}");
+    assert_eq!(
+        row[5],
+        format!(
+            "{} tests not run: the submission used its time",
+            unrun.len()
+        )
+    );
+}
+
+#[test]
+fn a_test_still_running_past_the_budget_is_cut_and_the_results_are_written() {
+    let class = class_of_slow("class-cut-short");
+    let out = scratch().join("class-cut-short-results");
+    let _ = std::fs::remove_dir_all(&out);
+    let started = Instant::now();
+    // A king's test takes 40 s and may: only the budget stops it, 10 s past it.
+    succeeds(&mut batch_checking(
+        &class,
+        &out,
+        &["--submission-budget", "2"],
+        &[
+            "--assignment",
+            "plaisante_hand",
+            "--timeout-ms",
+            "60000",
+            "kings",
+        ],
+    ));
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(30), "took {took:?}");
+    let results = results(&out, "slow");
+    assert_eq!(results["outcome"], "out_of_time", "{results:#}");
+    assert!(
+        out_of_time(&results).contains(&"plaisante_hand::has_pair::pair_of_kings"),
+        "{results:#}"
+    );
 }
