@@ -510,3 +510,214 @@ fn a_test_still_running_past_the_budget_is_cut_and_the_results_are_written() {
         "{results:#}"
     );
 }
+
+/// Adds the files of `dir` (but `target/`) to `zip` under `prefix`.
+fn zip_folder<W: std::io::Write + std::io::Seek>(
+    zip: &mut zip::ZipWriter<W>,
+    prefix: &str,
+    dir: &Path,
+) {
+    use std::io::Write;
+    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().collect();
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let name = format!("{prefix}{}", entry.file_name().to_string_lossy());
+        if entry.file_type().unwrap().is_dir() {
+            if entry.file_name() != "target" {
+                zip_folder(zip, &format!("{name}/"), &entry.path());
+            }
+        } else {
+            zip.start_file(name, zip::write::SimpleFileOptions::default())
+                .unwrap();
+            zip.write_all(&std::fs::read(entry.path()).unwrap())
+                .unwrap();
+        }
+    }
+}
+
+/// A zip in memory, as `fill` writes it.
+fn zip_bytes(fill: impl FnOnce(&mut zip::ZipWriter<std::io::Cursor<Vec<u8>>>)) -> Vec<u8> {
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    fill(&mut zip);
+    zip.finish().unwrap().into_inner()
+}
+
+fn example_student() -> PathBuf {
+    repo().join("tests/fixtures/example-student")
+}
+
+#[test]
+fn a_canvas_download_is_unpacked_graded_and_exported_to_canvas_and_moodle() {
+    use std::io::Write;
+    let dir = scratch().join("canvas-download");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // Canvas names each file lastfirst_[LATE_]USERID_SUBMISSIONID_name.
+    let good = zip_bytes(|zip| zip_folder(zip, "my-crate/", &example_student()));
+    let linked = zip_bytes(|zip| {
+        zip_folder(zip, "", &example_student());
+        zip.add_symlink("secrets", "/etc", zip::write::SimpleFileOptions::default())
+            .unwrap();
+    });
+    let archive = dir.join("submissions.zip");
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(&archive).unwrap());
+    let options = zip::write::SimpleFileOptions::default();
+    for (name, bytes) in [
+        ("smithjohn_12345_678_crate.zip", &good[..]),
+        ("doejane_LATE_777_888_crate.zip", &linked[..]),
+        ("smithjohn_12345_678_notes.txt", b"notes"),
+    ] {
+        zip.start_file(name, options).unwrap();
+        zip.write_all(bytes).unwrap();
+    }
+    zip.finish().unwrap();
+
+    let out = dir.join("results");
+    let said = succeeds(&mut batch(&archive, &out, &[]));
+    assert!(said.contains("symbolic link"), "{said}");
+    assert!(
+        said.contains("left out, being neither a folder nor a zip: smithjohn_12345_678_notes.txt"),
+        "{said}"
+    );
+    let rows = gradebook(&out);
+    let names: Vec<&str> = rows[1..].iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(
+        names,
+        ["doejane_LATE_777_888_crate", "smithjohn_12345_678_crate"]
+    );
+    assert_eq!(
+        rows[1][3], "build_failed",
+        "the link refused the zip: {rows:?}"
+    );
+    assert_eq!(rows[2][1..4], ["81.8", "100.0", "failed"], "{rows:?}");
+
+    let roster = dir.join("canvas-roster.csv");
+    std::fs::write(
+        &roster,
+        "\u{feff}Student,ID,SIS User ID,SIS Login ID,Section,Poker (55)\n    Points Possible,,,,,100.00\n\"Smith, John\",12345,s1,jsmith,A,\n\"Doe, Jane\",777,s2,jdoe,A,\n\"Roe, Rick\",999,s3,rroe,B,\n",
+    )
+    .unwrap();
+    let canvas = dir.join("canvas.csv");
+    let (code, said) = grader(&[
+        "batch".as_ref(),
+        "export".as_ref(),
+        out.as_os_str(),
+        "--canvas".as_ref(),
+        roster.as_os_str(),
+        "--column".as_ref(),
+        "Poker (55)".as_ref(),
+        "--out".as_ref(),
+        canvas.as_os_str(),
+    ]);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(said.contains("2 of 3 students have a score"), "{said}");
+    assert_eq!(
+        std::fs::read_to_string(&canvas).unwrap(),
+        "Student,ID,SIS User ID,SIS Login ID,Section,Poker (55)\nPoints Possible,,,,,100\n\"Smith, John\",12345,s1,jsmith,A,81.8\n\"Doe, Jane\",777,s2,jdoe,A,0\n\"Roe, Rick\",999,s3,rroe,B,\n"
+    );
+
+    let roster = dir.join("moodle-roster.csv");
+    std::fs::write(
+        &roster,
+        "First name,Last name,ID number,Institution,Department,Email address,folder\nJohn,Smith,,,,js@example.edu,smithjohn_12345_678_crate\nAnn,Lee,,,,al@example.edu,lee-ann\n",
+    )
+    .unwrap();
+    let moodle = dir.join("moodle.csv");
+    let (code, said) = grader(&[
+        "batch".as_ref(),
+        "export".as_ref(),
+        out.as_os_str(),
+        "--moodle".as_ref(),
+        roster.as_os_str(),
+        "--by".as_ref(),
+        "folder".as_ref(),
+        "--out".as_ref(),
+        moodle.as_os_str(),
+    ]);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(
+        said.contains(
+            "no student of the roster has the submission doejane_LATE_777_888_crate (--by folder)"
+        ),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&moodle).unwrap(),
+        "First name,Last name,ID number,Email address,folder,cardgrade\nJohn,Smith,,js@example.edu,smithjohn_12345_678_crate,81.8\nAnn,Lee,,al@example.edu,lee-ann,\n"
+    );
+    // A roster without the column asked for is refused, naming the columns it has.
+    let (code, said) = grader(&[
+        "batch".as_ref(),
+        "export".as_ref(),
+        out.as_os_str(),
+        "--moodle".as_ref(),
+        roster.as_os_str(),
+        "--out".as_ref(),
+        moodle.as_os_str(),
+        "--by".as_ref(),
+        "Username".as_ref(),
+    ]);
+    assert_eq!(code, Some(2), "{said}");
+    assert!(said.contains("has no column `Username`"), "{said}");
+}
+
+#[test]
+fn a_gradescope_export_and_a_folder_of_zips_are_graded_each_submission_once() {
+    let dir = scratch().join("gradescope-export");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let archive = dir.join("export.zip");
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(&archive).unwrap());
+    zip.start_file(
+        "assignment_9_export/submission_metadata.yml",
+        zip::write::SimpleFileOptions::default(),
+    )
+    .unwrap();
+    zip_folder(
+        &mut zip,
+        "assignment_9_export/submission_111/",
+        &example_student(),
+    );
+    zip_folder(
+        &mut zip,
+        "assignment_9_export/submission_222/nested/crate/",
+        &example_student(),
+    );
+    zip.finish().unwrap();
+    let out = dir.join("results");
+    let said = succeeds(&mut batch(&archive, &out, &["--jobs", "2"]));
+    assert!(said.contains("grading 2 submissions of 2"), "{said}");
+    let rows = gradebook(&out);
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    for (row, name) in rows[1..].iter().zip(["submission_111", "submission_222"]) {
+        assert_eq!(row[0], name);
+        assert_eq!(row[1..4], ["81.8", "100.0", "failed"], "{rows:?}");
+    }
+
+    // A folder of per-student zips beside a folder: each is one submission.
+    let class = dir.join("class");
+    copy_tree(&example_student(), &class.join("alice"));
+    std::fs::write(
+        class.join("bob.zip"),
+        zip_bytes(|zip| zip_folder(zip, "", &example_student())),
+    )
+    .unwrap();
+    let out = dir.join("class-results");
+    succeeds(&mut batch(&class, &out, &[]));
+    let names: Vec<String> = gradebook(&out)[1..].iter().map(|r| r[0].clone()).collect();
+    assert_eq!(names, ["alice", "bob"]);
+    assert_eq!(results(&out, "bob")["score"], 81.8);
+    // The same name twice, as a folder and a zip, is refused.
+    std::fs::write(class.join("alice.zip"), zip_bytes(|_| {})).unwrap();
+    let (code, said) = grader(&[
+        "batch".as_ref(),
+        class.as_os_str(),
+        "--out".as_ref(),
+        dir.join("twice").as_os_str(),
+    ]);
+    assert_eq!(code, Some(2), "{said}");
+    assert!(
+        said.contains("holds alice both as a folder and as a zip"),
+        "{said}"
+    );
+}

@@ -267,6 +267,97 @@ fn unpack(archive: &Path, into: &Path, limits: Limits) -> Result<(), IntakeError
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
+
+    /// An entry of a zip a test writes: a file, or a link to its target.
+    enum Entry<'a> {
+        File(&'a str, &'a [u8]),
+        Link(&'a str, &'a str),
+    }
+
+    /// Writes a zip of `entries` in a fresh folder named `test`; returns the zip's path
+    /// and the folder it is to be unpacked into.
+    fn zip_of(test: &str, entries: &[Entry]) -> (PathBuf, PathBuf) {
+        let dir =
+            std::env::temp_dir().join(format!("cardgrade-intake-{}-{test}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("submission.zip");
+        let mut zip = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
+        let options = zip::write::SimpleFileOptions::default();
+        for entry in entries {
+            match entry {
+                Entry::File(name, bytes) => {
+                    zip.start_file(*name, options).unwrap();
+                    zip.write_all(bytes).unwrap();
+                }
+                Entry::Link(name, target) => zip.add_symlink(*name, *target, options).unwrap(),
+            }
+        }
+        zip.finish().unwrap();
+        (path, dir.join("unpacked"))
+    }
+
+    const ROOMY: Limits = Limits {
+        entries: 10,
+        bytes: 10_000,
+    };
+
+    #[test]
+    fn a_zip_unpacks_into_its_folder() {
+        let (zip, into) = zip_of(
+            "plain",
+            &[
+                Entry::File("crate/Cargo.toml", b"[package]"),
+                Entry::File("crate/src/lib.rs", b"pub fn f() {}"),
+            ],
+        );
+        unpack(&zip, &into, ROOMY).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(into.join("crate/src/lib.rs")).unwrap(),
+            "pub fn f() {}"
+        );
+        assert_eq!(crate_in(&into), into.join("crate"));
+    }
+
+    #[test]
+    fn paths_outside_links_and_twice_written_entries_are_refused() {
+        let cases: [(&str, &[Entry], &str); 4] = [
+            ("dots", &[Entry::File("../escaped", b"x")], "outside"),
+            ("absolute", &[Entry::File("/tmp/escaped", b"x")], "outside"),
+            ("link", &[Entry::Link("src", "/etc")], "symbolic link"),
+            (
+                "twice",
+                &[Entry::File("a", b"x"), Entry::File("./a", b"y")],
+                "twice",
+            ),
+        ];
+        for (test, entries, said) in cases {
+            let (zip, into) = zip_of(test, entries);
+            let error = unpack(&zip, &into, ROOMY).unwrap_err().to_string();
+            assert!(error.contains(said), "{test}: {error}");
+            assert!(!into.parent().unwrap().join("escaped").exists(), "{test}");
+        }
+    }
+
+    #[test]
+    fn more_entries_or_bytes_than_the_limits_are_refused() {
+        let many: Vec<String> = (0..11).map(|i| format!("f{i}")).collect();
+        let entries: Vec<Entry> = many.iter().map(|n| Entry::File(n, b"x")).collect();
+        let (zip, into) = zip_of("many", &entries);
+        let error = unpack(&zip, &into, ROOMY).unwrap_err().to_string();
+        assert!(
+            error.contains("holds 11 entries, more than the 10 allowed"),
+            "{error}"
+        );
+        // A bomb: a megabyte of zeros deflates to a kilobyte.
+        let zeros = vec![0u8; 1 << 20];
+        let (zip, into) = zip_of("bomb", &[Entry::File("zeros", &zeros)]);
+        assert!(std::fs::metadata(&zip).unwrap().len() < 10_000);
+        let error = unpack(&zip, &into, ROOMY).unwrap_err().to_string();
+        assert!(error.contains("unpacks to more than"), "{error}");
+        assert!(std::fs::metadata(into.join("zeros")).unwrap().len() <= ROOMY.bytes + 1);
+    }
 
     #[test]
     fn zip_names_lose_their_extension_whatever_its_case() {
