@@ -518,7 +518,7 @@ fn gradebook(out: &Path, class: &Graded) -> Result<PathBuf, String> {
                     },
                     results["outcome"].as_str().unwrap_or(""),
                     results["execution_time_ms"].as_f64().unwrap_or(0.0) / 1000.0,
-                    csv_field(&note(&results))
+                    csv_field(&note(results))
                 );
             }
         }

@@ -694,6 +694,31 @@ fn a_gradescope_export_and_a_folder_of_zips_are_graded_each_submission_once() {
         assert_eq!(row[1..4], ["81.8", "100.0", "failed"], "{rows:?}");
     }
 
+    // Gradescope's own grade download names each student's Submission ID: a roster for Moodle.
+    let roster = dir.join("gradescope-grades.csv");
+    std::fs::write(
+        &roster,
+        "First Name,Last Name,SID,Email,Sections,Total Score,Max Points,Status,Submission ID\nAda,King,7,ak@example.edu,,0,100,Graded,111\nBo,Li,8,bl@example.edu,,0,100,Graded,222\n",
+    )
+    .unwrap();
+    let moodle = dir.join("moodle.csv");
+    let (code, said) = grader(&[
+        "batch".as_ref(),
+        "export".as_ref(),
+        out.as_os_str(),
+        "--moodle".as_ref(),
+        roster.as_os_str(),
+        "--by".as_ref(),
+        "Submission ID".as_ref(),
+        "--out".as_ref(),
+        moodle.as_os_str(),
+    ]);
+    assert_eq!(code, Some(0), "{said}");
+    assert_eq!(
+        std::fs::read_to_string(&moodle).unwrap(),
+        "First Name,Last Name,SID,Email,Submission ID,cardgrade\nAda,King,7,ak@example.edu,111,81.8\nBo,Li,8,bl@example.edu,222,81.8\n"
+    );
+
     // A folder of per-student zips beside a folder: each is one submission.
     let class = dir.join("class");
     copy_tree(&example_student(), &class.join("alice"));

@@ -37,13 +37,16 @@ pub struct ExportArgs {
 
 /// The columns that identify a student to Canvas, in the order its export writes them.
 const CANVAS_IDENTITY: [&str; 5] = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"];
-/// The columns that identify a student in Moodle's grade export, and its CSV import.
-const MOODLE_IDENTITY: [&str; 5] = [
-    "First name",
-    "Last name",
-    "ID number",
-    "Email address",
-    "Username",
+/// The columns that identify a student in Moodle's grade export and its CSV import, and
+/// in Gradescope's grade download, compared without case.
+const MOODLE_IDENTITY: [&str; 7] = [
+    "first name",
+    "last name",
+    "id number",
+    "email address",
+    "username",
+    "sid",
+    "email",
 ];
 
 /// A roster: its header and rows.
@@ -86,10 +89,15 @@ fn canvas_user_id(folder: &str) -> Option<&str> {
     (!id.is_empty() && id.bytes().all(|b| b.is_ascii_digit())).then_some(id)
 }
 
-/// Whether the submission folder `folder` is the student whose roster value is `value`.
+/// Whether the submission folder `folder` is the student whose roster value is `value`:
+/// the same name, a Gradescope export's `submission_ID` for the Submission ID, or (for
+/// Canvas) a Canvas download's name for the user ID.
 fn is_of(folder: &str, value: &str, canvas: bool) -> bool {
     let value = value.trim();
-    !value.is_empty() && (folder == value || (canvas && canvas_user_id(folder) == Some(value)))
+    !value.is_empty()
+        && (folder == value
+            || folder.strip_prefix("submission_") == Some(value)
+            || (canvas && canvas_user_id(folder) == Some(value)))
 }
 
 pub fn export(args: &ExportArgs) -> Result<String, String> {
@@ -125,9 +133,11 @@ pub fn export(args: &ExportArgs) -> Result<String, String> {
     let identity: Vec<&str> = if canvas {
         CANVAS_IDENTITY.to_vec()
     } else {
-        let mut kept: Vec<&str> = MOODLE_IDENTITY
-            .into_iter()
-            .filter(|c| column_of(c).is_some())
+        let mut kept: Vec<&str> = roster
+            .header
+            .iter()
+            .filter(|c| MOODLE_IDENTITY.contains(&c.to_lowercase().as_str()))
+            .map(String::as_str)
             .collect();
         if !kept.contains(&by.as_str()) {
             kept.push(&by);
@@ -240,6 +250,8 @@ mod tests {
         assert!(!is_of("smithjohn_12345_678901_crate", "12345", false));
         assert!(!is_of("smithjohn_12345_678901_crate", "678901", true));
         assert!(is_of("alice", " alice ", false));
+        assert!(is_of("submission_314", "314", false));
+        assert!(!is_of("submission_314", "31", false));
         assert!(!is_of("alice", "", false));
     }
 }
