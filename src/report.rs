@@ -138,27 +138,13 @@ impl Results<'_> {
         }
         let total = format!("{} / {}", self.score(), self.max_score());
         let _ = writeln!(out, "  {} {}", "total".bold(), total.bold());
-        if self.filtered_out() > 0 {
-            let _ = writeln!(
-                out,
-                "  {}",
-                format!(
-                    "({} tests were filtered out and count as 0)",
-                    self.filtered_out()
-                )
-                .dimmed()
-            );
-        }
-        if self.out_of_time() > 0 {
-            let _ = writeln!(
-                out,
-                "  {}",
-                format!(
-                    "({} tests {OUT_OF_TIME}, and count as 0)",
-                    self.out_of_time()
-                )
-                .dimmed()
-            );
+        let not_run = [
+            (self.filtered_out(), "were filtered out".to_string()),
+            (self.out_of_time(), format!("{OUT_OF_TIME},")),
+        ];
+        for (count, why) in not_run.iter().filter(|(count, _)| *count > 0) {
+            let line = format!("({count} tests {why} and count as 0)");
+            let _ = writeln!(out, "  {}", line.dimmed());
         }
         out
     }
