@@ -440,7 +440,7 @@ fn killed(submission: &Submission, budget: Duration, took: Duration) -> serde_js
         "execution_time_ms": took.as_millis() as u64,
         "build_time_ms": 0,
         "build_output": format!(
-            "grader check was killed {:.0} s into a budget of {:.0} s, before it wrote results",
+            "grader check was killed {:.0} s into a budget of {:.0} s before it wrote results",
             took.as_secs_f64(),
             budget.as_secs_f64()
         ),
@@ -598,6 +598,39 @@ mod tests {
         assert_eq!(shard("2/5"), Ok((2, 5)));
         for bad in ["0/3", "4/3", "1/0", "x", "1-2"] {
             assert!(shard(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_check_past_its_backstop_is_killed_and_its_row_says_so() {
+        let child = Command::new("sleep").arg("30").spawn().unwrap();
+        let started = Instant::now();
+        let status = wait_or_kill(child, started + Duration::from_millis(200)).unwrap();
+        assert!(status.is_none(), "killed, not ended: {status:?}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+        let slow = Submission {
+            name: "slow".into(),
+            path: PathBuf::from("/class/slow"),
+        };
+        let results = killed(&slow, Duration::from_secs(1), Duration::from_secs(61));
+        let out = std::env::temp_dir().join(format!("cardgrade-backstop-{}", std::process::id()));
+        std::fs::create_dir_all(&out).unwrap();
+        let written = gradebook(&out, &vec![("slow".into(), Some(results))]).unwrap();
+        let text = std::fs::read_to_string(written).unwrap();
+        assert_eq!(
+            text,
+            "submission,score,max_score,outcome,seconds,note\nslow,0.0,,out_of_time,61.0,grader check was killed 61 s into a budget of 1 s before it wrote results\n"
+        );
+        let _ = std::fs::remove_dir_all(&out);
+    }
+
+    #[test]
+    fn budgets_are_seconds_or_minutes() {
+        assert_eq!(check::budget(DEFAULT_BUDGET), Ok(Duration::from_secs(600)));
+        assert_eq!(check::budget("1.5"), Ok(Duration::from_millis(1500)));
+        assert_eq!(check::budget("90s"), Ok(Duration::from_secs(90)));
+        for bad in ["0", "-1", "x", "1h", "", "inf"] {
+            assert!(check::budget(bad).is_err(), "{bad}");
         }
     }
 
