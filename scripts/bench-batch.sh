@@ -34,6 +34,8 @@ done
 grader="${GRADER:-$PWD/target/release/grader}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+# Builds run as users of their own, who must pass through to the shared target dir.
+chmod 755 "$work"
 # A crate of the reference's code in folder $1.
 reference_crate() {
   mkdir -p "$1"
