@@ -8,7 +8,12 @@
 # `grader cache build` computes them before a class is graded). --reference makes the class
 # of copies of the reference, which does every assignment, instead of the example student,
 # who does the Plaisante hand only. --batch-only skips the submissions graded alone.
-# Usage: scripts/bench-batch.sh [N] [--every-test] [--reference] [--batch-only]
+# --kinds grades, with every test, a class of 8 made of the reference: three correct, and
+# one of each kind that costs a batch its time: a compile error, an empty folder, a
+# `has_pair` that prints 400 lines a call, a `loop {}` in `has_four_of_a_kind`, and the
+# student template (every method `todo!()`); it prints each one's outcome and seconds,
+# and the batch's time (N is ignored).
+# Usage: scripts/bench-batch.sh [N] [--every-test] [--reference] [--batch-only] [--kinds]
 #   (build first: cargo build --release; GRADER=PATH grades with another grader binary)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,11 +21,13 @@ n=40
 options=(--assignment plaisante_hand --skip every_hand)
 batch_only=false
 reference=false
+kinds=false
 for argument in "$@"; do
   case "$argument" in
     --every-test) options=() ;;
     --reference) reference=true ;;
     --batch-only) batch_only=true ;;
+    --kinds) kinds=true ;;
     *) n="$argument" ;;
   esac
 done
@@ -29,12 +36,47 @@ work="$(mktemp -d)"
 # Builds run as unprivileged users, who must pass through it.
 chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
+# Builds run as users of their own, who must pass through to the shared target dir.
+chmod 755 "$work"
+# A crate of the reference's code in folder $1.
+reference_crate() {
+  mkdir -p "$1"
+  cp -r reference/src "$1/"
+  printf '[package]\nname = "student"\nversion = "0.1.0"\nedition = "2024"\npublish = false\n\n[dependencies]\ngrader-api = { path = "../../api" }\n\n[workspace]\n' \
+    > "$1/Cargo.toml"
+}
+if $kinds; then
+  class="$work/class"
+  for i in 1 2 3; do reference_crate "$class/correct-$i"; done
+  reference_crate "$class/compile-error"
+  echo 'const BROKEN: u32 = "five";' >> "$class/compile-error/src/lib.rs"
+  mkdir -p "$class/empty"
+  reference_crate "$class/printer"
+  perl -0pi -e 's/fn has_pair\(&self\) -> bool \{\n/fn has_pair(&self) -> bool {\n        for line in 0..400 { println!("checking for a pair, line {line}"); }\n/' \
+    "$class/printer/src/plaisante_hand.rs"
+  reference_crate "$class/loop"
+  perl -0pi -e 's/fn has_four_of_a_kind\(&self\) -> bool \{\n/fn has_four_of_a_kind(&self) -> bool {\n        loop {}\n/' \
+    "$class/loop/src/plaisante_hand.rs"
+  mkdir -p "$class/todo"
+  cp -r student_template/. "$class/todo/"
+  export CARDGRADE_ANSWERS_DIR="$work/answers"
+  "$grader" cache build --out "$CARDGRADE_ANSWERS_DIR" >/dev/null
+  start=$(date +%s.%N)
+  "$grader" batch "$class" --out "$work/results" --jobs 2 >/dev/null 2>&1
+  took=$(echo "$(date +%s.%N) - $start" | bc)
+  echo "a class of 8, every test of the built-in specs, grader batch --jobs 2:"
+  python3 - "$work/results/gradebook.csv" <<'PY'
+import csv, sys
+for row in csv.DictReader(open(sys.argv[1])):
+    print(f"  {row['submission']:<14} {row['outcome']:<13} {row['score']:>7} / {row['max_score']:<6} {row['seconds']:>6} s  {row['note']}")
+PY
+  echo "  in all: $took s"
+  exit 0
+fi
 for i in $(seq -w 1 "$n"); do
   mkdir -p "$work/class/student-$i"
   if $reference; then
-    cp -r reference/src "$work/class/student-$i/"
-    printf '[package]\nname = "student"\nversion = "0.1.0"\nedition = "2024"\npublish = false\n\n[dependencies]\ngrader-api = { path = "../../api" }\n\n[workspace]\n' \
-      > "$work/class/student-$i/Cargo.toml"
+    reference_crate "$work/class/student-$i"
   else
     cp -r tests/fixtures/example-student/. "$work/class/student-$i/"
   fi

@@ -9,13 +9,22 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
+use clap::Parser as _;
 use indicatif::{ProgressBar, ProgressStyle};
+use serde::{Deserialize, Serialize};
 
+use crate::check::{self, CheckArgs};
 use crate::exit;
 
 mod class_report;
+mod export;
+mod intake;
+mod merge;
+
+pub use export::ExportArgs;
+pub use merge::MergeArgs;
 
 /// Set for each `grader check` a batch starts: the batch's pid, so the check dies with it.
 pub const BATCH_PARENT_ENV: &str = "CARDGRADE_BATCH_PARENT";
@@ -24,6 +33,14 @@ pub const BATCH_PARENT_ENV: &str = "CARDGRADE_BATCH_PARENT";
 const GRADEBOOK: &str = "gradebook.csv";
 const REPORT: &str = "report.html";
 const LOG: &str = "batch.log";
+/// What a batch (or a shard of one) set out to grade, and how: what `merge` checks.
+const MANIFEST: &str = "batch.json";
+
+/// A submission's time when `--submission-budget` is not given: Gradescope's default.
+const DEFAULT_BUDGET: &str = "10m";
+/// How long past its budget a `grader check` may take to write its results before the
+/// batch kills it and writes them itself: the check cuts its own tests 10 s past it.
+const BACKSTOP: Duration = Duration::from_secs(60);
 
 /// `grader batch DIR --out RESULTS`, or `grader batch merge SHARDS --out RESULTS`.
 #[derive(Debug, clap::Args)]
@@ -39,11 +56,15 @@ pub struct BatchCommand {
 pub enum Merge {
     /// Join the results of a batch's shards into one folder, gradebook and report.
     Merge(MergeArgs),
+    /// Write a batch's scores as a gradebook CSV a Canvas or Moodle course imports.
+    Export(ExportArgs),
 }
 
 #[derive(Debug, clap::Args)]
 pub struct BatchArgs {
-    /// The folder of submissions: one crate per subfolder.
+    /// The submissions: a folder of crates (one per subfolder) or of per-student zips, or
+    /// one archive as Canvas ("Download Submissions") or Gradescope ("Export
+    /// Submissions") gives it.
     #[arg(required = true)]
     pub dir: Option<PathBuf>,
     /// The folder results go to: one `NAME.json` per submission, `gradebook.csv`,
@@ -53,9 +74,17 @@ pub struct BatchArgs {
     /// Submissions graded at once.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub jobs: usize,
-    /// Keep the results already in --out and grade only the submissions without one.
+    /// Keep the results already in --out and grade only the submissions without one; a
+    /// result made under other check options or other specs is graded again.
     #[arg(long)]
     pub resume: bool,
+    /// With --resume, keep results made under other check options or specs too.
+    #[arg(long, requires = "resume")]
+    pub resume_stale: bool,
+    /// Each submission's time, build included (`600`, `10m`): past it no test starts and
+    /// the rest are "not run: the submission used its time".
+    #[arg(long, value_name = "SECS", default_value = DEFAULT_BUDGET, value_parser = check::budget)]
+    pub submission_budget: Duration,
     /// Grade only shard K of N (1-based): every Nth submission in name order, from the Kth.
     #[arg(long, value_name = "K/N", value_parser = shard)]
     pub shard: Option<(usize, usize)>,
@@ -95,16 +124,83 @@ pub fn die_with_batch() {
 
 pub fn run(command: BatchCommand) -> ExitCode {
     exit::done_or_usage(match command.merge {
-        Some(Merge::Merge(args)) => merged(&args).map(|line| eprintln!("{line}")),
+        Some(Merge::Merge(args)) => merge::merged(&args).map(|line| eprintln!("{line}")),
+        Some(Merge::Export(args)) => export::export(&args).map(|line| eprintln!("{line}")),
         None => batch(&command.args),
     })
+}
+
+/// How a result was graded: the options of its `grader check` and a hash of the specs
+/// they name. A resumed batch grades again a result graded otherwise.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GradedWith {
+    pub check_options: Vec<String>,
+    /// The specs' fingerprint (`spec::fingerprint`), in hex.
+    pub specs: String,
+}
+
+impl GradedWith {
+    /// Reads `options` as `grader check` would (so a bad one is refused before a class is
+    /// graded) and hashes the specs they name.
+    fn of(options: &[String]) -> Result<GradedWith, String> {
+        #[derive(clap::Parser)]
+        #[command(name = "grader check")]
+        struct Check {
+            #[command(flatten)]
+            args: CheckArgs,
+        }
+        let check = Check::try_parse_from(
+            std::iter::once("check".to_string()).chain(options.iter().cloned()),
+        )
+        .map_err(|error| {
+            let text = error.to_string();
+            format!(
+                "the options after -- are not grader check's: {}",
+                text.lines()
+                    .next()
+                    .unwrap_or_default()
+                    .trim_start_matches("error: ")
+            )
+        })?;
+        let specs = crate::spec::fingerprint(&check.args.specs, &check.args.added_specs)?;
+        Ok(GradedWith {
+            check_options: options.to_vec(),
+            specs: format!("{specs:016x}"),
+        })
+    }
+
+    /// How a result says it was graded, if it says.
+    fn of_results(results: &serde_json::Value) -> Option<GradedWith> {
+        serde_json::from_value(results.get("graded_with")?.clone()).ok()
+    }
+}
+
+/// What a batch or one of its shards set out to grade: `grader batch merge` checks that
+/// the shards it joins are the whole class, each once, graded the same way.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Manifest {
+    /// K and N of `--shard K/N`; none for a whole class.
+    pub shard: Option<(usize, usize)>,
+    /// The submissions of the class, every shard's.
+    pub class: Vec<String>,
+    /// The submissions of this shard.
+    pub submissions: Vec<String>,
+    pub graded_with: GradedWith,
 }
 
 fn batch(args: &BatchArgs) -> Result<(), String> {
     let (Some(dir), Some(out)) = (&args.dir, &args.out) else {
         return Err("grader batch needs DIR and --out RESULTS".into());
     };
-    let mut submissions = submissions(dir)?;
+    let mut check_options = args.check.clone();
+    check_options.extend([
+        "--submission-budget".to_string(),
+        args.submission_budget.as_secs_f64().to_string(),
+    ]);
+    let graded_with = GradedWith::of(&check_options)?;
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot make {}: {e}", out.display()))?;
+    let mut submissions = intake::submissions(dir, out)?;
+    let class: Vec<String> = submissions.iter().map(|s| s.name.clone()).collect();
     if let Some((k, n)) = args.shard {
         submissions = submissions
             .into_iter()
@@ -113,7 +209,17 @@ fn batch(args: &BatchArgs) -> Result<(), String> {
             .map(|(_, submission)| submission)
             .collect();
     }
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot make {}: {e}", out.display()))?;
+    let manifest = Manifest {
+        shard: args.shard,
+        class,
+        submissions: submissions.iter().map(|s| s.name.clone()).collect(),
+        graded_with: graded_with.clone(),
+    };
+    write_atomically(
+        out,
+        MANIFEST,
+        &(serde_json::to_string_pretty(&manifest).unwrap_or_default() + "\n"),
+    )?;
     let done: Vec<&Submission> = submissions
         .iter()
         .filter(|s| results_of(out, s).is_some())
@@ -125,9 +231,30 @@ fn batch(args: &BatchArgs) -> Result<(), String> {
             done.len()
         ));
     }
+    let stale: Vec<&str> = done
+        .iter()
+        .filter(|s| {
+            results_of(out, s).and_then(|r| GradedWith::of_results(&r)) != Some(graded_with.clone())
+        })
+        .map(|s| s.name.as_str())
+        .collect();
+    if !stale.is_empty() {
+        eprintln!(
+            "{} {} results graded under other check options or specs: {}",
+            if args.resume_stale {
+                "keeping"
+            } else {
+                "grading again"
+            },
+            stale.len(),
+            stale.join(", ")
+        );
+    }
     let todo: Vec<&Submission> = submissions
         .iter()
-        .filter(|s| results_of(out, s).is_none())
+        .filter(|s| {
+            results_of(out, s).is_none() || (!args.resume_stale && stale.contains(&s.name.as_str()))
+        })
         .collect();
     eprintln!(
         "grading {} submissions of {} ({} already graded), {} at a time",
@@ -159,7 +286,12 @@ fn batch(args: &BatchArgs) -> Result<(), String> {
                     if let Some(bar) = &progress {
                         bar.set_message(format!("grading {}", submission.name));
                     }
-                    let line = grade(out, &args.check, submission, &threads);
+                    let line = grade(
+                        out,
+                        (&graded_with, args.submission_budget),
+                        submission,
+                        &threads,
+                    );
                     let count = finished.fetch_add(1, Ordering::Relaxed) + 1;
                     let _held = log.lock();
                     match &progress {
@@ -177,7 +309,7 @@ fn batch(args: &BatchArgs) -> Result<(), String> {
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
-    let class = graded(out, &submissions);
+    let class = graded(out, &manifest.submissions);
     let gradebook = gradebook(out, &class)?;
     let report = class_report(out, &class)?;
     eprintln!(
@@ -190,49 +322,34 @@ fn batch(args: &BatchArgs) -> Result<(), String> {
 }
 
 /// A submission of the class: its name and its folder.
-struct Submission {
-    name: String,
-    path: PathBuf,
+pub struct Submission {
+    pub name: String,
+    pub path: PathBuf,
 }
 
-/// Every subfolder of `dir`, in name order.
-fn submissions(dir: &Path) -> Result<Vec<Submission>, String> {
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
-    let mut found: Vec<Submission> = entries
-        .flatten()
-        .filter(|entry| entry.file_type().is_ok_and(|t| t.is_dir()))
-        .filter_map(|entry| {
-            let name = entry.file_name().into_string().ok()?;
-            (!name.starts_with('.')).then(|| Submission {
-                name,
-                path: entry.path(),
-            })
-        })
-        .collect();
-    if found.is_empty() {
-        return Err(format!(
-            "{} holds no submission: put each student's crate in a folder of its own",
-            dir.display()
-        ));
-    }
-    found.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(found)
-}
-
-fn results_path(out: &Path, submission: &Submission) -> PathBuf {
-    out.join(format!("{}.json", submission.name))
+fn results_path(out: &Path, name: &str) -> PathBuf {
+    out.join(format!("{name}.json"))
 }
 
 /// A submission's results, when a complete file of them is there.
 fn results_of(out: &Path, submission: &Submission) -> Option<serde_json::Value> {
-    let text = std::fs::read_to_string(results_path(out, submission)).ok()?;
+    results_named(out, &submission.name)
+}
+
+fn results_named(out: &Path, name: &str) -> Option<serde_json::Value> {
+    let text = std::fs::read_to_string(results_path(out, name)).ok()?;
     let results: serde_json::Value = serde_json::from_str(&text).ok()?;
     (results["schema"] == "cardgrade.results.v1").then_some(results)
 }
 
-/// Grades one submission in a `grader check` of its own; says how it went, in a line.
-fn grade(out: &Path, check: &[String], submission: &Submission, threads: &str) -> String {
+/// Grades one submission in a `grader check` of its own, killed `BACKSTOP` past its
+/// budget; records how it was graded in its results. Says how it went, in a line.
+fn grade(
+    out: &Path,
+    (graded_with, budget): (&GradedWith, Duration),
+    submission: &Submission,
+    threads: &str,
+) -> String {
     let started = Instant::now();
     let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("grader"));
     let mut command = Command::new(exe);
@@ -248,8 +365,8 @@ fn grade(out: &Path, check: &[String], submission: &Submission, threads: &str) -
             threads,
         ])
         .arg("--output")
-        .arg(results_path(out, submission))
-        .args(check)
+        .arg(results_path(out, &submission.name))
+        .args(&graded_with.check_options)
         .env(BATCH_PARENT_ENV, std::process::id().to_string())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -257,9 +374,25 @@ fn grade(out: &Path, check: &[String], submission: &Submission, threads: &str) -
     if std::env::var_os("CARDGRADE_TARGET_DIR").is_none() {
         command.env("CARDGRADE_TARGET_DIR", out.join(".targets"));
     }
-    let status = command.status();
+    // A result left from an earlier grading must not pass for this one's.
+    let _ = std::fs::remove_file(results_path(out, &submission.name));
+    let status = command
+        .spawn()
+        .and_then(|child| wait_or_kill(child, started + budget + BACKSTOP));
     let seconds = started.elapsed().as_secs_f64();
-    match (status, results_of(out, submission)) {
+    let results = match (&status, results_of(out, submission)) {
+        (Ok(None), None) => Some(killed(submission, budget, started.elapsed())),
+        (_, results) => results,
+    };
+    let results = results.map(|mut results| {
+        results["graded_with"] = serde_json::to_value(graded_with).unwrap_or_default();
+        let text = serde_json::to_string_pretty(&results).unwrap_or_default() + "\n";
+        if let Err(error) = write_atomically(out, &format!("{}.json", submission.name), &text) {
+            eprintln!("warning: {error}");
+        }
+        results
+    });
+    match (status, results) {
         (_, Some(results)) => format!(
             "{}: {} / {} ({}, {seconds:.1}s)",
             submission.name,
@@ -268,11 +401,52 @@ fn grade(out: &Path, check: &[String], submission: &Submission, threads: &str) -
             results["outcome"].as_str().unwrap_or("")
         ),
         (Ok(status), None) => format!(
-            "{}: not graded: grader check ended with {status} and wrote no results",
-            submission.name
+            "{}: not graded: grader check ended with {} and wrote no results",
+            submission.name,
+            status.map_or_else(|| "a kill".to_string(), |s| s.to_string())
         ),
         (Err(error), None) => format!("{}: not graded: {error}", submission.name),
     }
+}
+
+/// Waits for `child` until `kill_at`, then kills it: its status, or none when killed.
+fn wait_or_kill(
+    mut child: std::process::Child,
+    kill_at: Instant,
+) -> std::io::Result<Option<std::process::ExitStatus>> {
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(Some(status));
+        }
+        if Instant::now() >= kill_at {
+            // Its runners die with it: the sandbox watches the grader's pid.
+            child.kill()?;
+            child.wait()?;
+            return Ok(None);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The results of a submission whose `grader check` was killed past its budget: nothing
+/// graded, the maximum unknown (the gradebook leaves it blank).
+fn killed(submission: &Submission, budget: Duration, took: Duration) -> serde_json::Value {
+    serde_json::json!({
+        "schema": "cardgrade.results.v1",
+        "submission": submission.path.display().to_string(),
+        "outcome": "out_of_time",
+        "score": 0.0,
+        "max_score": null,
+        "execution_time_ms": took.as_millis() as u64,
+        "build_time_ms": 0,
+        "build_output": format!(
+            "grader check was killed {:.0} s into a budget of {:.0} s before it wrote results",
+            took.as_secs_f64(),
+            budget.as_secs_f64()
+        ),
+        "notes": [],
+        "tests": [],
+    })
 }
 
 fn append_log(out: &Path, line: &str) {
@@ -290,15 +464,16 @@ fn append_log(out: &Path, line: &str) {
 /// Each submission by name, with its results if it has them.
 type Graded = Vec<(String, Option<serde_json::Value>)>;
 
-fn graded(out: &Path, submissions: &[Submission]) -> Graded {
-    submissions
+fn graded(out: &Path, names: &[String]) -> Graded {
+    names
         .iter()
-        .map(|s| (s.name.clone(), results_of(out, s)))
+        .map(|name| (name.clone(), results_named(out, name)))
         .collect()
 }
 
-/// Writes the gradebook: a row per submission with its score, maximum, each group's
-/// points, the outcome and the time. Returns its path.
+/// Writes the gradebook: a row per submission with its score, maximum, the outcome, the
+/// time, a note (tests not run for lack of time) and each group's points. Returns its
+/// path.
 fn gradebook(out: &Path, class: &Graded) -> Result<PathBuf, String> {
     let mut columns: Vec<String> = Vec::new();
     let mut rows = Vec::new();
@@ -321,7 +496,7 @@ fn gradebook(out: &Path, class: &Graded) -> Result<PathBuf, String> {
         }
         rows.push((name.clone(), Some(results), groups));
     }
-    let mut csv = String::from("submission,score,max_score,outcome,seconds");
+    let mut csv = String::from("submission,score,max_score,outcome,seconds,note");
     for column in &columns {
         csv.push(',');
         csv.push_str(&csv_field(column));
@@ -330,15 +505,20 @@ fn gradebook(out: &Path, class: &Graded) -> Result<PathBuf, String> {
     for (name, results, groups) in rows {
         csv.push_str(&csv_field(&name));
         match results {
-            None => csv.push_str(",,,not_graded,"),
+            None => csv.push_str(",,,not_graded,,"),
             Some(results) => {
                 let _ = write!(
                     csv,
-                    ",{},{},{},{:.1}",
+                    ",{},{},{},{:.1},{}",
                     results["score"],
-                    results["max_score"],
+                    // Unknown when a check was killed before it wrote results.
+                    match &results["max_score"] {
+                        serde_json::Value::Null => String::new(),
+                        max => max.to_string(),
+                    },
                     results["outcome"].as_str().unwrap_or(""),
-                    results["execution_time_ms"].as_f64().unwrap_or(0.0) / 1000.0
+                    results["execution_time_ms"].as_f64().unwrap_or(0.0) / 1000.0,
+                    csv_field(&note(results))
                 );
             }
         }
@@ -355,6 +535,27 @@ fn gradebook(out: &Path, class: &Graded) -> Result<PathBuf, String> {
     write_atomically(out, GRADEBOOK, &csv)
 }
 
+/// What the gradebook says of a submission beyond its score: the tests its time left
+/// unrun, or why nothing was graded.
+fn note(results: &serde_json::Value) -> String {
+    let out_of_time = results["tests"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|test| test["output"] == crate::report::OUT_OF_TIME)
+        .count();
+    match results["outcome"].as_str() {
+        Some("out_of_time") if out_of_time > 0 => {
+            format!("{out_of_time} tests {}", crate::report::OUT_OF_TIME)
+        }
+        Some("out_of_time") => results["build_output"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        _ => String::new(),
+    }
+}
+
 /// Writes the class report of every submission with results. Returns its path.
 fn class_report(out: &Path, class: &Graded) -> Result<PathBuf, String> {
     let graded: Vec<class_report::Graded> = class
@@ -367,65 +568,6 @@ fn class_report(out: &Path, class: &Graded) -> Result<PathBuf, String> {
         })
         .collect();
     write_atomically(out, REPORT, &class_report::html(&graded))
-}
-
-#[derive(Debug, clap::Args)]
-pub struct MergeArgs {
-    /// The results folders of a batch's shards (`grader batch --shard K/N`).
-    #[arg(required = true, value_name = "SHARD")]
-    pub shards: Vec<PathBuf>,
-    /// The folder that gets every submission's results, the gradebook and the report.
-    #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
-}
-
-fn merged(args: &MergeArgs) -> Result<String, String> {
-    std::fs::create_dir_all(&args.out)
-        .map_err(|e| format!("cannot make {}: {e}", args.out.display()))?;
-    let mut class: Graded = Vec::new();
-    for shard in &args.shards {
-        let entries = std::fs::read_dir(shard)
-            .map_err(|e| format!("cannot read {}: {e}", shard.display()))?;
-        let mut names: Vec<String> = entries
-            .flatten()
-            .filter_map(|entry| entry.file_name().into_string().ok())
-            .filter_map(|file| file.strip_suffix(".json").map(String::from))
-            .collect();
-        names.sort();
-        for name in names {
-            let submission = Submission {
-                name: name.clone(),
-                path: PathBuf::new(),
-            };
-            let Some(results) = results_of(shard, &submission) else {
-                continue;
-            };
-            if class.iter().any(|(seen, _)| *seen == name) {
-                return Err(format!(
-                    "two shards hold results of {name}: merge each shard once"
-                ));
-            }
-            let text = serde_json::to_string_pretty(&results).unwrap_or_default() + "\n";
-            write_atomically(&args.out, &format!("{name}.json"), &text)?;
-            class.push((name, Some(results)));
-        }
-        if let Ok(log) = std::fs::read_to_string(shard.join(LOG)) {
-            append_log(&args.out, &log);
-        }
-    }
-    if class.is_empty() {
-        return Err("the shards hold no results: pass the --out folders of grader batch".into());
-    }
-    class.sort_by(|a, b| a.0.cmp(&b.0));
-    let gradebook = gradebook(&args.out, &class)?;
-    let report = class_report(&args.out, &class)?;
-    Ok(format!(
-        "merged {} submissions from {} shards into {} and {}",
-        class.len(),
-        args.shards.len(),
-        gradebook.display(),
-        report.display()
-    ))
 }
 
 /// Writes `text` to `out/name` through a partial file, so a reader sees all or nothing.
@@ -456,6 +598,39 @@ mod tests {
         assert_eq!(shard("2/5"), Ok((2, 5)));
         for bad in ["0/3", "4/3", "1/0", "x", "1-2"] {
             assert!(shard(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_check_past_its_backstop_is_killed_and_its_row_says_so() {
+        let child = Command::new("sleep").arg("30").spawn().unwrap();
+        let started = Instant::now();
+        let status = wait_or_kill(child, started + Duration::from_millis(200)).unwrap();
+        assert!(status.is_none(), "killed, not ended: {status:?}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+        let slow = Submission {
+            name: "slow".into(),
+            path: PathBuf::from("/class/slow"),
+        };
+        let results = killed(&slow, Duration::from_secs(1), Duration::from_secs(61));
+        let out = std::env::temp_dir().join(format!("cardgrade-backstop-{}", std::process::id()));
+        std::fs::create_dir_all(&out).unwrap();
+        let written = gradebook(&out, &vec![("slow".into(), Some(results))]).unwrap();
+        let text = std::fs::read_to_string(written).unwrap();
+        assert_eq!(
+            text,
+            "submission,score,max_score,outcome,seconds,note\nslow,0.0,,out_of_time,61.0,grader check was killed 61 s into a budget of 1 s before it wrote results\n"
+        );
+        let _ = std::fs::remove_dir_all(&out);
+    }
+
+    #[test]
+    fn budgets_are_seconds_or_minutes() {
+        assert_eq!(check::budget(DEFAULT_BUDGET), Ok(Duration::from_secs(600)));
+        assert_eq!(check::budget("1.5"), Ok(Duration::from_millis(1500)));
+        assert_eq!(check::budget("90s"), Ok(Duration::from_secs(90)));
+        for bad in ["0", "-1", "x", "1h", "", "inf"] {
+            assert!(check::budget(bad).is_err(), "{bad}");
         }
     }
 

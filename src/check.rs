@@ -141,6 +141,33 @@ pub struct CheckArgs {
     /// after_due_date groups in full [default: the specs' `defaults: { due }`].
     #[arg(long, value_name = "DATE", value_parser = spec::due_date)]
     pub due: Option<u64>,
+    /// The submission's time, build included (`90`, `1.5`, `10m`): past it no test
+    /// starts, and the rest are "not run: the submission used its time"; a test still
+    /// running a little after it is cut, and the results are written [default: none].
+    #[arg(long, value_name = "SECS", value_parser = budget)]
+    pub submission_budget: Option<Duration>,
+}
+
+/// How long a test may run past the submission's budget before the results are written
+/// without it: tests have timeouts of their own, so this only cuts a long bulk group.
+const PAST_BUDGET: Duration = Duration::from_secs(10);
+
+/// A time budget as `--submission-budget` takes it: seconds, or minutes with `m`.
+pub fn budget(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let (number, unit) = match text.strip_suffix('m') {
+        Some(minutes) => (minutes, 60.0),
+        None => (text.strip_suffix('s').unwrap_or(text), 1.0),
+    };
+    number
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|n| n.is_finite() && *n > 0.0)
+        .and_then(|n| Duration::try_from_secs_f64(n * unit).ok())
+        .ok_or_else(|| {
+            format!("`{text}` is not a time budget: write seconds (90, 1.5) or minutes (10m)")
+        })
 }
 
 /// Whose report this is: a student's withholds what the spec does not let them see.
@@ -245,6 +272,8 @@ struct Session<'a> {
     /// Lines for the report beyond pass and fail, such as strategies' win rates.
     notes: Mutex<Vec<String>>,
     results: Mutex<Vec<TestResult>>,
+    /// When the submission's time is up: no test starts after it.
+    deadline: Option<Instant>,
 }
 
 impl<'a> Session<'a> {
@@ -273,6 +302,7 @@ impl<'a> Session<'a> {
             results: Mutex::new(vec![TestResult::default(); suite.tests().count()]),
             test_threads: threads,
             turns: RwLock::new(()),
+            deadline: None,
         }
     }
 
@@ -282,6 +312,16 @@ impl<'a> Session<'a> {
             .lock()
             .map(|results| results.clone())
             .unwrap_or_default()
+    }
+
+    /// Records that test `index` did not run: the submission had used its time.
+    fn out_of_time(&self, index: usize) {
+        if let Ok(mut results) = self.results.lock()
+            && let Some(result) = results.get_mut(index)
+            && result.verdict.is_none()
+        {
+            result.out_of_time = true;
+        }
     }
 }
 
@@ -516,12 +556,15 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         return Ok(ExitCode::from(exit::PASSED));
     }
     let test_count: usize = suite.groups.iter().map(|g| g.tests.len()).sum();
-    let session = Session::new(
-        (&suite, &reference, &expected),
-        (launcher, first_runner),
-        view,
-        test_threads(args.test_threads),
-    );
+    let session = Session {
+        deadline: args.submission_budget.map(|budget| started + budget),
+        ..Session::new(
+            (&suite, &reference, &expected),
+            (launcher, first_runner),
+            view,
+            test_threads(args.test_threads),
+        )
+    };
 
     let selected: Vec<usize> = (0..)
         .zip(session.suite.tests())
@@ -540,19 +583,40 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         Box::new(Libtest::new(args.format == Format::Terse, color, width))
     };
     let run_started = Instant::now();
-    run_tests(&session, &selected, &mut *reporter);
-    let failed = session
-        .results
-        .lock()
-        .map(|results| {
-            results
-                .iter()
-                .filter(|r| matches!(r.verdict, Some(Verdict::Failed(_))))
-                .count()
-        })
-        .unwrap_or_default();
+    let (run_ended, ended) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|scope| {
+        if let Some(deadline) = session.deadline {
+            let (session, selected, args) = (&session, &selected, &args);
+            let root = &submission.root;
+            scope.spawn(move || {
+                let cut = (deadline + PAST_BUDGET).saturating_duration_since(Instant::now());
+                if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = ended.recv_timeout(cut) {
+                    write_cut_short(session, selected, args, root, (started, build_time));
+                }
+            });
+        }
+        run_tests(&session, &selected, &mut *reporter);
+        drop(run_ended);
+    });
+    let count = |passed: bool| {
+        session
+            .results
+            .lock()
+            .map(|results| {
+                results
+                    .iter()
+                    .filter(|r| match &r.verdict {
+                        Some(Verdict::Passed) => passed,
+                        Some(Verdict::Failed(_)) => !passed,
+                        None => false,
+                    })
+                    .count()
+            })
+            .unwrap_or_default()
+    };
+    let failed = count(false);
     reporter.report(Event::RunFinished {
-        passed: selected.len() - failed,
+        passed: count(true),
         failed,
         filtered_out: test_count - selected.len(),
         elapsed: run_started.elapsed(),
@@ -582,11 +646,47 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         .tests
         .iter()
         .all(|r| !matches!(r.verdict, Some(Verdict::Failed(_))));
-    Ok(ExitCode::from(if all_passed {
-        exit::PASSED
-    } else {
-        exit::FAILED
-    }))
+    Ok(ExitCode::from(
+        if all_passed && results.out_of_time() == 0 {
+            exit::PASSED
+        } else {
+            exit::FAILED
+        },
+    ))
+}
+
+/// A test still runs well past the submission's budget: the results are written with what
+/// is done, every other test not run for lack of time, and the grader exits, which takes
+/// every runner with it.
+fn write_cut_short(
+    session: &Session,
+    selected: &[usize],
+    args: &CheckArgs,
+    root: &Path,
+    (started, build_time): (Instant, Duration),
+) -> ! {
+    for &index in selected {
+        session.out_of_time(index);
+    }
+    let results = Results {
+        suite: session.suite,
+        tests: session.results(),
+        build_failure: None,
+        elapsed: started.elapsed(),
+        build_time,
+        notes: session.notes.lock().map(|n| n.clone()).unwrap_or_default(),
+    };
+    if !args.format.is_machine() || args.output.is_some() {
+        eprintln!(
+            "the submission used its time ({} tests not run)",
+            results.out_of_time()
+        );
+    }
+    let code = match write_machine_output(args, &results, root) {
+        Ok(()) => exit::FAILED,
+        Err(stop) => stop.exit_code_reported(),
+    };
+    std::process::exit(i32::from(code))
 }
 
 /// The test threads asked for, else one per core.
@@ -614,6 +714,10 @@ fn run_tests(session: &Session, selected: &[usize], reporter: &mut dyn Reporter)
                 while let Some(&index) =
                     selected.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
                 {
+                    if session.deadline.is_some_and(|end| Instant::now() >= end) {
+                        session.out_of_time(index);
+                        continue;
+                    }
                     let verdict = run_test(session, index);
                     if finished.send((index, verdict)).is_err() {
                         return;
@@ -812,6 +916,7 @@ fn nothing_graded<'a>(suite: &'a Suite, why: &str, failure: &str, started: Insta
             .map(|_| TestResult {
                 verdict: Some(Verdict::Failed(Failure::line(why))),
                 duration: Duration::ZERO,
+                out_of_time: false,
             })
             .collect(),
         build_failure: Some(failure.to_string()),
@@ -1067,6 +1172,7 @@ fn run_test(session: &Session, index: usize) -> Verdict {
         results[index] = TestResult {
             verdict: Some(verdict.clone()),
             duration: started.elapsed(),
+            out_of_time: false,
         };
     }
     verdict

@@ -13,13 +13,19 @@ use crate::verdict::{Credit, Failure, Verdict};
 mod github;
 mod junit;
 
-/// The result of one test; `None` verdict when a filter left it out.
+/// The result of one test; `None` verdict when a filter left it out, or the submission's
+/// time budget ran out before it ran (`out_of_time`).
 #[derive(Debug, Clone, Default)]
 pub struct TestResult {
     pub verdict: Option<Verdict>,
     /// How long the test took, runner start included.
     pub duration: Duration,
+    /// Not run because the submission had used its time (`--submission-budget`).
+    pub out_of_time: bool,
 }
+
+/// What a test not run for lack of time says, in every format.
+pub const OUT_OF_TIME: &str = "not run: the submission used its time";
 
 /// Everything one `grader check` found, ready to print or serialize.
 pub struct Results<'a> {
@@ -70,8 +76,17 @@ impl Results<'_> {
         )
     }
 
-    pub fn not_run(&self) -> usize {
-        self.tests.iter().filter(|r| r.verdict.is_none()).count()
+    /// Tests a filter left out.
+    pub fn filtered_out(&self) -> usize {
+        self.tests
+            .iter()
+            .filter(|r| r.verdict.is_none() && !r.out_of_time)
+            .count()
+    }
+
+    /// Tests not run because the submission had used its time.
+    pub fn out_of_time(&self) -> usize {
+        self.tests.iter().filter(|r| r.out_of_time).count()
     }
 
     /// The score table printed after the test lines.
@@ -123,16 +138,13 @@ impl Results<'_> {
         }
         let total = format!("{} / {}", self.score(), self.max_score());
         let _ = writeln!(out, "  {} {}", "total".bold(), total.bold());
-        if self.not_run() > 0 {
-            let _ = writeln!(
-                out,
-                "  {}",
-                format!(
-                    "({} tests were filtered out and count as 0)",
-                    self.not_run()
-                )
-                .dimmed()
-            );
+        let not_run = [
+            (self.filtered_out(), "were filtered out".to_string()),
+            (self.out_of_time(), format!("{OUT_OF_TIME},")),
+        ];
+        for (count, why) in not_run.iter().filter(|(count, _)| *count > 0) {
+            let line = format!("({count} tests {why} and count as 0)");
+            let _ = writeln!(out, "  {}", line.dimmed());
         }
         out
     }
@@ -212,6 +224,8 @@ impl Results<'_> {
             submission: submission.to_string(),
             outcome: if self.build_failure.is_some() {
                 "build_failed"
+            } else if self.out_of_time() > 0 {
+                "out_of_time"
             } else if tests.iter().all(|t| t.status == "passed") {
                 "passed"
             } else {
@@ -341,6 +355,7 @@ fn output(result: &TestResult) -> String {
     match &result.verdict {
         Some(Verdict::Failed(failure)) => failure.render(false).trim_end().to_string(),
         Some(Verdict::Passed) => String::new(),
+        None if result.out_of_time => OUT_OF_TIME.into(),
         None => "not run: filtered out".into(),
     }
 }
@@ -516,6 +531,7 @@ mod tests {
                 .map(|_| TestResult {
                     verdict: verdict.clone(),
                     duration: Duration::ZERO,
+                    out_of_time: false,
                 })
                 .collect(),
             build_failure: None,

@@ -7,7 +7,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use support::{copy_tree, grader_env, repo, scratch};
+use reference::plaisante_hand::bugs::HAS_PAIR;
+use support::{Mutant, copy_tree, grader_env, repo, scratch};
+
+/// The options every batch of these tests passes to its checks.
+const CHECK: [&str; 4] = ["--assignment", "plaisante_hand", "--skip", "every_hand"];
 
 /// A class of `size` copies of the example student, and one folder that is not a crate.
 fn class(name: &str, size: usize) -> PathBuf {
@@ -25,6 +29,11 @@ fn class(name: &str, size: usize) -> PathBuf {
 }
 
 fn batch(class: &Path, out: &Path, extra: &[&str]) -> Command {
+    batch_checking(class, out, extra, &CHECK)
+}
+
+/// `grader batch CLASS --out OUT EXTRA -- CHECK`.
+fn batch_checking(class: &Path, out: &Path, extra: &[&str], check: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_grader"));
     grader_env(&mut command)
         .arg("batch")
@@ -32,14 +41,33 @@ fn batch(class: &Path, out: &Path, extra: &[&str]) -> Command {
         .arg("--out")
         .arg(out)
         .args(extra)
-        .args([
-            "--",
-            "--assignment",
-            "plaisante_hand",
-            "--skip",
-            "every_hand",
-        ]);
+        .arg("--")
+        .args(check);
     command
+}
+
+/// Runs `command`, which must succeed; its stderr.
+fn succeeds(command: &mut Command) -> String {
+    let run = command.output().unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+    assert!(run.status.success(), "{stderr}");
+    stderr
+}
+
+/// Runs the grader with `args`: its exit code and stderr.
+fn grader(args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_grader"));
+    let run = grader_env(&mut command).args(args).output().unwrap();
+    (
+        run.status.code(),
+        String::from_utf8_lossy(&run.stderr).into_owned(),
+    )
+}
+
+fn results(out: &Path, name: &str) -> serde_json::Value {
+    let path = out.join(format!("{name}.json"));
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 fn gradebook(out: &Path) -> Vec<Vec<String>> {
@@ -80,11 +108,35 @@ fn a_class_is_graded_into_results_and_a_gradebook() {
         report.contains("aria-label=\"score histogram\""),
         "{report}"
     );
+    // The crate that did not build is listed apart, and not in the pass rates.
+    let dom = rendered(&out.join("report.html"));
     assert!(
-        report.contains(
-            "<code>plaisante_hand::has_pair::three_kings_is_not_a_pair</code></td><td>0 of 3"
+        dom.contains(
+            "<code>plaisante_hand::has_pair::three_kings_is_not_a_pair</code></td><td>0 of 2"
         ),
-        "{report}"
+        "{dom}"
+    );
+    assert!(
+        dom.contains("<h2 id=\"set-apart\">Not counted in the pass rates</h2>"),
+        "{dom}"
+    );
+    assert!(
+        dom.contains(
+            "<tr><td><code>not-a-crate</code></td><td>did not build</td><td>0.0 / 100.0</td></tr>"
+        ),
+        "{dom}"
+    );
+    assert!(
+        dom.contains("Pass rates of 2 of the 3 submissions; 1 left out"),
+        "{dom}"
+    );
+    assert!(
+        dom.contains("From the 2 submissions counted; the 1 left out are not drawn from."),
+        "{dom}"
+    );
+    assert!(
+        !dom.contains("as <code>not-a-crate</code> failed it"),
+        "{dom}"
     );
     let ungradable = row("not-a-crate");
     assert_eq!(
@@ -98,6 +150,36 @@ fn a_class_is_graded_into_results_and_a_gradebook() {
     assert!(String::from_utf8_lossy(&again.stderr).contains("--resume"));
     let resumed = batch(&class, &out, &["--resume"]).output().unwrap();
     assert!(String::from_utf8_lossy(&resumed.stderr).contains("grading 0 submissions of 3"));
+}
+
+/// The DOM of the page at `path` as headless Chromium (Debian's `chromium`) renders it.
+fn rendered(path: &Path) -> String {
+    let profile = scratch().join("chromium-profile");
+    let run = Command::new("timeout")
+        .args([
+            "120",
+            "chromium",
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("file://{}", path.display()))
+        .stdin(Stdio::null())
+        .output()
+        .expect("coreutils' timeout runs");
+    assert_ne!(
+        run.status.code(),
+        Some(127),
+        "chromium is not installed: `apt-get update && apt-get install -y chromium` (as .ci/run does)"
+    );
+    assert!(
+        run.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    String::from_utf8_lossy(&run.stdout).into_owned()
 }
 
 /// The processes whose environment names `parent` as their batch.
@@ -225,6 +307,26 @@ fn shards_graded_apart_merge_into_one_gradebook() {
         .collect();
     assert_eq!(names, ["not-a-crate", "student-0", "student-1"]);
     assert!(merged.join("report.html").is_file());
+    // One shard of two is not the class: refused, naming what is missing, unless --partial.
+    let half = scratch().join("class-in-shards-half");
+    let _ = std::fs::remove_dir_all(&half);
+    let merge_first = |partial: &[&str]| {
+        let mut args: Vec<&std::ffi::OsStr> = vec!["batch".as_ref(), "merge".as_ref()];
+        args.push(shards[0].as_os_str());
+        args.extend(["--out".as_ref(), half.as_os_str()]);
+        args.extend(partial.iter().map(std::ffi::OsStr::new));
+        grader(&args)
+    };
+    let (code, said) = merge_first(&[]);
+    assert_eq!(code, Some(2), "{said}");
+    assert!(said.contains("missing shard 2/2 (student-0)"), "{said}");
+    assert!(!half.join("gradebook.csv").exists());
+    let (code, said) = merge_first(&["--partial"]);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(said.contains("merged 2 submissions of 3"), "{said}");
+    let rows = gradebook(&half);
+    let missing = rows.iter().find(|r| r[0] == "student-0").unwrap();
+    assert_eq!(missing[3], "not_graded", "{rows:?}");
     // A shard merged twice is refused, not counted twice.
     let mut command = Command::new(env!("CARGO_BIN_EXE_grader"));
     let twice = grader_env(&mut command)
@@ -235,4 +337,401 @@ fn shards_graded_apart_merge_into_one_gradebook() {
         .output()
         .unwrap();
     assert_eq!(twice.status.code(), Some(2));
+}
+
+#[test]
+fn a_resumed_batch_grades_again_what_other_options_graded_unless_told_to_keep_it() {
+    let class = class("class-resumed-otherwise", 1);
+    let out = scratch().join("class-resumed-otherwise-results");
+    let _ = std::fs::remove_dir_all(&out);
+    succeeds(&mut batch(&class, &out, &[]));
+    let first = results(&out, "student-0");
+    assert_eq!(
+        first["graded_with"]["check_options"].as_array().unwrap()[..4],
+        CHECK.map(serde_json::Value::from),
+        "{first:#}"
+    );
+    let other: Vec<&str> = CHECK.into_iter().chain(["--skip", "has_pair"]).collect();
+    let kept = succeeds(&mut batch_checking(
+        &class,
+        &out,
+        &["--resume", "--resume-stale"],
+        &other,
+    ));
+    assert!(
+        kept.contains(
+            "keeping 2 results graded under other check options or specs: not-a-crate, student-0"
+        ),
+        "{kept}"
+    );
+    assert!(kept.contains("grading 0 submissions of 2"), "{kept}");
+    let regraded = succeeds(&mut batch_checking(&class, &out, &["--resume"], &other));
+    assert!(regraded.contains("grading again 2 results"), "{regraded}");
+    assert!(
+        regraded.contains("grading 2 submissions of 2"),
+        "{regraded}"
+    );
+    let second = results(&out, "student-0");
+    assert!(
+        second["graded_with"]["check_options"]
+            .as_array()
+            .unwrap()
+            .contains(&"has_pair".into()),
+        "{second:#}"
+    );
+    let skipped = second["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["name"].as_str().unwrap().contains("has_pair"))
+        .all(|t| t["status"] == "not_run");
+    assert!(skipped, "graded under the new options: {second:#}");
+    // Other specs are other options too, though the words are the same.
+    let spec = scratch().join("class-resumed-otherwise.yaml");
+    std::fs::write(
+        &spec,
+        "assignment: plaisante_hand\ngroups:\n  - name: has_pair\n    points: 1\n    check: has_pair\n    cases:\n      - { name: kings, hand: [KH, KD, 3C, 7S, 9H] }\n",
+    )
+    .unwrap();
+    let with_spec = ["--spec", spec.to_str().unwrap()];
+    succeeds(&mut batch_checking(&class, &out, &["--resume"], &with_spec));
+    std::fs::write(
+        &spec,
+        std::fs::read_to_string(&spec)
+            .unwrap()
+            .replace("points: 1", "points: 2"),
+    )
+    .unwrap();
+    let edited = succeeds(&mut batch_checking(&class, &out, &["--resume"], &with_spec));
+    assert!(edited.contains("grading again 2 results"), "{edited}");
+}
+
+/// A Plaisante hand whose `has_pair` takes 1.5 s, and 40 s on a hand led by a king.
+fn slow_has_pair() -> PathBuf {
+    Mutant::of(
+        "plaisante_hand",
+        "slow-has-pair",
+        "has_pair takes 1.5 s, and 40 s when the first card is a king.",
+        &[(
+            HAS_PAIR,
+            "fn has_pair(&self) -> bool {\n        let king = self.cards.first().is_some_and(|c| c.value() == 13);\n        std::thread::sleep(std::time::Duration::from_millis(if king { 40_000 } else { 1_500 }));\n        self.has_value_count(2)",
+        )],
+    )
+    .write()
+}
+
+/// A class of one: `crate_dir` as `slow`, its build warmed by a check of one test.
+fn class_of_slow(name: &str) -> PathBuf {
+    let crate_dir = slow_has_pair();
+    let (code, said) = grader(&[
+        "check".as_ref(),
+        crate_dir.as_os_str(),
+        "--exact".as_ref(),
+        "plaisante_hand::has_pair::pair_of_aces".as_ref(),
+        "--format".as_ref(),
+        "json".as_ref(),
+    ]);
+    assert_eq!(code, Some(0), "{said}");
+    let class = scratch().join(name);
+    let _ = std::fs::remove_dir_all(&class);
+    copy_tree(&crate_dir, &class.join("slow"));
+    class
+}
+
+fn out_of_time(results: &serde_json::Value) -> Vec<&str> {
+    results["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| {
+            t["status"] == "not_run" && t["output"] == "not run: the submission used its time"
+        })
+        .map(|t| t["name"].as_str().unwrap())
+        .collect()
+}
+
+/// Grades the slow crate alone in a batch `name` with `budget`: how long the batch took,
+/// the results folder and the crate's results.
+fn graded_slowly(
+    name: &str,
+    budget: &str,
+    check: &[&str],
+) -> (Duration, PathBuf, serde_json::Value) {
+    let class = class_of_slow(name);
+    let out = scratch().join(format!("{name}-results"));
+    let _ = std::fs::remove_dir_all(&out);
+    let started = Instant::now();
+    succeeds(&mut batch_checking(
+        &class,
+        &out,
+        &["--submission-budget", budget],
+        check,
+    ));
+    let took = started.elapsed();
+    let results = results(&out, "slow");
+    (took, out, results)
+}
+
+#[test]
+fn past_its_budget_a_submission_starts_no_test_and_the_gradebook_says_so() {
+    // Eight tests of 1.5 s each (those of a king time out at 2 s), two at a time, take
+    // six seconds past the build: some run in four, not all.
+    let (took, out, results) = graded_slowly(
+        "class-over-budget",
+        "4",
+        &["--assignment", "plaisante_hand", "has_pair"],
+    );
+    assert_eq!(results["outcome"], "out_of_time", "{results:#}");
+    let unrun = out_of_time(&results);
+    assert!(!unrun.is_empty() && unrun.len() < 8, "{results:#}");
+    assert!(took < Duration::from_secs(20), "took {took:?}");
+    let rows = gradebook(&out);
+    assert_eq!(rows[0][5], "note");
+    let row = rows.iter().find(|r| r[0] == "slow").unwrap();
+    assert_eq!(row[3], "out_of_time", "{rows:?}");
+    assert_eq!(
+        row[5],
+        format!(
+            "{} tests not run: the submission used its time",
+            unrun.len()
+        )
+    );
+}
+
+#[test]
+fn a_test_still_running_past_the_budget_is_cut_and_the_results_are_written() {
+    // A king's test takes 40 s and may: only the budget stops it, 10 s past it.
+    let (took, _, results) = graded_slowly(
+        "class-cut-short",
+        "2",
+        &[
+            "--assignment",
+            "plaisante_hand",
+            "--timeout-ms",
+            "60000",
+            "kings",
+        ],
+    );
+    assert!(took < Duration::from_secs(30), "took {took:?}");
+    assert_eq!(results["outcome"], "out_of_time", "{results:#}");
+    assert!(
+        out_of_time(&results).contains(&"plaisante_hand::has_pair::pair_of_kings"),
+        "{results:#}"
+    );
+}
+
+/// `grader batch export RESULTS --LMS ROSTER --out CSV EXTRA` with `roster` as the roster
+/// (written beside RESULTS): the exit code, stderr, and the CSV written.
+fn export(
+    results: &Path,
+    lms: &str,
+    roster: &str,
+    extra: &[&str],
+) -> (Option<i32>, String, String) {
+    let roster_path = results.with_file_name(format!("{lms}-roster.csv"));
+    std::fs::write(&roster_path, roster).unwrap();
+    let written = results.with_file_name(format!("{lms}-import.csv"));
+    let _ = std::fs::remove_file(&written);
+    let mut args: Vec<&std::ffi::OsStr> =
+        vec!["batch".as_ref(), "export".as_ref(), results.as_os_str()];
+    let flag = format!("--{lms}");
+    args.extend([
+        flag.as_ref(),
+        roster_path.as_os_str(),
+        "--out".as_ref(),
+        written.as_os_str(),
+    ]);
+    args.extend(extra.iter().map(std::ffi::OsStr::new));
+    let (code, said) = grader(&args);
+    (
+        code,
+        said,
+        std::fs::read_to_string(&written).unwrap_or_default(),
+    )
+}
+
+/// Adds the files of `dir` (but `target/`) to `zip` under `prefix`.
+fn zip_folder<W: std::io::Write + std::io::Seek>(
+    zip: &mut zip::ZipWriter<W>,
+    prefix: &str,
+    dir: &Path,
+) {
+    use std::io::Write;
+    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().collect();
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let name = format!("{prefix}{}", entry.file_name().to_string_lossy());
+        if entry.file_type().unwrap().is_dir() {
+            if entry.file_name() != "target" {
+                zip_folder(zip, &format!("{name}/"), &entry.path());
+            }
+        } else {
+            zip.start_file(name, zip::write::SimpleFileOptions::default())
+                .unwrap();
+            zip.write_all(&std::fs::read(entry.path()).unwrap())
+                .unwrap();
+        }
+    }
+}
+
+/// A zip in memory, as `fill` writes it.
+fn zip_bytes(fill: impl FnOnce(&mut zip::ZipWriter<std::io::Cursor<Vec<u8>>>)) -> Vec<u8> {
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    fill(&mut zip);
+    zip.finish().unwrap().into_inner()
+}
+
+fn example_student() -> PathBuf {
+    repo().join("tests/fixtures/example-student")
+}
+
+#[test]
+fn a_canvas_download_is_unpacked_graded_and_exported_to_canvas_and_moodle() {
+    use std::io::Write;
+    let dir = scratch().join("canvas-download");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // Canvas names each file lastfirst_[LATE_]USERID_SUBMISSIONID_name.
+    let good = zip_bytes(|zip| zip_folder(zip, "my-crate/", &example_student()));
+    let linked = zip_bytes(|zip| {
+        zip_folder(zip, "", &example_student());
+        zip.add_symlink("secrets", "/etc", zip::write::SimpleFileOptions::default())
+            .unwrap();
+    });
+    let archive = dir.join("submissions.zip");
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(&archive).unwrap());
+    let options = zip::write::SimpleFileOptions::default();
+    for (name, bytes) in [
+        ("smithjohn_12345_678_crate.zip", &good[..]),
+        ("doejane_LATE_777_888_crate.zip", &linked[..]),
+        ("smithjohn_12345_678_notes.txt", b"notes"),
+    ] {
+        zip.start_file(name, options).unwrap();
+        zip.write_all(bytes).unwrap();
+    }
+    zip.finish().unwrap();
+
+    let out = dir.join("results");
+    let said = succeeds(&mut batch(&archive, &out, &[]));
+    assert!(said.contains("symbolic link"), "{said}");
+    assert!(
+        said.contains("left out, being neither a folder nor a zip: smithjohn_12345_678_notes.txt"),
+        "{said}"
+    );
+    let rows = gradebook(&out);
+    let names: Vec<&str> = rows[1..].iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(
+        names,
+        ["doejane_LATE_777_888_crate", "smithjohn_12345_678_crate"]
+    );
+    assert_eq!(
+        rows[1][3], "build_failed",
+        "the link refused the zip: {rows:?}"
+    );
+    assert_eq!(rows[2][1..4], ["81.8", "100.0", "failed"], "{rows:?}");
+
+    let (code, said, canvas) = export(
+        &out,
+        "canvas",
+        "\u{feff}Student,ID,SIS User ID,SIS Login ID,Section,Poker (55)\n    Points Possible,,,,,100.00\n\"Smith, John\",12345,s1,jsmith,A,\n\"Doe, Jane\",777,s2,jdoe,A,\n\"Roe, Rick\",999,s3,rroe,B,\n",
+        &["--column", "Poker (55)"],
+    );
+    assert_eq!(code, Some(0), "{said}");
+    assert!(said.contains("2 of 3 students have a score"), "{said}");
+    assert_eq!(
+        canvas,
+        "Student,ID,SIS User ID,SIS Login ID,Section,Poker (55)\nPoints Possible,,,,,100\n\"Smith, John\",12345,s1,jsmith,A,81.8\n\"Doe, Jane\",777,s2,jdoe,A,0\n\"Roe, Rick\",999,s3,rroe,B,\n"
+    );
+
+    let roster = "First name,Last name,ID number,Institution,Department,Email address,folder\nJohn,Smith,,,,js@example.edu,smithjohn_12345_678_crate\nAnn,Lee,,,,al@example.edu,lee-ann\n";
+    let (code, said, moodle) = export(&out, "moodle", roster, &["--by", "folder"]);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(
+        said.contains(
+            "no student of the roster has the submission doejane_LATE_777_888_crate (--by folder)"
+        ),
+        "{said}"
+    );
+    assert_eq!(
+        moodle,
+        "First name,Last name,ID number,Email address,folder,cardgrade\nJohn,Smith,,js@example.edu,smithjohn_12345_678_crate,81.8\nAnn,Lee,,al@example.edu,lee-ann,\n"
+    );
+    // A roster without the column asked for is refused, naming the columns it has.
+    let (code, said, _) = export(&out, "moodle", roster, &["--by", "Username"]);
+    assert_eq!(code, Some(2), "{said}");
+    assert!(said.contains("has no column `Username`"), "{said}");
+}
+
+#[test]
+fn a_gradescope_export_and_a_folder_of_zips_are_graded_each_submission_once() {
+    let dir = scratch().join("gradescope-export");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let archive = dir.join("export.zip");
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(&archive).unwrap());
+    zip.start_file(
+        "assignment_9_export/submission_metadata.yml",
+        zip::write::SimpleFileOptions::default(),
+    )
+    .unwrap();
+    zip_folder(
+        &mut zip,
+        "assignment_9_export/submission_111/",
+        &example_student(),
+    );
+    zip_folder(
+        &mut zip,
+        "assignment_9_export/submission_222/nested/crate/",
+        &example_student(),
+    );
+    zip.finish().unwrap();
+    let out = dir.join("results");
+    let said = succeeds(&mut batch(&archive, &out, &["--jobs", "2"]));
+    assert!(said.contains("grading 2 submissions of 2"), "{said}");
+    let rows = gradebook(&out);
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    for (row, name) in rows[1..].iter().zip(["submission_111", "submission_222"]) {
+        assert_eq!(row[0], name);
+        assert_eq!(row[1..4], ["81.8", "100.0", "failed"], "{rows:?}");
+    }
+
+    // Gradescope's own grade download names each student's Submission ID: a roster for Moodle.
+    let (code, said, moodle) = export(
+        &out,
+        "moodle",
+        "First Name,Last Name,SID,Email,Sections,Total Score,Max Points,Status,Submission ID\nAda,King,7,ak@example.edu,,0,100,Graded,111\nBo,Li,8,bl@example.edu,,0,100,Graded,222\n",
+        &["--by", "Submission ID"],
+    );
+    assert_eq!(code, Some(0), "{said}");
+    assert_eq!(
+        moodle,
+        "First Name,Last Name,SID,Email,Submission ID,cardgrade\nAda,King,7,ak@example.edu,111,81.8\nBo,Li,8,bl@example.edu,222,81.8\n"
+    );
+
+    // A folder of per-student zips beside a folder: each is one submission.
+    let class = dir.join("class");
+    copy_tree(&example_student(), &class.join("alice"));
+    std::fs::write(
+        class.join("bob.zip"),
+        zip_bytes(|zip| zip_folder(zip, "", &example_student())),
+    )
+    .unwrap();
+    let out = dir.join("class-results");
+    succeeds(&mut batch(&class, &out, &[]));
+    let names: Vec<String> = gradebook(&out)[1..].iter().map(|r| r[0].clone()).collect();
+    assert_eq!(names, ["alice", "bob"]);
+    assert_eq!(results(&out, "bob")["score"], 81.8);
+    // The same name twice, as a folder and a zip, is refused.
+    std::fs::write(class.join("alice.zip"), zip_bytes(|_| {})).unwrap();
+    let (code, said) = grader(&[
+        "batch".as_ref(),
+        class.as_os_str(),
+        "--out".as_ref(),
+        dir.join("twice").as_os_str(),
+    ]);
+    assert_eq!(code, Some(2), "{said}");
+    assert!(
+        said.contains("holds alice both as a folder and as a zip"),
+        "{said}"
+    );
 }

@@ -1,5 +1,7 @@
-//! The class report: one HTML page, no script, with a histogram of scores, the pass rate
-//! of the tests the class fails most, and a typical failure of each.
+//! The class report: one HTML page, no script, with a histogram of scores, the
+//! submissions that could not be graded fairly (did not build, timed out, crashed, flooded
+//! their output) by name, and, of the others, the pass rate of the tests the class fails
+//! most and a typical failure of each.
 
 use std::fmt::Write as _;
 
@@ -23,6 +25,58 @@ struct TestRow<'a> {
     typical: Option<(&'a str, &'a str)>,
 }
 
+/// Output a test may have printed before it counts as flooding: far more than a report
+/// shows (4 KiB).
+const FLOOD_BYTES: u64 = 1_000_000;
+
+/// Why a submission's tests say nothing of the tests themselves, if they do not: each
+/// kind of trouble it had, in words.
+fn troubles(results: &serde_json::Value) -> Vec<&'static str> {
+    let mut found: Vec<&'static str> = Vec::new();
+    let mut add = |kind| {
+        if !found.contains(&kind) {
+            found.push(kind);
+        }
+    };
+    match results["outcome"].as_str() {
+        Some("build_failed") => add("did not build"),
+        Some("out_of_time") => add("used its time"),
+        _ => {}
+    }
+    for test in results["tests"].as_array().into_iter().flatten() {
+        let output = test["output"].as_str().unwrap_or_default();
+        if output.contains("no answer within") || output.contains("no answer for") {
+            add("timed out");
+        }
+        if output.contains("no answer: the runner process") {
+            add("crashed");
+        }
+        if flooded(output) {
+            add("flooded its output");
+        }
+    }
+    found
+}
+
+/// Whether a test's report says it printed a flood: the runner's "printed 85 MB", or the
+/// capture's "… N more bytes not shown" with N past [`FLOOD_BYTES`].
+fn flooded(output: &str) -> bool {
+    let number_after = |marker: &str| {
+        output.match_indices(marker).any(|(at, _)| {
+            output[at + marker.len()..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_digit())
+        })
+    };
+    let cut_bytes = output.split("… ").skip(1).any(|rest| {
+        rest.split_once(" more bytes not shown")
+            .and_then(|(count, _)| count.parse::<u64>().ok())
+            .is_some_and(|count| count >= FLOOD_BYTES)
+    });
+    number_after("printed ") || cut_bytes
+}
+
 pub fn html(class: &[Graded]) -> String {
     let fractions: Vec<f64> = class
         .iter()
@@ -32,8 +86,16 @@ pub fn html(class: &[Graded]) -> String {
             if max > 0.0 { score / max } else { 0.0 }
         })
         .collect();
+    let set_apart: Vec<(&str, Vec<&str>)> = class
+        .iter()
+        .map(|g| (g.name, troubles(g.results)))
+        .filter(|(_, troubles)| !troubles.is_empty())
+        .collect();
+    let counted = class
+        .iter()
+        .filter(|g| !set_apart.iter().any(|(name, _)| *name == g.name));
     let mut rows: Vec<TestRow> = Vec::new();
-    for graded in class {
+    for graded in counted {
         for test in graded.results["tests"].as_array().into_iter().flatten() {
             let Some(id) = test["name"].as_str() else {
                 continue;
@@ -83,7 +145,37 @@ pub fn html(class: &[Graded]) -> String {
     );
     page.push_str("<h2>Scores</h2>\n");
     page.push_str(&histogram(&fractions));
+    if !set_apart.is_empty() {
+        let _ = writeln!(
+            page,
+            "<h2 id=\"set-apart\">Not counted in the pass rates</h2>\n<p>{} submissions did not build, timed out, crashed or flooded their output: their tests say little of the tests, so they are left out of the pass rates and typical failures below.</p>\n<table><tr><th>submission</th><th>what happened</th><th>score</th></tr>",
+            set_apart.len()
+        );
+        for (name, troubles) in &set_apart {
+            let score = class
+                .iter()
+                .find(|g| g.name == *name)
+                .map_or(String::new(), |g| {
+                    format!("{} / {}", g.results["score"], g.results["max_score"])
+                });
+            let _ = writeln!(
+                page,
+                "<tr><td><code>{}</code></td><td>{}</td><td>{}</td></tr>",
+                escape(name),
+                troubles.join(", "),
+                escape(&score)
+            );
+        }
+        page.push_str("</table>\n");
+    }
     page.push_str("<h2>The tests the class fails most</h2>\n");
+    let _ = writeln!(
+        page,
+        "<p id=\"counted\">Pass rates of {} of the {} submissions; {} left out, as listed above.</p>",
+        class.len() - set_apart.len(),
+        class.len(),
+        set_apart.len()
+    );
     if rows.is_empty() {
         page.push_str("<p>Every test passed for every submission.</p>\n");
     } else {
@@ -99,7 +191,12 @@ pub fn html(class: &[Graded]) -> String {
                 row.typical.map_or(String::new(), |(name, _)| escape(name))
             );
         }
-        page.push_str("</table>\n<h2>Typical failures</h2>\n");
+        let _ = writeln!(
+            page,
+            "</table>\n<h2>Typical failures</h2>\n<p>From the {} submissions counted; the {} left out are not drawn from.</p>",
+            class.len() - set_apart.len(),
+            set_apart.len()
+        );
         for (index, row) in rows.iter().enumerate() {
             if let Some((name, output)) = row.typical {
                 let _ = writeln!(
@@ -213,5 +310,64 @@ mod tests {
         assert!(page.contains("<pre>expected &lt;3&gt;</pre>"), "{page}");
         assert!(page.contains("aria-label=\"score histogram\""));
         assert!(!page.contains("<script"));
+    }
+}
+
+#[cfg(test)]
+mod set_apart {
+    use super::*;
+
+    #[test]
+    fn submissions_that_did_not_run_are_listed_apart_and_not_counted() {
+        let ran = serde_json::json!({"outcome": "failed", "score": 1.0, "max_score": 2.0, "tests": [
+            {"name": "t::easy", "status": "passed"},
+            {"name": "t::hard", "status": "failed", "output": "expected true"}]});
+        let unbuilt = serde_json::json!({"outcome": "build_failed", "score": 0.0, "max_score": 2.0, "tests": [
+            {"name": "t::easy", "status": "failed", "output": "did not build"},
+            {"name": "t::hard", "status": "failed", "output": "did not build"}]});
+        let flood = serde_json::json!({"outcome": "failed", "score": 1.0, "max_score": 2.0, "tests": [
+            {"name": "t::easy", "status": "failed", "output": "stdout\n… 9000000 more bytes not shown"},
+            {"name": "t::hard", "status": "passed"}]});
+        let page = html(&[
+            Graded {
+                name: "alice",
+                results: &ran,
+            },
+            Graded {
+                name: "bob",
+                results: &unbuilt,
+            },
+            Graded {
+                name: "carol",
+                results: &flood,
+            },
+        ]);
+        assert!(
+            page.contains("<tr><td><code>bob</code></td><td>did not build</td>"),
+            "{page}"
+        );
+        assert!(
+            page.contains("<tr><td><code>carol</code></td><td>flooded its output</td>"),
+            "{page}"
+        );
+        assert!(!page.contains("<code>alice</code></td><td>"), "{page}");
+        assert!(
+            page.contains("Pass rates of 1 of the 3 submissions; 2 left out"),
+            "{page}"
+        );
+        // Only alice's failure counts: hard fails 1 of 1, easy is not failed by anyone.
+        assert!(
+            page.contains("<code>t::hard</code></td><td>0 of 1"),
+            "{page}"
+        );
+        assert!(!page.contains("<code>t::easy</code></td><td>"), "{page}");
+        assert!(!page.contains("did not build</pre>"), "{page}");
+    }
+
+    #[test]
+    fn a_small_output_or_a_printed_word_is_no_flood() {
+        assert!(!flooded("… 300 more bytes not shown"));
+        assert!(!flooded("it printed:\nhello"));
+        assert!(flooded("printed 85 MB in 2 s"));
     }
 }

@@ -1,0 +1,163 @@
+//! `grader batch merge`: the results of a batch's shards joined into one folder, once the
+//! shards are known to be the whole class, each submission in one, graded the same way.
+
+use std::path::{Path, PathBuf};
+
+use super::{
+    Graded, LOG, MANIFEST, Manifest, append_log, class_report, gradebook, results_named,
+    write_atomically,
+};
+
+#[derive(Debug, clap::Args)]
+pub struct MergeArgs {
+    /// The results folders of a batch's shards (`grader batch --shard K/N`).
+    #[arg(required = true, value_name = "SHARD")]
+    pub shards: Vec<PathBuf>,
+    /// The folder that gets every submission's results, the gradebook and the report.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Merge the shards given even if some shard, or some submission's results, is
+    /// missing: the gradebook lists the missing submissions as not graded.
+    #[arg(long)]
+    pub partial: bool,
+}
+
+fn manifest(shard: &Path) -> Result<Manifest, String> {
+    let path = shard.join(MANIFEST);
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        format!(
+            "cannot read {}: {e}; pass the --out folders of grader batch",
+            path.display()
+        )
+    })?;
+    serde_json::from_str(&text).map_err(|e| format!("{} is not a batch's: {e}", path.display()))
+}
+
+/// `K/N` as a shard is named.
+fn shard_name((k, n): (usize, usize)) -> String {
+    format!("{k}/{n}")
+}
+
+pub fn merged(args: &MergeArgs) -> Result<String, String> {
+    let manifests: Vec<Manifest> = args
+        .shards
+        .iter()
+        .map(|shard| manifest(shard))
+        .collect::<Result<_, _>>()?;
+    let first = &manifests[0];
+    let total = first.shard.map_or(1, |(_, n)| n);
+    for (shard, manifest) in args.shards.iter().zip(&manifests).skip(1) {
+        if manifest.graded_with != first.graded_with {
+            return Err(format!(
+                "{} was graded with `{}` and {} with `{}` (or other specs): merge shards graded the same way",
+                args.shards[0].display(),
+                first.graded_with.check_options.join(" "),
+                shard.display(),
+                manifest.graded_with.check_options.join(" ")
+            ));
+        }
+        if manifest.class != first.class || manifest.shard.map_or(1, |(_, n)| n) != total {
+            return Err(format!(
+                "{} and {} are shards of different classes: merge the shards of one batch",
+                args.shards[0].display(),
+                shard.display()
+            ));
+        }
+    }
+    // Overlap is refused even with --partial: which of two results counts is not ours to say.
+    let mut seen: Vec<(&str, &Path)> = Vec::new();
+    for (shard, manifest) in args.shards.iter().zip(&manifests) {
+        for name in &manifest.submissions {
+            if let Some((_, other)) = seen.iter().find(|(seen, _)| seen == name) {
+                return Err(format!(
+                    "{} and {} both hold {name}: merge each shard once",
+                    other.display(),
+                    shard.display()
+                ));
+            }
+            seen.push((name, shard));
+        }
+    }
+    let mut missing: Vec<String> = Vec::new();
+    for k in 1..=total {
+        if !manifests.iter().any(|m| m.shard.map_or(1, |(k, _)| k) == k) {
+            let names: Vec<&str> = first
+                .class
+                .iter()
+                .enumerate()
+                .filter(|(index, _)| index % total == k - 1)
+                .map(|(_, name)| name.as_str())
+                .collect();
+            missing.push(format!(
+                "shard {} ({})",
+                shard_name((k, total)),
+                names.join(", ")
+            ));
+        }
+    }
+    for (shard, manifest) in args.shards.iter().zip(&manifests) {
+        let unresulted: Vec<&str> = manifest
+            .submissions
+            .iter()
+            .filter(|name| results_named(shard, name).is_none())
+            .map(String::as_str)
+            .collect();
+        if !unresulted.is_empty() {
+            missing.push(format!(
+                "the results of {} in {}",
+                unresulted.join(", "),
+                shard.display()
+            ));
+        }
+    }
+    if !missing.is_empty() && !args.partial {
+        return Err(format!(
+            "the shards are not the whole class: missing {}; grade what is missing (grader batch --resume), or pass --partial to merge what there is",
+            missing.join("; ")
+        ));
+    }
+
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| format!("cannot make {}: {e}", args.out.display()))?;
+    for (shard, manifest) in args.shards.iter().zip(&manifests) {
+        for name in &manifest.submissions {
+            if let Some(results) = results_named(shard, name) {
+                let text = serde_json::to_string_pretty(&results).unwrap_or_default() + "\n";
+                write_atomically(&args.out, &format!("{name}.json"), &text)?;
+            }
+        }
+        if let Ok(log) = std::fs::read_to_string(shard.join(LOG)) {
+            append_log(&args.out, &log);
+        }
+    }
+    let whole = Manifest {
+        shard: None,
+        class: first.class.clone(),
+        submissions: first.class.clone(),
+        graded_with: first.graded_with.clone(),
+    };
+    write_atomically(
+        &args.out,
+        MANIFEST,
+        &(serde_json::to_string_pretty(&whole).unwrap_or_default() + "\n"),
+    )?;
+    let class: Graded = first
+        .class
+        .iter()
+        .map(|name| (name.clone(), results_named(&args.out, name)))
+        .collect();
+    let gradebook = gradebook(&args.out, &class)?;
+    let report = class_report(&args.out, &class)?;
+    let graded = class.iter().filter(|(_, r)| r.is_some()).count();
+    let mut said = format!(
+        "merged {graded} submissions of {} from {} shards into {} and {}",
+        class.len(),
+        args.shards.len(),
+        gradebook.display(),
+        report.display()
+    );
+    if !missing.is_empty() {
+        said.push_str(&format!("; missing {}", missing.join("; ")));
+    }
+    Ok(said)
+}
