@@ -45,7 +45,11 @@ fn troubles(results: &serde_json::Value) -> Vec<&'static str> {
     }
     for test in results["tests"].as_array().into_iter().flatten() {
         let output = test["output"].as_str().unwrap_or_default();
-        if output.contains("no answer within") || output.contains("no answer for") {
+        // The runner's words for a stall ("no answer for 1,000 ms") and a timeout.
+        if ["no answer within", "no answer for", "not finished within"]
+            .iter()
+            .any(|words| output.contains(words))
+        {
             add("timed out");
         }
         if output.contains("no answer: the runner process") {
