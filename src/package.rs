@@ -37,8 +37,9 @@ pub struct UnzipArgs {
     pub into: PathBuf,
 }
 
-/// The toolchain the grader is built and tested with, as `rust-toolchain.toml` pins it.
-const TOOLCHAIN_FILE: &str = include_str!("../rust-toolchain.toml");
+/// The Rust toolchain the grader is built and tested with (a unit test fails when another
+/// builds it), and the one setup.sh installs on Gradescope: written here and nowhere else.
+pub const PINNED_TOOLCHAIN: &str = "1.95.0";
 
 /// What `setup.sh` runs offline, once the toolchain is installed, is after this line; a
 /// test runs that part alone, without a network.
@@ -133,19 +134,6 @@ pub fn unzip(args: UnzipArgs) -> ExitCode {
     )
 }
 
-/// The channel `rust-toolchain.toml` pins.
-pub fn pinned_toolchain() -> Result<String, String> {
-    let table: toml::Table = TOOLCHAIN_FILE
-        .parse()
-        .map_err(|e| format!("rust-toolchain.toml cannot be read: {e}"))?;
-    table
-        .get("toolchain")
-        .and_then(|t| t.get("channel"))
-        .and_then(|c| c.as_str())
-        .map(String::from)
-        .ok_or_else(|| "rust-toolchain.toml names no toolchain.channel".into())
-}
-
 fn package(args: &PackageArgs) -> Result<String, String> {
     // The specs must load here, not first on Gradescope.
     let suite = spec::load(&args.specs, &[], None).map_err(|e| e.to_string())?;
@@ -195,7 +183,7 @@ fn package(args: &PackageArgs) -> Result<String, String> {
         executable,
     };
     let setup = SETUP
-        .replace("TOOLCHAIN", &pinned_toolchain()?)
+        .replace("TOOLCHAIN", PINNED_TOOLCHAIN)
         .replace("OFFLINE_MARK", SETUP_OFFLINE_MARK);
     let run = RUN
         .replace("ASSIGNMENTS", &assignments.join(" "))
@@ -351,33 +339,6 @@ fn collect_files(
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_pinned_toolchain_is_the_one_that_built_the_grader() {
-        // Cargo sets CARGO to the toolchain's own cargo when it builds this test.
-        let out = std::process::Command::new(env!("CARGO"))
-            .arg("--version")
-            .output()
-            .unwrap();
-        let version = String::from_utf8_lossy(&out.stdout);
-        let pinned = pinned_toolchain().unwrap();
-        assert!(
-            version.starts_with(&format!("cargo {pinned} ")),
-            "rust-toolchain.toml pins {pinned}, but the grader is built and tested with {version}"
-        );
-    }
-
-    #[test]
-    fn a_lock_lists_its_packages_by_name_and_version() {
-        let packages = locked_packages(PINNED_LOCK).unwrap();
-        assert!(packages.iter().any(|(name, _)| name == "grader-api"));
-        assert!(locked_packages("[[package]\n").is_err());
-    }
-}
-
 /// A GitHub Classroom workflow grading with cardgrade: `grader github-workflow` prints it.
 pub const GITHUB_WORKFLOW: &str = r#"# .github/workflows/classroom.yml: GitHub Classroom grades each push with cardgrade.
 name: Autograding Tests
@@ -410,3 +371,29 @@ jobs:
         with:
           runners: cardgrade
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pinned_toolchain_is_the_one_that_built_the_grader() {
+        // Cargo sets CARGO to its own path when it builds this test.
+        let out = std::process::Command::new(env!("CARGO"))
+            .arg("--version")
+            .output()
+            .unwrap();
+        let version = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            version.starts_with(&format!("cargo {PINNED_TOOLCHAIN} ")),
+            "the Gradescope package pins Rust {PINNED_TOOLCHAIN} (PINNED_TOOLCHAIN in src/package.rs), but the grader is built and tested with {version}"
+        );
+    }
+
+    #[test]
+    fn a_lock_lists_its_packages_by_name_and_version() {
+        let packages = locked_packages(PINNED_LOCK).unwrap();
+        assert!(packages.iter().any(|(name, _)| name == "grader-api"));
+        assert!(locked_packages("[[package]\n").is_err());
+    }
+}
