@@ -13,42 +13,40 @@ use support::{copy_tree, grader_env, repo, scratch};
 /// The newest glibc of Gradescope's Ubuntu 22.04 image; 24.04's is newer.
 const GRADESCOPE_GLIBC: (u32, u32) = (2, 35);
 
+/// Runs `command`, which must succeed; its stdout.
+fn stdout_of(command: &mut Command) -> String {
+    let out = command
+        .output()
+        .unwrap_or_else(|e| panic!("{command:?} cannot run: {e}"));
+    assert!(
+        out.status.success(),
+        "{command:?} failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// Unpacks `zip` into `into` with Python's zipfile (a zip reader other than ours), keeping
 /// each file's executable bit, after checking each entry is deflated and validly dated; lists
 /// what it holds.
 fn unpack(zip: &Path, into: &Path) -> Vec<String> {
     let script = "import os, sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nassert z.testzip() is None\nfor i in z.infolist():\n    y, mo, d, h, mi, s = i.date_time\n    assert y >= 1980 and 1 <= mo <= 12 and 1 <= d <= 31 and h < 24 and mi < 60 and s < 60, (i.filename, i.date_time)\n    assert i.compress_type == zipfile.ZIP_DEFLATED, i.filename\nz.extractall(sys.argv[2])\nfor i in z.infolist():\n    if (i.external_attr >> 16) & 0o111:\n        os.chmod(os.path.join(sys.argv[2], i.filename), 0o755)\nprint('\\n'.join(z.namelist()))\n";
-    let out = Command::new("python3")
-        .args(["-c", script])
-        .arg(zip)
-        .arg(into)
-        .output()
-        .expect("python3 runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(String::from)
-        .collect()
+    stdout_of(
+        Command::new("python3")
+            .args(["-c", script])
+            .arg(zip)
+            .arg(into),
+    )
+    .lines()
+    .map(String::from)
+    .collect()
 }
 
 /// The highest `GLIBC_x.y` version the ELF binary at `path` needs, as objdump lists its
 /// dynamic symbols' versions.
 fn highest_glibc(path: &Path) -> (u32, u32) {
-    let out = Command::new("objdump")
-        .arg("-T")
-        .arg(path)
-        .output()
-        .expect("objdump runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
+    stdout_of(Command::new("objdump").arg("-T").arg(path))
         .split(|c: char| c.is_whitespace() || c == '(' || c == ')')
         .filter_map(|word| word.strip_prefix("GLIBC_"))
         .filter_map(|version| {
@@ -195,17 +193,8 @@ fn the_autograder_is_offline_runs_on_gradescope_images_and_grades_every_kind_of_
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no count of tests in: {said}"));
 
-    let tested = Command::new("unzip")
-        .arg("-t")
-        .arg(&zip)
-        .output()
-        .expect("unzip runs");
-    assert!(
-        tested.status.success(),
-        "{}",
-        String::from_utf8_lossy(&tested.stdout)
-    );
-    assert!(String::from_utf8_lossy(&tested.stdout).contains("No errors detected"));
+    let tested = stdout_of(Command::new("unzip").arg("-t").arg(&zip));
+    assert!(tested.contains("No errors detected"), "{tested}");
 
     let root = dir.join("root");
     let files = unpack(&zip, &root.join("source"));
@@ -252,14 +241,7 @@ fn the_autograder_is_offline_runs_on_gradescope_images_and_grades_every_kind_of_
         .arg(format!("set -euo pipefail\nSOURCE=\"$1\"\n{offline}"))
         .arg("setup")
         .arg(root.join("source"));
-    let setup_ran = toolchain_env(&mut command, &cargo_home, &dir)
-        .output()
-        .unwrap();
-    assert!(
-        setup_ran.status.success(),
-        "{}",
-        String::from_utf8_lossy(&setup_ran.stderr)
-    );
+    stdout_of(toolchain_env(&mut command, &cargo_home, &dir));
     assert!(
         !cargo_home.join("registry").exists(),
         "setup.sh fetched into the cargo home"
