@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use crate::answers::{self, Store};
 use crate::compile::{API_FILES, API_MANIFEST, PINNED_LOCK, VENDOR_DIR_ENV};
 use crate::exit;
+use crate::glibc;
 use crate::spec::{self, BUILT_IN_SPECS};
 use crate::zip::{Entry, UPLOAD_LIMITS, archive};
 
@@ -40,6 +41,10 @@ pub struct UnzipArgs {
 /// The Rust toolchain the grader is built and tested with (a unit test fails when another
 /// builds it), and the one setup.sh installs on Gradescope: written here and nowhere else.
 pub const PINNED_TOOLCHAIN: &str = "1.95.0";
+
+/// The newest glibc of Gradescope's images, Ubuntu 22.04's (24.04's is newer): the
+/// packaged grader may need no newer.
+pub const GRADESCOPE_GLIBC: glibc::Version = (2, 35);
 
 /// What `setup.sh` runs offline, once the toolchain is installed, is after this line; a
 /// test runs that part alone, without a network.
@@ -172,6 +177,18 @@ fn package(args: &PackageArgs) -> Result<String, String> {
     let grader = std::env::current_exe()
         .and_then(std::fs::read)
         .map_err(|e| format!("cannot read the grader's own binary: {e}"))?;
+    let glibc = glibc::highest_needed(&grader)
+        .map_err(|e| format!("cannot read the grader's own binary as an executable: {e}"))?;
+    let glibc_said = match glibc {
+        Some((major, minor)) if (major, minor) > GRADESCOPE_GLIBC => {
+            return Err(format!(
+                "this grader needs glibc {major}.{minor}, newer than Gradescope's Ubuntu 22.04 has ({}.{}): build it on a machine whose glibc is no newer, and package with that build",
+                GRADESCOPE_GLIBC.0, GRADESCOPE_GLIBC.1
+            ));
+        }
+        Some((major, minor)) => format!("needs glibc {major}.{minor}"),
+        None => "needs no glibc".into(),
+    };
     let assignments: Vec<String> = args
         .assignments
         .iter()
@@ -223,7 +240,7 @@ fn package(args: &PackageArgs) -> Result<String, String> {
     std::fs::write(&args.out, &zip)
         .map_err(|e| format!("cannot write {}: {e}", args.out.display()))?;
     Ok(format!(
-        "wrote {} ({} files, {:.1} MB, {} tests): upload it as the assignment's autograder",
+        "wrote {} ({} files, {:.1} MB, {} tests, {glibc_said}): upload it as the assignment's autograder",
         args.out.display(),
         entries.len(),
         zip.len() as f64 / 1e6,

@@ -8,10 +8,8 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use grader::package::GRADESCOPE_GLIBC;
 use support::{copy_tree, grader_env, repo, scratch};
-
-/// The newest glibc of Gradescope's Ubuntu 22.04 image; 24.04's is newer.
-const GRADESCOPE_GLIBC: (u32, u32) = (2, 35);
 
 /// Runs `command`, which must succeed; its stdout.
 fn stdout_of(command: &mut Command) -> String {
@@ -187,7 +185,7 @@ fn the_autograder_is_offline_runs_on_gradescope_images_and_grades_every_kind_of_
     );
     let said = String::from_utf8_lossy(&made.stdout);
     let counted: usize = said
-        .split(" tests)")
+        .split(" tests, ")
         .next()
         .and_then(|before| before.rsplit(' ').next())
         .and_then(|n| n.parse().ok())
@@ -221,6 +219,10 @@ fn the_autograder_is_offline_runs_on_gradescope_images_and_grades_every_kind_of_
     assert_eq!(kept.count(), 3);
 
     let glibc = highest_glibc(&root.join("source/grader"));
+    assert!(
+        said.contains(&format!("needs glibc {}.{}", glibc.0, glibc.1)),
+        "the package's word on glibc is not objdump's {glibc:?}: {said}"
+    );
     assert!(
         glibc <= GRADESCOPE_GLIBC,
         "the packaged grader needs GLIBC_{}.{}, newer than Gradescope's Ubuntu 22.04 has",
