@@ -46,8 +46,7 @@ pub const UPLOAD_LIMITS: Limits = Limits {
     bytes: 200_000_000,
 };
 
-/// Why an archive was not unpacked (whatever of it was written is left for the caller to
-/// remove with its folder).
+/// Why an archive was not unpacked.
 #[derive(Debug, thiserror::Error)]
 pub enum UnpackError {
     #[error("{0} cannot be read: {1}")]
@@ -78,8 +77,19 @@ pub enum UnpackError {
 
 /// Unpacks the zip at `path` into `into`, a folder that must not exist yet: regular files
 /// and folders only, every path inside `into`, within `limits`. Returns how many files it
-/// wrote.
+/// wrote. A refused archive is refused whole: `into` is removed.
 pub fn unpack(path: &Path, into: &Path, limits: Limits) -> Result<usize, UnpackError> {
+    // A folder of ours, made now: nothing in it can be a link planted beforehand, and
+    // removing it on refusal removes nothing of anyone else's.
+    std::fs::create_dir(into).map_err(|e| UnpackError::Write(into.to_path_buf(), e))?;
+    let unpacked = unpack_into(path, into, limits);
+    if unpacked.is_err() {
+        let _ = std::fs::remove_dir_all(into);
+    }
+    unpacked
+}
+
+fn unpack_into(path: &Path, into: &Path, limits: Limits) -> Result<usize, UnpackError> {
     let file = std::fs::File::open(path).map_err(|e| UnpackError::Unreadable(path.into(), e))?;
     let mut archive =
         ZipArchive::new(file).map_err(|e| UnpackError::NotAZip(path.to_path_buf(), e))?;
@@ -90,8 +100,6 @@ pub fn unpack(path: &Path, into: &Path, limits: Limits) -> Result<usize, UnpackE
             limit: limits.entries,
         });
     }
-    // A folder of ours, made now: nothing in it can be a link planted beforehand.
-    std::fs::create_dir(into).map_err(|e| UnpackError::Write(into.to_path_buf(), e))?;
     let mut written: u64 = 0;
     let mut files = 0;
     for index in 0..archive.len() {
@@ -229,9 +237,17 @@ mod tests {
             let _ = std::fs::remove_dir_all(&into);
             unpack(&zip, &into, limits).unwrap_err()
         };
-        let outside = refused(&[("../escaped.txt", b"x")], &[], UPLOAD_LIMITS);
+        let outside = refused(
+            &[("first.txt", b"x"), ("../escaped.txt", b"x")],
+            &[],
+            UPLOAD_LIMITS,
+        );
         assert!(matches!(outside, UnpackError::Outside { .. }), "{outside}");
         assert!(!dir.join("escaped.txt").exists());
+        assert!(
+            !dir.join("out").exists(),
+            "what was unpacked before is removed"
+        );
         // An absolute name is taken as relative to the folder, as unzip does.
         let absolute = format!("{}/absolute.txt", dir.display());
         let zip = upload(&dir, &[(absolute.as_str(), b"x")], &[]);
@@ -256,6 +272,12 @@ mod tests {
         assert!(matches!(large, UnpackError::TooLarge { .. }), "{large}");
         let twice = refused(&[("a", b"1"), ("./a", b"2")], &[], UPLOAD_LIMITS);
         assert!(matches!(twice, UnpackError::Write(..)), "{twice}");
+        let existing = dir.join("existing");
+        std::fs::create_dir_all(&existing).unwrap();
+        let zip = upload(&dir, &[("a", b"1")], &[]);
+        let error = unpack(&zip, &existing, UPLOAD_LIMITS).unwrap_err();
+        assert!(matches!(error, UnpackError::Write(..)), "{error}");
+        assert!(existing.is_dir(), "a folder that was there is kept");
         let not_zip = dir.join("not.zip");
         std::fs::write(&not_zip, "hello").unwrap();
         let into = dir.join("out2");
