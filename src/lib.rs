@@ -12,6 +12,7 @@ pub mod check;
 pub mod compile;
 pub mod exit;
 pub mod fill;
+pub mod glibc;
 pub mod grade;
 pub mod lint;
 pub mod mutant;

@@ -9,7 +9,7 @@ use grader::exit;
 use grader::fill::{self, FillArgs};
 use grader::lint::{self, LintArgs};
 use grader::new::{self, NewArgs};
-use grader::package::{self, PackageArgs};
+use grader::package::{self, PackageArgs, UnzipArgs};
 use grader::play::{self, PlayArgs};
 use grader::sandbox;
 use grader::schema;
@@ -68,6 +68,9 @@ enum Command {
 enum GradescopeCommand {
     /// Write an autograder zip: setup.sh, run_autograder, the grader, the specs and the api.
     Package(PackageArgs),
+    /// Unpack a student's uploaded zip into a new folder, as run_autograder does: refused
+    /// whole if an entry would land outside it, is a link, or there is too much.
+    Unzip(UnzipArgs),
 }
 
 #[derive(Subcommand)]
@@ -138,6 +141,7 @@ fn main() -> ExitCode {
             }
         }
         Command::Gradescope(GradescopeCommand::Package(args)) => package::run(args),
+        Command::Gradescope(GradescopeCommand::Unzip(args)) => package::unzip(args),
         Command::GithubWorkflow(args) => workflow::run(args),
         Command::Cache(CacheCommand::Build(args)) => answers::run(args),
         Command::Schema => {

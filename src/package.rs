@@ -1,16 +1,19 @@
-//! `grader gradescope package`: a Gradescope autograder zip. Its `setup.sh` installs a Rust
-//! toolchain and fetches grader-api's dependencies (builds are offline); its
-//! `run_autograder` grades `/autograder/submission` wherever the crate sits in it, always
-//! writes `/autograder/results/results.json`, and always exits 0.
+//! `grader gradescope package`: a Gradescope autograder zip. Its `setup.sh` installs the
+//! pinned Rust toolchain and checks, offline, that grader-api builds from the vendored
+//! sources the zip carries; its `run_autograder` grades `/autograder/submission` wherever
+//! the crate sits in it (or in a zip the student uploaded), with builds taking crates only
+//! from those sources, always writes `/autograder/results/results.json`, and always exits 0.
+//! `grader gradescope unzip` is how it unpacks an upload.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::answers::{self, Store};
-use crate::compile::{API_FILES, API_MANIFEST, PINNED_LOCK};
+use crate::compile::{API_FILES, API_MANIFEST, PINNED_LOCK, VENDOR_DIR_ENV};
 use crate::exit;
+use crate::glibc;
 use crate::spec::{self, BUILT_IN_SPECS};
-use crate::zip::{Entry, archive};
+use crate::zip::{Entry, UPLOAD_LIMITS, archive};
 
 #[derive(Debug, clap::Args)]
 pub struct PackageArgs {
@@ -26,6 +29,27 @@ pub struct PackageArgs {
     pub out: PathBuf,
 }
 
+#[derive(Debug, clap::Args)]
+pub struct UnzipArgs {
+    /// The zip a student uploaded.
+    pub zip: PathBuf,
+    /// The folder to unpack it in, which must not exist yet.
+    #[arg(long, value_name = "DIR")]
+    pub into: PathBuf,
+}
+
+/// The Rust toolchain the grader is built and tested with (a unit test fails when another
+/// builds it), and the one setup.sh installs on Gradescope: written here and nowhere else.
+pub const PINNED_TOOLCHAIN: &str = "1.95.0";
+
+/// The newest glibc of Gradescope's images, Ubuntu 22.04's (24.04's is newer): the
+/// packaged grader may need no newer.
+pub const GRADESCOPE_GLIBC: glibc::Version = (2, 35);
+
+/// What `setup.sh` runs offline, once the toolchain is installed, is after this line; a
+/// test runs that part alone, without a network.
+pub const SETUP_OFFLINE_MARK: &str = "# Offline from here on.";
+
 const SETUP: &str = r#"#!/usr/bin/env bash
 # Gradescope runs this once, as root, when it builds the autograder's image.
 set -euo pipefail
@@ -34,12 +58,21 @@ apt-get update -q
 apt-get install -y -q curl ca-certificates build-essential
 # Where every user can read it: builds run as unprivileged users, never as root.
 export CARGO_HOME=/opt/cargo RUSTUP_HOME=/opt/rustup
-curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal --default-toolchain stable
+# The toolchain the grader was tested with, not whatever is stable today.
+curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal --default-toolchain TOOLCHAIN
 chmod -R a+rX /opt/cargo /opt/rustup
 . /opt/cargo/env
-# Submissions are built offline: grader-api's dependencies are fetched now, once.
-cargo fetch --manifest-path "$SOURCE/api/Cargo.toml"
+OFFLINE_MARK
+chmod -R a+rX "$SOURCE"
 chmod +x "$SOURCE/grader" "$SOURCE/run_autograder"
+# Submissions build offline from the vendored sources alone: grader-api must build from
+# them at its locked versions, or this image is refused now rather than on a submission.
+CHECK_TARGET="$(mktemp -d)"
+cargo build --offline --locked --quiet --manifest-path "$SOURCE/api/Cargo.toml" \
+  --target-dir "$CHECK_TARGET" \
+  --config 'source.crates-io.replace-with="cardgrade-vendored"' \
+  --config "source.cardgrade-vendored.directory=\"$SOURCE/vendor\""
+rm -rf "$CHECK_TARGET"
 "#;
 
 const RUN: &str = r#"#!/usr/bin/env bash
@@ -48,6 +81,13 @@ ROOT="${AUTOGRADER_ROOT:-/autograder}"
 SOURCE="$ROOT/source"
 RESULTS="$ROOT/results/results.json"
 mkdir -p "$ROOT/results"
+# A score of 0 and why, when nothing could be graded (the message made JSON-safe).
+give_up() {
+  local message="${1//\\/\\\\}"
+  message="${message//\"/\\\"}"
+  message="$(printf '%s' "$message" | tr -d '\000-\037')"
+  printf '{"score": 0, "output": "%s", "tests": []}\n' "$message" > "$RESULTS"
+}
 # setup.sh installs the toolchain under /opt, where the unprivileged build users read it.
 if [ -f /opt/cargo/env ]; then
   export CARGO_HOME=/opt/cargo RUSTUP_HOME=/opt/rustup
@@ -55,21 +95,48 @@ if [ -f /opt/cargo/env ]; then
 elif [ -f "$HOME/.cargo/env" ]; then
   . "$HOME/.cargo/env"
 fi
-# The crate is the shallowest folder holding a Cargo.toml, wherever the student put it.
-FOUND="$(find "$ROOT/submission" -name Cargo.toml -printf '%d %P\n' 2>/dev/null | grep -v -E '(^[0-9]+ |/)target/' | sort -n | head -n 1 | cut -d' ' -f2-)"
-CRATE="$ROOT/submission"
-if [ -n "$FOUND" ]; then CRATE="$ROOT/submission/$(dirname "$FOUND")"; fi
+# The shallowest folder under $1 holding a Cargo.toml (not in a target folder).
+shallowest_crate() {
+  local found
+  found="$(find "$1" -name Cargo.toml -printf '%d %P\n' 2>/dev/null | grep -v -E '(^[0-9]+ |/)target/' | sort -n | head -n 1 | cut -d' ' -f2-)"
+  if [ -n "$found" ]; then printf '%s\n' "$1/$(dirname "$found")"; fi
+}
+SUBMISSION="$ROOT/submission"
+CRATE="$(shallowest_crate "$SUBMISSION")"
+# No crate, but a zip: the student uploaded their crate zipped. It is unpacked outside the
+# submission, refused whole if any entry reaches outside, is a link, or is too large.
+UPLOAD="$(find "$SUBMISSION" -maxdepth 2 -type f -iname '*.zip' 2>/dev/null | sort | head -n 1)"
+if [ -z "$CRATE" ] && [ -n "$UPLOAD" ]; then
+  UNPACKED="$(mktemp -d)/upload"
+  if ! REFUSED="$("$SOURCE/grader" gradescope unzip "$UPLOAD" --into "$UNPACKED" 2>&1)"; then
+    give_up "Your zip could not be unpacked, so nothing was graded: ${REFUSED#error: }"
+    exit 0
+  fi
+  CRATE="$(shallowest_crate "$UNPACKED")"
+  SUBMISSION="$UNPACKED"
+fi
+# Builds take crates.io's crates from the sources vendored in this package, and no other.
+export VENDOR_ENV="$SOURCE/vendor"
 # The reference's answers to bulk groups were computed when this was packaged.
 export CARDGRADE_ANSWERS_DIR="$SOURCE/answers"
-"$SOURCE/grader" check "$CRATE" --format gradescope --output "$RESULTS" --spec "$SOURCE/specs" --color never ASSIGNMENTS
+"$SOURCE/grader" check "${CRATE:-$SUBMISSION}" --format gradescope --output "$RESULTS" --spec "$SOURCE/specs" --color never ASSIGNMENTS
 if [ ! -s "$RESULTS" ]; then
-  printf '{"score": 0, "output": "The autograder could not grade this submission; please tell the course staff.", "tests": []}\n' > "$RESULTS"
+  give_up "The autograder could not grade this submission; please tell the course staff."
 fi
 exit 0
 "#;
 
 pub fn run(args: PackageArgs) -> ExitCode {
     exit::done_or_usage(package(&args).map(|line| println!("{line}")))
+}
+
+/// `grader gradescope unzip`: what `run_autograder` unpacks a student's zip with.
+pub fn unzip(args: UnzipArgs) -> ExitCode {
+    exit::done_or_usage(
+        crate::zip::unpack(&args.zip, &args.into, UPLOAD_LIMITS)
+            .map(|_| ())
+            .map_err(|error| error.to_string()),
+    )
 }
 
 fn package(args: &PackageArgs) -> Result<String, String> {
@@ -82,6 +149,12 @@ fn package(args: &PackageArgs) -> Result<String, String> {
             ));
         }
     }
+    // What run_autograder grades: every assignment of the specs, or those named.
+    let suite = if args.assignments.is_empty() {
+        suite
+    } else {
+        suite.only(|name| args.assignments.iter().any(|kept| kept == name))
+    };
     let mut specs: Vec<(String, Vec<u8>)> = Vec::new();
     if args.specs.is_empty() {
         for (path, text) in BUILT_IN_SPECS {
@@ -104,6 +177,18 @@ fn package(args: &PackageArgs) -> Result<String, String> {
     let grader = std::env::current_exe()
         .and_then(std::fs::read)
         .map_err(|e| format!("cannot read the grader's own binary: {e}"))?;
+    let glibc = glibc::highest_needed(&grader)
+        .map_err(|e| format!("cannot read the grader's own binary as an executable: {e}"))?;
+    let glibc_said = match glibc {
+        Some((major, minor)) if (major, minor) > GRADESCOPE_GLIBC => {
+            return Err(format!(
+                "this grader needs glibc {major}.{minor}, newer than Gradescope's Ubuntu 22.04 has ({}.{}): build it on a machine whose glibc is no newer, and package with that build",
+                GRADESCOPE_GLIBC.0, GRADESCOPE_GLIBC.1
+            ));
+        }
+        Some((major, minor)) => format!("needs glibc {major}.{minor}"),
+        None => "needs no glibc".into(),
+    };
     let assignments: Vec<String> = args
         .assignments
         .iter()
@@ -114,17 +199,19 @@ fn package(args: &PackageArgs) -> Result<String, String> {
         bytes,
         executable,
     };
+    let setup = SETUP
+        .replace("TOOLCHAIN", PINNED_TOOLCHAIN)
+        .replace("OFFLINE_MARK", SETUP_OFFLINE_MARK);
+    let run = RUN
+        .replace("ASSIGNMENTS", &assignments.join(" "))
+        .replace("VENDOR_ENV", VENDOR_DIR_ENV);
+    let vendored = Vendored::make()?;
     let mut entries = vec![
-        file("setup.sh", SETUP.as_bytes().to_vec(), true),
-        file(
-            "run_autograder",
-            RUN.replace("ASSIGNMENTS", &assignments.join(" "))
-                .into_bytes(),
-            true,
-        ),
+        file("setup.sh", setup.into_bytes(), true),
+        file("run_autograder", run.into_bytes(), true),
         file("grader", grader, true),
         file("api/Cargo.toml", API_MANIFEST.as_bytes().to_vec(), false),
-        file("api/Cargo.lock", PINNED_LOCK.as_bytes().to_vec(), false),
+        file("api/Cargo.lock", vendored.lock.into_bytes(), false),
     ];
     for (path, text) in API_FILES {
         entries.push(file(
@@ -132,6 +219,9 @@ fn package(args: &PackageArgs) -> Result<String, String> {
             text.as_bytes().to_vec(),
             false,
         ));
+    }
+    for (path, bytes) in vendored.files {
+        entries.push(file(&format!("vendor/{path}"), bytes, false));
     }
     for (name, bytes) in specs {
         entries.push(file(&format!("specs/{name}"), bytes, false));
@@ -146,13 +236,148 @@ fn package(args: &PackageArgs) -> Result<String, String> {
         let name = path.file_name().unwrap_or_default().to_string_lossy();
         entries.push(file(&format!("answers/{name}"), bytes, false));
     }
-    let zip = archive(&entries);
+    let zip = archive(&entries).map_err(|e| format!("cannot make the zip: {e}"))?;
     std::fs::write(&args.out, &zip)
         .map_err(|e| format!("cannot write {}: {e}", args.out.display()))?;
     Ok(format!(
-        "wrote {} ({} files, {} tests): upload it as the assignment's autograder",
+        "wrote {} ({} files, {:.1} MB, {} tests, {glibc_said}): upload it as the assignment's autograder",
         args.out.display(),
         entries.len(),
+        zip.len() as f64 / 1e6,
         suite.tests().count()
     ))
+}
+
+/// grader-api's dependencies as `cargo vendor` copies them, at the versions of the
+/// grader's own lock.
+struct Vendored {
+    /// grader-api's own lock: the grader's, less what grader-api does not use.
+    lock: String,
+    /// Each file of the vendored sources, by its path in the vendor folder.
+    files: Vec<(String, Vec<u8>)>,
+}
+
+impl Vendored {
+    fn make() -> Result<Vendored, String> {
+        let work = std::env::temp_dir().join(format!("cardgrade-vendor-{}", std::process::id()));
+        let made = Vendored::make_in(&work);
+        let _ = std::fs::remove_dir_all(&work);
+        made
+    }
+
+    fn make_in(work: &Path) -> Result<Vendored, String> {
+        let api = work.join("api");
+        let vendor = work.join("vendor");
+        let failed = |what: &str, e: std::io::Error| {
+            format!("cannot {what} to vendor grader-api's dependencies: {e}")
+        };
+        crate::compile::write_api(&api).map_err(|e| failed("write grader-api", e))?;
+        std::fs::write(api.join("Cargo.lock"), PINNED_LOCK)
+            .map_err(|e| failed("write its lock", e))?;
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        // Not --locked: cargo drops from the lock what grader-api does not use, and adds
+        // nothing, which is checked below.
+        let out = std::process::Command::new(&cargo)
+            .arg("vendor")
+            .arg("--quiet")
+            .arg("--manifest-path")
+            .arg(api.join("Cargo.toml"))
+            .arg(&vendor)
+            .current_dir(work)
+            .output()
+            .map_err(|e| failed("run cargo", e))?;
+        if !out.status.success() {
+            return Err(format!(
+                "`cargo vendor` of grader-api's dependencies failed:\n{}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        let lock = std::fs::read_to_string(api.join("Cargo.lock"))
+            .map_err(|e| failed("read grader-api's lock", e))?;
+        let pinned = locked_packages(PINNED_LOCK)?;
+        if let Some((name, version)) = locked_packages(&lock)?
+            .into_iter()
+            .find(|package| !pinned.contains(package))
+        {
+            return Err(format!(
+                "`cargo vendor` resolved {name} {version}, which the grader's Cargo.lock does not pin"
+            ));
+        }
+        let mut files = Vec::new();
+        collect_files(&vendor, &vendor, &mut files)
+            .map_err(|e| failed("read the vendored sources", e))?;
+        files.sort();
+        Ok(Vendored { lock, files })
+    }
+}
+
+/// The `(name, version)` of each package of a Cargo.lock.
+fn locked_packages(lock: &str) -> Result<Vec<(String, String)>, String> {
+    let table: toml::Table = lock
+        .parse()
+        .map_err(|e| format!("a Cargo.lock cannot be read: {e}"))?;
+    let field = |package: &toml::Value, key: &str| {
+        package
+            .get(key)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string()
+    };
+    Ok(table
+        .get("package")
+        .and_then(|p| p.as_array())
+        .into_iter()
+        .flatten()
+        .map(|package| (field(package, "name"), field(package, "version")))
+        .collect())
+}
+
+/// Every regular file below `dir`, by its path from `root`, with its bytes.
+fn collect_files(
+    root: &Path,
+    dir: &Path,
+    files: &mut Vec<(String, Vec<u8>)>,
+) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            collect_files(root, &entry.path(), files)?;
+        } else if kind.is_file() {
+            let relative = entry
+                .path()
+                .strip_prefix(root)
+                .map_err(std::io::Error::other)?
+                .to_string_lossy()
+                .into_owned();
+            files.push((relative, std::fs::read(entry.path())?));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pinned_toolchain_is_the_one_that_built_the_grader() {
+        // Cargo sets CARGO to its own path when it builds this test.
+        let out = std::process::Command::new(env!("CARGO"))
+            .arg("--version")
+            .output()
+            .unwrap();
+        let version = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            version.starts_with(&format!("cargo {PINNED_TOOLCHAIN} ")),
+            "the Gradescope package pins Rust {PINNED_TOOLCHAIN} (PINNED_TOOLCHAIN in src/package.rs), but the grader is built and tested with {version}"
+        );
+    }
+
+    #[test]
+    fn a_lock_lists_its_packages_by_name_and_version() {
+        let packages = locked_packages(PINNED_LOCK).unwrap();
+        assert!(packages.iter().any(|(name, _)| name == "grader-api"));
+        assert!(locked_packages("[[package]\n").is_err());
+    }
 }

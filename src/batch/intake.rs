@@ -4,21 +4,13 @@
 //! submission). Archives are unpacked under the results folder, safely: no path outside,
 //! no link, and limits on entries and bytes, counted as they are written.
 
-use std::fs::OpenOptions;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::Submission;
+use crate::zip::{Limits, UnpackError};
 
 /// Where archives are unpacked, inside the batch's results folder.
 const UNPACKED: &str = ".unpacked";
-
-/// What an archive may hold.
-#[derive(Clone, Copy)]
-struct Limits {
-    entries: usize,
-    bytes: u64,
-}
 
 /// One student's zip: far more than a crate needs.
 const STUDENT: Limits = Limits {
@@ -30,26 +22,6 @@ const CLASS: Limits = Limits {
     entries: 500_000,
     bytes: 16 << 30,
 };
-
-#[derive(Debug, thiserror::Error)]
-pub enum IntakeError {
-    #[error("cannot read {0}: {1}")]
-    Read(PathBuf, std::io::Error),
-    #[error("{0} is not a zip archive we can read: {1}")]
-    Zip(PathBuf, zip::result::ZipError),
-    #[error("{0} holds {1} entries, more than the {2} allowed")]
-    TooManyEntries(PathBuf, usize, usize),
-    #[error("{0} unpacks to more than {1} MiB")]
-    TooLarge(PathBuf, u64),
-    #[error("{0}: entry `{1}` is a symbolic link, which is refused")]
-    Link(PathBuf, String),
-    #[error("{0}: entry `{1}` would be written outside the folder it unpacks to")]
-    Outside(PathBuf, String),
-    #[error("{0}: entry `{1}` is there twice")]
-    Twice(PathBuf, String),
-    #[error("cannot write {0}: {1}")]
-    Write(PathBuf, std::io::Error),
-}
 
 /// The submissions `path` holds, in name order: unpacked under `out` where they are zips.
 pub fn submissions(path: &Path, out: &Path) -> Result<Vec<Submission>, String> {
@@ -200,68 +172,13 @@ fn crate_in(folder: &Path) -> PathBuf {
     folder.to_path_buf()
 }
 
-/// Unpacks the zip `archive` into `into`, which it makes; refuses links, paths outside,
-/// an entry twice, and more entries or bytes than `limits`.
-fn unpack(archive: &Path, into: &Path, limits: Limits) -> Result<(), IntakeError> {
-    let file =
-        std::fs::File::open(archive).map_err(|e| IntakeError::Read(archive.to_path_buf(), e))?;
-    let mut zip =
-        zip::ZipArchive::new(file).map_err(|e| IntakeError::Zip(archive.to_path_buf(), e))?;
-    if zip.len() > limits.entries {
-        return Err(IntakeError::TooManyEntries(
-            archive.to_path_buf(),
-            zip.len(),
-            limits.entries,
-        ));
+/// Unpacks the zip `archive` into `into`, which must not exist yet, as a student's upload
+/// to Gradescope is unpacked: no link, no path outside, no entry twice, within `limits`.
+fn unpack(archive: &Path, into: &Path, limits: Limits) -> Result<(), UnpackError> {
+    if let Some(parent) = into.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| UnpackError::Write(parent.to_path_buf(), e))?;
     }
-    let made = |dir: &Path| {
-        std::fs::create_dir_all(dir).map_err(|e| IntakeError::Write(dir.to_path_buf(), e))
-    };
-    made(into)?;
-    let mut written: u64 = 0;
-    for index in 0..zip.len() {
-        let mut entry = zip
-            .by_index(index)
-            .map_err(|e| IntakeError::Zip(archive.to_path_buf(), e))?;
-        let name = entry.name().to_string();
-        if entry.is_symlink() {
-            return Err(IntakeError::Link(archive.to_path_buf(), name));
-        }
-        let Some(relative) = entry.enclosed_name() else {
-            return Err(IntakeError::Outside(archive.to_path_buf(), name));
-        };
-        let path = into.join(relative);
-        if entry.is_dir() {
-            made(&path)?;
-            continue;
-        }
-        if let Some(parent) = path.parent() {
-            made(parent)?;
-        }
-        // Never through something already there: an entry twice is refused.
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .map_err(|e| match e.kind() {
-                std::io::ErrorKind::AlreadyExists => {
-                    IntakeError::Twice(archive.to_path_buf(), name.clone())
-                }
-                _ => IntakeError::Write(path.clone(), e),
-            })?;
-        // Sizes in the archive's headers are the archive's word; bytes written are ours.
-        let room = limits.bytes - written;
-        let copied = std::io::copy(&mut (&mut entry).take(room + 1), &mut file)
-            .map_err(|e| IntakeError::Write(path.clone(), e))?;
-        written += copied;
-        if written > limits.bytes {
-            return Err(IntakeError::TooLarge(
-                archive.to_path_buf(),
-                limits.bytes >> 20,
-            ));
-        }
-    }
-    Ok(())
+    crate::zip::unpack(archive, into, limits).map(drop)
 }
 
 #[cfg(test)]
@@ -269,30 +186,19 @@ mod tests {
     use super::*;
     use std::io::Write;
 
-    /// An entry of a zip a test writes: a file, or a link to its target.
-    enum Entry<'a> {
-        File(&'a str, &'a [u8]),
-        Link(&'a str, &'a str),
-    }
-
-    /// Writes a zip of `entries` in a fresh folder named `test`; returns the zip's path
-    /// and the folder it is to be unpacked into.
-    fn zip_of(test: &str, entries: &[Entry]) -> (PathBuf, PathBuf) {
+    /// Writes a zip of `files` (name, bytes) in a fresh folder named `test`; returns the
+    /// zip's path and the folder it is to be unpacked into.
+    fn zip_of(test: &str, files: &[(&str, &[u8])]) -> (PathBuf, PathBuf) {
         let dir =
             std::env::temp_dir().join(format!("cardgrade-intake-{}-{test}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("submission.zip");
         let mut zip = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
-        let options = zip::write::SimpleFileOptions::default();
-        for entry in entries {
-            match entry {
-                Entry::File(name, bytes) => {
-                    zip.start_file(*name, options).unwrap();
-                    zip.write_all(bytes).unwrap();
-                }
-                Entry::Link(name, target) => zip.add_symlink(*name, *target, options).unwrap(),
-            }
+        for (name, bytes) in files {
+            zip.start_file(*name, zip::write::SimpleFileOptions::default())
+                .unwrap();
+            zip.write_all(bytes).unwrap();
         }
         zip.finish().unwrap();
         (path, dir.join("unpacked"))
@@ -308,8 +214,8 @@ mod tests {
         let (zip, into) = zip_of(
             "plain",
             &[
-                Entry::File("crate/Cargo.toml", b"[package]"),
-                Entry::File("crate/src/lib.rs", b"pub fn f() {}"),
+                ("crate/Cargo.toml", b"[package]"),
+                ("crate/src/lib.rs", b"pub fn f() {}"),
             ],
         );
         unpack(&zip, &into, ROOMY).unwrap();
@@ -318,45 +224,6 @@ mod tests {
             "pub fn f() {}"
         );
         assert_eq!(crate_in(&into), into.join("crate"));
-    }
-
-    #[test]
-    fn paths_outside_links_and_twice_written_entries_are_refused() {
-        let cases: [(&str, &[Entry], &str); 4] = [
-            ("dots", &[Entry::File("../escaped", b"x")], "outside"),
-            ("absolute", &[Entry::File("/tmp/escaped", b"x")], "outside"),
-            ("link", &[Entry::Link("src", "/etc")], "symbolic link"),
-            (
-                "twice",
-                &[Entry::File("a", b"x"), Entry::File("./a", b"y")],
-                "twice",
-            ),
-        ];
-        for (test, entries, said) in cases {
-            let (zip, into) = zip_of(test, entries);
-            let error = unpack(&zip, &into, ROOMY).unwrap_err().to_string();
-            assert!(error.contains(said), "{test}: {error}");
-            assert!(!into.parent().unwrap().join("escaped").exists(), "{test}");
-        }
-    }
-
-    #[test]
-    fn more_entries_or_bytes_than_the_limits_are_refused() {
-        let many: Vec<String> = (0..11).map(|i| format!("f{i}")).collect();
-        let entries: Vec<Entry> = many.iter().map(|n| Entry::File(n, b"x")).collect();
-        let (zip, into) = zip_of("many", &entries);
-        let error = unpack(&zip, &into, ROOMY).unwrap_err().to_string();
-        assert!(
-            error.contains("holds 11 entries, more than the 10 allowed"),
-            "{error}"
-        );
-        // A bomb: a megabyte of zeros deflates to a kilobyte.
-        let zeros = vec![0u8; 1 << 20];
-        let (zip, into) = zip_of("bomb", &[Entry::File("zeros", &zeros)]);
-        assert!(std::fs::metadata(&zip).unwrap().len() < 10_000);
-        let error = unpack(&zip, &into, ROOMY).unwrap_err().to_string();
-        assert!(error.contains("unpacks to more than"), "{error}");
-        assert!(std::fs::metadata(into.join("zeros")).unwrap().len() <= ROOMY.bytes + 1);
     }
 
     #[test]

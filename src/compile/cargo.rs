@@ -192,6 +192,20 @@ pub fn run(
         layout.target.display().to_string(),
     ])
     .collect();
+    let vendored = super::vendored_sources();
+    if let Some(vendor) = &vendored {
+        // The only source of crates.io's crates: the versions vendored at the grader's
+        // own lock, whatever the toolchain's registry holds.
+        jail.args.extend([
+            "--config".into(),
+            "source.crates-io.replace-with=\"cardgrade-vendored\"".into(),
+            "--config".into(),
+            format!(
+                "source.cardgrade-vendored.directory={:?}",
+                vendor.display().to_string()
+            ),
+        ]);
+    }
     let mut path = String::new();
     for home in &toolchain.homes {
         jail.env
@@ -222,6 +236,7 @@ pub fn run(
         .map(PathBuf::from)
         .chain(toolchain.readable())
         .chain([layout.submission.clone(), layout.api.clone()])
+        .chain(vendored)
         .collect();
     jail.write = vec![
         layout.runner.clone(),

@@ -36,6 +36,17 @@ pub(crate) const PINNED_LOCK: &str = include_str!("../../Cargo.lock");
 /// sharing grader-api compiled once in a cache no build can write.
 pub const TARGET_DIR_ENV: &str = "CARDGRADE_TARGET_DIR";
 
+/// Names a folder of vendored sources (`cargo vendor` of grader-api's dependencies at
+/// [`PINNED_LOCK`]'s versions) that builds take crates.io's crates from, as the Gradescope
+/// package's `run_autograder` sets it, so that builds need nothing the toolchain fetched.
+pub const VENDOR_DIR_ENV: &str = "CARDGRADE_VENDOR_DIR";
+
+/// The folder [`VENDOR_DIR_ENV`] names, if it is set, made absolute.
+fn vendored_sources() -> Option<PathBuf> {
+    let dir = PathBuf::from(std::env::var_os(VENDOR_DIR_ENV)?);
+    Some(std::fs::canonicalize(&dir).unwrap_or(dir))
+}
+
 /// How long a build may take unless `--build-timeout` says otherwise.
 pub const DEFAULT_BUILD_TIMEOUT: Duration = Duration::from_secs(300);
 
