@@ -420,12 +420,28 @@ fn slow_has_pair() -> PathBuf {
     .write()
 }
 
+/// The built-in Plaisante hand spec with a has_pair group that waits as long as a test
+/// lasts for its next answer: the slow crate is slow on purpose, not stuck.
+fn patient_spec() -> PathBuf {
+    let built_in = std::fs::read_to_string(repo().join("specs/plaisante_hand.yaml")).unwrap();
+    let patient = built_in.replacen(
+        "  - name: has_pair\n",
+        "  - name: has_pair\n    stall_ms: 600000\n",
+        1,
+    );
+    assert_ne!(patient, built_in, "the built-in spec has a has_pair group");
+    support::scratch_file("patient-has-pair.yaml", patient)
+}
+
 /// A class of one: `crate_dir` as `slow`, its build warmed by a check of one test.
 fn class_of_slow(name: &str) -> PathBuf {
     let crate_dir = slow_has_pair();
+    let spec = patient_spec();
     let (code, said) = grader(&[
         "check".as_ref(),
         crate_dir.as_os_str(),
+        "--spec".as_ref(),
+        spec.as_os_str(),
         "--exact".as_ref(),
         "plaisante_hand::has_pair::pair_of_aces".as_ref(),
         "--format".as_ref(),
@@ -460,12 +476,17 @@ fn graded_slowly(
     let class = class_of_slow(name);
     let out = scratch().join(format!("{name}-results"));
     let _ = std::fs::remove_dir_all(&out);
+    let spec = patient_spec();
+    let check: Vec<&str> = ["--spec", spec.to_str().unwrap()]
+        .into_iter()
+        .chain(check.iter().copied())
+        .collect();
     let started = Instant::now();
     succeeds(&mut batch_checking(
         &class,
         &out,
         &["--submission-budget", budget],
-        check,
+        &check,
     ));
     let took = started.elapsed();
     let results = results(&out, "slow");
