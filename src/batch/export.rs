@@ -27,7 +27,7 @@ pub struct ExportArgs {
     #[arg(long, value_name = "COLUMN")]
     pub by: Option<String>,
     /// The gradebook column the scores go to: an existing assignment's header as the LMS
-    /// writes it (Canvas: `Poker (123456)`), or a new one to create.
+    /// writes it (Canvas: `Homework 3 (123456)`), or a new one to create.
     #[arg(long, value_name = "NAME", default_value = "cardgrade")]
     pub column: String,
     /// The CSV to write.
