@@ -24,9 +24,10 @@ pub trait BlackjackHand {
     /// The cards, in the order added.
     fn cards(&self) -> &[Card];
     /// The blackjack value: 2-10 face value, J Q K 10, aces 11 unless that busts the hand,
-    /// and then only as many aces as needed count 1.
+    /// and then only as many aces as needed count 1. Graded for every hand, a bust one too
+    /// (its exact total), whatever a round makes of it.
     fn value(&self) -> u32;
-    /// True while some ace still counts 11.
+    /// True while some ace still counts 11; graded for every hand, a soft 21 too.
     fn is_soft(&self) -> bool;
 }
 

@@ -134,6 +134,7 @@ pub trait PokerHand {
     /// Seed 002's value vector: the category's number (1-9) first, then what breaks ties
     /// in order (ranks 2-14; a wheel's high card is 5; under `draw_1572` a suit as 1-4 for
     /// clubs to spades where the rules say a suit decides). Hands compare by this vector.
+    /// Graded as this exact vector, as the seed lays it out; `compare` is graded on its own.
     fn tiebreak(&self) -> Vec<u32>;
 
     /// How this hand ranks against `other` (provided: the value vectors compared in order).

@@ -75,6 +75,11 @@ fn bugs() -> Vec<Bug> {
             "positions: [1, 2, 3, 4]",
             "expected   an error (refused)",
             "actual     K♥ Q♥ J♥ 10♥ 7♣",
+        ])
+        .caught_by("refused_discards::four_positions_in_another_order", &[
+            "positions: [5, 4, 3, 2]",
+            "expected   an error (refused)",
+            "actual     2♣ 10♥ J♥ Q♥ K♥",
         ]),
         checked_by_hand(
             "draw-repeated-position-accepted",
@@ -100,6 +105,11 @@ fn bugs() -> Vec<Bug> {
             "expected   an error (refused)",
             "actual     panicked at src/lib.rs:",
             "index out of bounds: the len is 5 but the index is 5",
+        ])
+        .caught_by("refused_discards::position_0", &[
+            "positions: [0]",
+            "expected   an error (refused)",
+            "actual     panicked at src/lib.rs:",
         ]),
         Bug::new(
             "draw-refuses-after-replacing",
@@ -116,7 +126,15 @@ fn bugs() -> Vec<Bug> {
                 "expected   an error (refused)",
                 "actual     an error (refused), but the hand was changed first, to 2♣ K♥ 4♥ 5♠ 7♣",
             ],
-        ),
+        )
+        .caught_by("refused_discards::position_9_after_a_valid_one", &[
+            "positions: [1, 9]",
+            "actual     an error (refused), but the hand was changed first, to K♥ 3♦ 4♥ 5♠ 7♣",
+        ])
+        .caught_by("refused_discards::position_0_after_a_valid_one", &[
+            "positions: [3, 0]",
+            "actual     an error (refused), but the hand was changed first, to 2♣ 3♦ K♥ 5♠ 7♣",
+        ]),
         Bug::new(
             "draw-replacements-in-slot-order",
             "replacements dealt in ascending slot order instead of the order typed.",
