@@ -2,7 +2,7 @@
 //! its output read with caps.
 
 use std::io::{BufRead, BufReader, Read};
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -322,17 +322,40 @@ pub fn run(
 }
 
 /// The bytes on disk of the files in `folders` that belong to `owner` (to anyone when
-/// `None`), walked without following links.
+/// `None`). The build runs while this walks its folders, so each folder is opened from its
+/// parent's descriptor without following a link: a folder swapped for a link on the way
+/// cannot lead the walk, which runs as root, anywhere else.
 fn bytes_written(folders: &[&PathBuf], owner: Option<u32>) -> u64 {
-    let mut pending: Vec<PathBuf> = folders.iter().map(|folder| folder.to_path_buf()).collect();
+    use nix::fcntl::{OFlag, openat};
+    use std::os::fd::{AsRawFd, OwnedFd};
+    let folder_flags = OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC | OFlag::O_RDONLY;
+    let mut pending: Vec<OwnedFd> = folders
+        .iter()
+        .filter_map(|folder| {
+            std::fs::File::options()
+                .read(true)
+                .custom_flags(folder_flags.bits())
+                .open(folder)
+                .ok()
+                .map(OwnedFd::from)
+        })
+        .collect();
     let mut bytes = 0;
     while let Some(folder) = pending.pop() {
-        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+        // The folder as this descriptor holds it, whatever its path has become since.
+        let listed = std::fs::read_dir(format!("/proc/self/fd/{}", folder.as_raw_fd()));
+        for entry in listed.into_iter().flatten().flatten() {
             let Ok(metadata) = entry.metadata() else {
                 continue;
             };
             if metadata.is_dir() {
-                pending.push(entry.path());
+                let inner = openat(
+                    &folder,
+                    entry.file_name().as_os_str(),
+                    folder_flags,
+                    nix::sys::stat::Mode::empty(),
+                );
+                pending.extend(inner.ok());
             } else if owner.is_none_or(|uid| metadata.uid() == uid) {
                 bytes += metadata.blocks() * 512;
             }
@@ -473,6 +496,22 @@ impl BuildOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_a_build_wrote_is_counted_through_its_folders_but_not_through_links() {
+        let root = std::env::temp_dir().join(format!("cardgrade-written-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let written = root.join("target");
+        std::fs::create_dir_all(written.join("deep/er")).unwrap();
+        std::fs::write(written.join("deep/er/file"), vec![7u8; 1 << 20]).unwrap();
+        let elsewhere = root.join("elsewhere");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::fs::write(elsewhere.join("big"), vec![7u8; 4 << 20]).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, written.join("link")).unwrap();
+        let counted = bytes_written(&[&written], None);
+        assert!((1 << 20..2 << 20).contains(&counted), "{counted}");
+        std::fs::remove_dir_all(root).unwrap();
+    }
 
     #[test]
     fn lines_past_the_cap_are_skipped_and_the_rest_kept() {
