@@ -322,7 +322,8 @@ impl Runner {
             Err(error) => self.ending_after(error),
             Ok(()) => loop {
                 let looked = match self.read_items(sequence, replies) {
-                    Ok(None) => None,
+                    // A runner may flood its output while its answers keep coming.
+                    Ok(None) => watch.flooded(self),
                     Ok(Some(Ending::Answered)) => break Ending::Answered,
                     Ok(Some(ending)) => Some(ending),
                     Err(error) if is_timeout(&error) && Instant::now() >= deadline => {
@@ -684,15 +685,20 @@ impl Watch {
         }
     }
 
+    /// How the request ends, if the runner has printed more than a request may.
+    fn flooded(&self, runner: &Runner) -> Option<Ending> {
+        let printed = runner.printed().saturating_sub(self.printed_before);
+        (printed > FLOOD_BYTES).then_some(Ending::Flooded(printed))
+    }
+
     /// How the request ends, if the runner is flooding its output or has stalled.
     fn look(
         &mut self,
         runner: &Runner,
         patience: &mut dyn FnMut(u64) -> Duration,
     ) -> Option<Ending> {
-        let printed = runner.printed().saturating_sub(self.printed_before);
-        if printed > FLOOD_BYTES {
-            return Some(Ending::Flooded(printed));
+        if let Some(flooded) = self.flooded(runner) {
+            return Some(flooded);
         }
         let marker = (runner.inputs_done(), runner.replies_read);
         if marker != self.marker {
