@@ -1049,6 +1049,9 @@ fn frames_in(frames: &[u8]) -> u64 {
 
 /// The group's hint and what the submission printed, after what differs.
 fn finish(failure: &mut Failure, group: &Group, exchange: &Exchange) {
+    if let Some(note) = &exchange.limits {
+        failure.text("limits", Tone::Actual, note.clone());
+    }
     if let Some(hint) = &group.hint {
         failure.text("hint", Tone::Hint, hint.clone());
     }

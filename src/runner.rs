@@ -269,6 +269,9 @@ pub struct Exchange {
     pub inputs_done: Option<u64>,
     pub stdout: Printed,
     pub stderr: Printed,
+    /// Where the runner was stopped while its tree was held by a limit (memory, processes):
+    /// what the limit did, which may be why it stalled.
+    pub limits: Option<String>,
 }
 
 impl Exchange {
@@ -348,6 +351,10 @@ impl Runner {
             Ending::Stalled { inputs_done, .. } => Some(inputs_done),
             _ => None,
         };
+        let limits = match ending {
+            Ending::Stalled { .. } | Ending::TimedOut(_) | Ending::Flooded(_) => self.limits_note(),
+            _ => None,
+        };
         let ending = match ending {
             Ending::Died(status) => Ending::Died(explain_death(&status, &stderr)),
             other => other,
@@ -357,6 +364,7 @@ impl Runner {
             inputs_done,
             stdout,
             stderr,
+            limits,
         }
     }
 
