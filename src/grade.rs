@@ -20,7 +20,7 @@ use crate::answers::{Answers, Blocks, KeptReader, Place, Store, place_at};
 use crate::capture::Printed;
 use crate::report::visible_controls;
 use crate::runner::{Ending, Exchange, Replies, Runner};
-use crate::spec::{Group, TestCase};
+use crate::spec::{Group, Scoring, TestCase};
 use crate::verdict::{Credit, Diff, DiffLine, Failure, Tone, Unwritten, Value, Verdict, WrongKind};
 
 /// Characters of one answer a report shows; a submission may return anything.
@@ -394,6 +394,63 @@ fn answer_window<'a>(
     }
 }
 
+/// What a bulk test earns under its group's scoring: each of its `checks` an equal share,
+/// earned by the inputs it answered right (an input never answered is not right), and the
+/// count a report shows beside the points.
+fn credit(
+    scoring: Scoring,
+    comparison: &BulkComparison,
+    total: u64,
+    checks: usize,
+    complete: bool,
+) -> Credit {
+    let right_on = |check: usize| {
+        let wrong = match checks {
+            1 => comparison.wrong_inputs,
+            _ => comparison.wrong_by_check.get(check).copied().unwrap_or(0),
+        };
+        comparison.inputs_compared.min(total).saturating_sub(wrong)
+    };
+    let earned = (0..checks)
+        .map(|check| {
+            let right = right_on(check);
+            match scoring {
+                Scoring::AllOrNothing if complete && right == total => total,
+                Scoring::AllOrNothing => 0,
+                Scoring::Proportional => right,
+                Scoring::Threshold(fraction) if right as f64 >= fraction * total as f64 => total,
+                Scoring::Threshold(_) => 0,
+            }
+        })
+        .sum();
+    let unanswered = total.saturating_sub(comparison.inputs_compared);
+    let mut tally = format!(
+        "{} of {} wrong",
+        group_digits(comparison.wrong_inputs),
+        group_digits(total)
+    );
+    if unanswered > 0 {
+        tally += &format!(", {} not answered", group_digits(unanswered));
+    }
+    tally += match scoring {
+        Scoring::AllOrNothing => ", all or nothing".to_string(),
+        Scoring::Proportional => ", scored in proportion".to_string(),
+        Scoring::Threshold(fraction) => format!(", full points from {} right", percent(fraction)),
+    }
+    .as_str();
+    Credit {
+        right: earned,
+        of: total * checks as u64,
+        tally,
+    }
+}
+
+/// 0.999 as `99.9%`, with no more digits than the fraction has.
+fn percent(fraction: f64) -> String {
+    let shown = format!("{:.4}", fraction * 100.0);
+    format!("{}%", shown.trim_end_matches('0').trim_end_matches('.'))
+}
+
 /// Input `number` (from 0) of `request`, as the reference is given it.
 fn input_numbered(reference: &Submission, request: &dyn Asked, number: u64) -> Vec<u8> {
     let mut found = Vec::new();
@@ -484,14 +541,8 @@ fn judge_bulk(reference: &Submission, group: &Group, request: &dyn Asked, all: R
             })
             .collect();
         failure.text("by check", Tone::Plain, lines.join("\n"));
-        if complete {
-            let right = (0..checks).filter(|&c| wrong.get(c).is_none_or(|&n| n == 0));
-            failure.credit = Some(Credit {
-                right: right.count(),
-                of: checks,
-            });
-        }
     }
+    failure.credit = Some(credit(group.scoring, &comparison, total, checks, complete));
     if !complete {
         let stopped = match &exchange.ending {
             Ending::Answered => {

@@ -117,7 +117,13 @@ impl Results<'_> {
                 .filter(|r| matches!(r.verdict, Some(Verdict::Passed)))
                 .count();
             let ran = verdicts.iter().filter(|r| r.verdict.is_some()).count();
-            let mark = if ran < verdicts.len() {
+            let tally = match verdicts[..] {
+                [only] => credit(only).map(|credit| &credit.tally),
+                _ => None,
+            };
+            let mark = if let Some(tally) = tally {
+                tally.red().to_string()
+            } else if ran < verdicts.len() {
                 format!("{} not run", verdicts.len() - ran)
                     .dimmed()
                     .to_string()
@@ -173,7 +179,7 @@ impl Results<'_> {
                 } else {
                     "failed"
                 },
-                output: match output(result) {
+                output: match output(result, worth) {
                     text if text.is_empty() => text,
                     text => format!("`{}`\n\n```\n{}\n```", test.id, fence(&text)),
                 },
@@ -205,7 +211,8 @@ impl Results<'_> {
                 max_score: worth,
                 visibility: group.visibility,
                 duration_ms: result.duration.as_millis() as u64,
-                output: output(result),
+                tally: scored(result, worth),
+                output: output(result, worth),
                 fields: match &result.verdict {
                     Some(Verdict::Failed(failure)) => failure
                         .fields
@@ -333,12 +340,11 @@ fn shares(group: &Group) -> impl Iterator<Item = Points> {
 }
 
 fn earned(result: &TestResult, worth: Points) -> Points {
-    match &result.verdict {
-        Some(Verdict::Passed) => worth,
-        Some(Verdict::Failed(Failure {
-            credit: Some(Credit { right, of }),
-            ..
-        })) => Points(worth.0 * *right as u64 / (*of).max(1) as u64),
+    match (&result.verdict, credit(result)) {
+        (Some(Verdict::Passed), _) => worth,
+        (_, Some(Credit { right, of, .. })) => {
+            Points((u128::from(worth.0) * u128::from(*right) / u128::from((*of).max(1))) as u64)
+        }
         _ => Points::ZERO,
     }
 }
@@ -351,9 +357,38 @@ fn status(result: &TestResult) -> &'static str {
     }
 }
 
-fn output(result: &TestResult) -> String {
+/// For a test scored by its answers: how many were wrong beside the points it earned, as
+/// every format shows it first: `4 of 2,598,960 wrong, scored in proportion: 7.49 / 7.5 points`.
+fn scored(result: &TestResult, worth: Points) -> Option<String> {
+    credit(result).map(|credit| {
+        format!(
+            "{}: {} / {worth} points",
+            credit.tally,
+            earned(result, worth)
+        )
+    })
+}
+
+/// The share a failed test scored by its answers earns.
+fn credit(result: &TestResult) -> Option<&Credit> {
     match &result.verdict {
-        Some(Verdict::Failed(failure)) => failure.render(false).trim_end().to_string(),
+        Some(Verdict::Failed(failure)) => failure.credit.as_ref(),
+        _ => None,
+    }
+}
+
+/// What a failed test found, in plain text, after the line [`scored`] gives it.
+fn failure_text(failure: &Failure, result: &TestResult, worth: Points) -> String {
+    let found = failure.render(false);
+    match scored(result, worth) {
+        Some(line) => format!("{line}\n{}", found.trim_end()),
+        None => found.trim_end().to_string(),
+    }
+}
+
+fn output(result: &TestResult, worth: Points) -> String {
+    match &result.verdict {
+        Some(Verdict::Failed(failure)) => failure_text(failure, result, worth),
         Some(Verdict::Passed) => String::new(),
         None if result.out_of_time => OUT_OF_TIME.into(),
         None => "not run: filtered out".into(),
@@ -486,6 +521,9 @@ struct OurTest {
     status: &'static str,
     score: Points,
     max_score: Points,
+    /// For a failed test scored by its answers: how many were wrong beside its points.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tally: Option<String>,
     visibility: Visibility,
     /// How long the test took, its runner's start included.
     duration_ms: u64,

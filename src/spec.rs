@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use grader_api::assignment::Asked;
+pub use grader_api::spec::Scoring;
 use grader_api::spec::{DueDate, Grading, ParsedWritten, Place, Ranged};
 use grader_api::{ASSIGNMENTS, Unit};
 
@@ -107,6 +108,9 @@ pub struct Group {
     /// How long a runner may go without answering one more input before it is taken as
     /// stuck (at least; see `grade::patience`).
     pub stall: Duration,
+    /// How its one test earns points when some answers are wrong; a group of cases is
+    /// always all or nothing per case.
+    pub scoring: Scoring,
     pub tests: Vec<TestCase>,
     /// The spec file it comes from, and where its `name:` is.
     pub file: String,
@@ -559,6 +563,12 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
                 ),
             ));
         }
+        if common.scoring.is_some() && tests.iter().any(|test| test.grading != Grading::Bulk) {
+            errors.push(in_group(
+                "`scoring` is for a group graded as one test over many inputs (`generate` or `exhaustive`); each case of a group of cases already earns its own share, so remove it"
+                    .into(),
+            ));
+        }
         if errors.len() > errors_before {
             continue;
         }
@@ -575,6 +585,7 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
                 .map(Duration::from_millis)
                 .unwrap_or(default_timeout),
             stall: Duration::from_millis(common.stall_ms.unwrap_or(DEFAULT_STALL_MS)),
+            scoring: common.scoring.unwrap_or_default(),
             tests,
             file: file.to_string(),
             location: group_at,

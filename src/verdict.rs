@@ -17,8 +17,7 @@ pub enum Verdict {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Failure {
     pub fields: Vec<Field>,
-    /// For a test whose checks are scored each on its own: how many were right on every
-    /// input, of how many; the test earns that share of its points.
+    /// For a test scored by its answers (a bulk group): the share of its points it earns.
     pub credit: Option<Credit>,
     /// Where every wrong answer was a `todo!()`: each so answered, so that a report can
     /// say it once for the whole group.
@@ -32,11 +31,13 @@ pub struct Unwritten {
     pub todo: String,
 }
 
-/// Checks right on every input, of the checks a test asks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The share of its points a test earns, `right` of `of`, under its group's scoring, and
+/// what a report shows beside the points: `4 of 2,598,960 wrong, all or nothing`.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Credit {
-    pub right: usize,
-    pub of: usize,
+    pub right: u64,
+    pub of: u64,
+    pub tally: String,
 }
 
 /// One field of a failure; a field without a name is a line of its own.

@@ -323,3 +323,173 @@ fn a_specs_due_date_opens_after_due_date_groups_once_it_has_passed() {
         "{said}"
     );
 }
+
+/// A spec of one bulk group of three checks, scored as `scoring` says, on which the
+/// example student gets two checks wrong on some hands.
+fn scored_spec(scoring: &str) -> std::path::PathBuf {
+    support::scratch_file(
+        &format!(
+            "scored-{}.yaml",
+            scoring.replace(|c: char| !c.is_alphanumeric(), "")
+        ),
+        format!(
+            "assignment: plaisante_hand\ngroups:\n  - name: random hands\n    points: 10\n    scoring: {scoring}\n    generate: {{ count: 3000, seed: 7, hand_size: 5 }}\n    checks: [has_pair, has_flush, has_straight]\n"
+        ),
+    )
+}
+
+/// The one test of `scored_spec(scoring)` as our JSON gives it.
+fn scored_test(scoring: &str) -> serde_json::Value {
+    let output = format!("scored-{}.json", scoring.len());
+    let spec = scored_spec(scoring);
+    let (code, _) = grade("json", &output, &["--spec", spec.to_str().unwrap()], &[]);
+    assert_eq!(code, 1);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(scratch().join(&output)).unwrap()).unwrap();
+    json["tests"][0].clone()
+}
+
+/// The wrong answers of each check, as the failure's `by check` field counts them.
+fn wrong_by_check(test: &serde_json::Value) -> Vec<u64> {
+    let fields = test["fields"].as_array().unwrap();
+    let by_check = fields.iter().find(|f| f["name"] == "by check").unwrap()["text"]
+        .as_str()
+        .unwrap();
+    by_check
+        .lines()
+        .map(|line| match line.split_once("wrong on ") {
+            Some((_, count)) => count.replace(',', "").trim().parse().unwrap(),
+            None => 0,
+        })
+        .collect()
+}
+
+#[test]
+fn a_bulk_group_earns_its_points_as_its_scoring_says() {
+    const INPUTS: u64 = 3000;
+    let cents = |test: &serde_json::Value| (test["score"].as_f64().unwrap() * 100.0).round() as u64;
+    let all_or_nothing = scored_test("all_or_nothing");
+    let wrong = wrong_by_check(&all_or_nothing);
+    assert_eq!(wrong.len(), 3, "{all_or_nothing}");
+    assert!(
+        wrong.iter().any(|&w| w == 0),
+        "a check right on every hand: {wrong:?}"
+    );
+    let worst = *wrong.iter().max().unwrap();
+    assert!(worst > 0 && worst < INPUTS / 10, "{wrong:?}");
+    // Each check a third of 10 points, in hundredths.
+    let right_checks = wrong.iter().filter(|&&w| w == 0).count() as u64;
+    assert_eq!(cents(&all_or_nothing), 1000 * right_checks / 3);
+
+    let proportional = scored_test("proportional");
+    let right_answers: u64 = wrong.iter().map(|w| INPUTS - w).sum();
+    assert_eq!(cents(&proportional), 1000 * right_answers / (3 * INPUTS));
+    assert!(cents(&proportional) > cents(&all_or_nothing));
+
+    // A threshold every check meets earns everything; one the wrong checks miss, their shares.
+    let rate = |wrong: u64| 1.0 - wrong as f64 / INPUTS as f64;
+    let lenient = scored_test(&format!("{{ threshold: {:.4} }}", rate(worst) - 0.0001));
+    assert_eq!(cents(&lenient), 1000);
+    let least = *wrong.iter().filter(|&&w| w > 0).min().unwrap();
+    let strict = scored_test(&format!("{{ threshold: {:.4} }}", rate(least) + 0.0001));
+    assert_eq!(cents(&strict), cents(&all_or_nothing));
+    assert_eq!(strict["status"], "failed");
+}
+
+#[test]
+fn every_format_shows_how_many_answers_were_wrong_beside_the_points() {
+    let spec = scored_spec("proportional");
+    let spec = spec.to_str().unwrap();
+    let test = scored_test("proportional");
+    let score = test["score"].as_f64().unwrap();
+    let tally = test["tally"].as_str().expect("a tally beside the score");
+    let wrong_inputs = test["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == "wrong")
+        .unwrap()["text"]
+        .as_str()
+        .unwrap()
+        .split(" of ")
+        .next()
+        .unwrap()
+        .to_string();
+    let counted = format!("{wrong_inputs} of 3,000 wrong, scored in proportion");
+    assert_eq!(tally, format!("{counted}: {score} / 10 points"));
+    assert!(
+        test["output"].as_str().unwrap().starts_with(tally),
+        "{test}"
+    );
+
+    let (_, stdout) = grade(
+        "gradescope",
+        "scored.gradescope.json",
+        &["--spec", spec],
+        &[],
+    );
+    let gradescope: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(scratch().join("scored.gradescope.json")).unwrap(),
+    )
+    .unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    assert_eq!(gradescope["tests"][0]["score"].as_f64(), Some(score));
+    assert!(
+        gradescope["tests"][0]["output"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("```\n{tally}\n")),
+        "{gradescope}"
+    );
+
+    grade("junit", "scored.junit.xml", &["--spec", spec], &[]);
+    let xml = std::fs::read_to_string(scratch().join("scored.junit.xml")).unwrap();
+    assert_eq!(attribute(&xml, "<failure", "message"), tally);
+
+    let summary = scratch().join("scored-summary.md");
+    let outputs = scratch().join("scored-output");
+    for file in [&summary, &outputs] {
+        std::fs::write(file, "").unwrap();
+    }
+    let (_, stdout) = grade(
+        "github",
+        "scored.classroom.json",
+        &["--spec", spec],
+        &[
+            ("GITHUB_STEP_SUMMARY", &summary),
+            ("GITHUB_OUTPUT", &outputs),
+        ],
+    );
+    assert!(
+        stdout.contains(&format!(
+            "::error title=plaisante_hand%3A%3Arandom_hands::{tally}%0A"
+        )),
+        "{stdout}"
+    );
+    // The pretty report's score table, which `github` prints first.
+    let row = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("random hands"))
+        .unwrap();
+    assert!(
+        row.contains(&format!("{score} / 10")) && row.ends_with(&counted),
+        "{row}"
+    );
+    let markdown = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        markdown.contains(&format!(
+            "| plaisante_hand | random hands | {score} / 10 | {counted} |"
+        )),
+        "{markdown}"
+    );
+    let classroom: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(scratch().join("scored.classroom.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        classroom["tests"][0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with(tally),
+        "{classroom}"
+    );
+}

@@ -299,3 +299,33 @@ fn the_schema_refuses_a_list_of_the_wrong_size_or_with_a_card_twice() {
         refused_by_the_schema_too(&schema, text, at, |place| place == at);
     }
 }
+
+#[test]
+fn the_schema_takes_the_scorings_the_loader_takes_and_refuses_the_others() {
+    let schema = Validator::whole();
+    let spec = |scoring: &str| {
+        format!(
+            "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    scoring: {scoring}\n    generate: {{ count: 10, seed: 1 }}\n    checks: [has_pair]\n"
+        )
+    };
+    for taken in [
+        "all_or_nothing",
+        "proportional",
+        "{ threshold: 0.999 }",
+        "{ threshold: 1 }",
+    ] {
+        let text = spec(taken);
+        assert!(grader::spec::parse("t.yaml", &text, None).is_ok(), "{text}");
+        assert_eq!(schema.problems(&yaml(&text)), [], "{text}");
+    }
+    for refused in [
+        "proportionl",
+        "{ threshold: 0 }",
+        "{ threshold: 1.5 }",
+        "{ limit: 0.9 }",
+    ] {
+        refused_by_the_schema_too(&schema, &spec(refused), "/groups/0/scoring", |place| {
+            place.starts_with("/groups/0")
+        });
+    }
+}

@@ -1151,3 +1151,60 @@ fn an_audit_of_a_spec_that_does_not_load_is_a_spec_error() {
     assert!(stderr.contains("no-such-spec.yaml"), "{stderr}");
     assert!(table.is_empty(), "{table}");
 }
+
+#[test]
+fn a_bulk_groups_scoring_is_read_and_a_wrong_one_is_refused_where_it_is_written() {
+    let spec = |scoring: &str| {
+        format!(
+            "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 3\n    scoring: {scoring}\n    generate: {{ count: 10, seed: 1 }}\n    checks: [has_pair]\n"
+        )
+    };
+    let scoring_of = |text: &str| parse("t.yaml", &spec(text), None).unwrap().groups[0].scoring;
+    assert_eq!(scoring_of("all_or_nothing"), spec::Scoring::AllOrNothing);
+    assert_eq!(scoring_of("proportional"), spec::Scoring::Proportional);
+    assert_eq!(
+        scoring_of("{ threshold: 0.999 }"),
+        spec::Scoring::Threshold(0.999)
+    );
+    assert_eq!(
+        scoring_of("{ threshold: 1 }"),
+        spec::Scoring::Threshold(1.0)
+    );
+    let unsaid = spec("all_or_nothing").replace("    scoring: all_or_nothing\n", "");
+    assert_eq!(
+        parse("t.yaml", &unsaid, None).unwrap().groups[0].scoring,
+        spec::Scoring::AllOrNothing
+    );
+    let err = parse_err(&spec("proportionl"));
+    assert!(err.starts_with("t.yaml:5:"), "{err}");
+    assert!(err.contains("did you mean `proportional`?"), "{err}");
+    for outside in ["0", "1.5", "-0.2"] {
+        let err = parse_err(&spec(&format!("{{ threshold: {outside} }}")));
+        assert!(err.starts_with("t.yaml:5:"), "{err}");
+        assert!(
+            err.contains(&format!(
+                "above 0 and at most 1 (0.999 is 99.9%); {outside} is not"
+            )),
+            "{err}"
+        );
+    }
+    let err = parse_err(&spec("{ limit: 0.9 }"));
+    assert!(
+        err.contains("`limit`") && err.contains("threshold"),
+        "{err}"
+    );
+    let err = parse_err(&spec("{ threshold: 0.9, also: 1 }"));
+    assert!(err.contains("`also`"), "{err}");
+}
+
+#[test]
+fn scoring_is_refused_on_a_group_of_cases_which_earns_by_case() {
+    let err = parse_err(
+        "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    scoring: proportional\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH, KD] }\n",
+    );
+    assert!(err.starts_with("t.yaml:3:"), "{err}");
+    assert!(
+        err.contains("`scoring` is for a group graded as one test over many inputs"),
+        "{err}"
+    );
+}

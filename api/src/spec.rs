@@ -157,6 +157,8 @@ pub struct Common {
     pub hint: Option<String>,
     pub timeout_ms: Option<u64>,
     pub stall_ms: Option<u64>,
+    /// None when the group does not say; only a bulk group may say.
+    pub scoring: Option<Scoring>,
 }
 
 /// A group of some assignment, which has the common fields.
@@ -185,6 +187,9 @@ macro_rules! spec_group {
             /// stopped as stuck, in milliseconds (at least a hundred times what the
             /// reference takes on that input).
             stall_ms: Option<$crate::spec::TimeoutMs>,
+            /// How a group graded as one test earns its points when some answers are wrong
+            /// (all_or_nothing unless given).
+            scoring: Option<$crate::spec::Scoring>,
             $($(#[$field_meta])* $field: $type),*
         }
 
@@ -197,6 +202,7 @@ macro_rules! spec_group {
                     hint: self.hint.clone(),
                     timeout_ms: self.timeout_ms.map(|timeout| timeout.0),
                     stall_ms: self.stall_ms.map(|stall| stall.0),
+                    scoring: self.scoring,
                 }
             }
         }
@@ -712,6 +718,100 @@ impl schemars::JsonSchema for Points {
 
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         schemars::json_schema!({ "type": "number", "minimum": 0, "maximum": Points::MOST })
+    }
+}
+
+/// How a group graded as one test (a bulk group) earns its points when some answers are
+/// wrong. Each check it asks has an equal share, earned as the mode says.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Scoring {
+    /// A check earns its share only when right on every input: a wrong answer is a bug.
+    #[default]
+    AllOrNothing,
+    /// A check earns the part of its share that it answered right.
+    Proportional,
+    /// A check earns its whole share when right on at least this fraction of the inputs,
+    /// and nothing otherwise.
+    Threshold(f64),
+}
+
+impl Scoring {
+    const NAMES: [&str; 2] = ["all_or_nothing", "proportional"];
+    const EXPECTING: &str = "`all_or_nothing`, `proportional` or `{ threshold: 0.999 }`";
+}
+
+impl<'de> Deserialize<'de> for Scoring {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Scoring, D::Error> {
+        struct Mode;
+        impl<'de> serde::de::Visitor<'de> for Mode {
+            type Value = Scoring;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(Scoring::EXPECTING)
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Scoring, E> {
+                match text.trim() {
+                    "all_or_nothing" => Ok(Scoring::AllOrNothing),
+                    "proportional" => Ok(Scoring::Proportional),
+                    other => Err(E::custom(match crate::nearest(other, &Scoring::NAMES) {
+                        Some(near) => format!("`{other}` is not a scoring; did you mean `{near}`?"),
+                        None => format!(
+                            "`{other}` is not a scoring; expected {}",
+                            Scoring::EXPECTING
+                        ),
+                    })),
+                }
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut map: M,
+            ) -> Result<Scoring, M::Error> {
+                use serde::de::Error;
+                let Some(key) = map.next_key::<String>()? else {
+                    return Err(M::Error::custom(
+                        "a scoring written as a mapping needs `threshold`, such as `{ threshold: 0.999 }`",
+                    ));
+                };
+                if key != "threshold" {
+                    return Err(M::Error::unknown_field(&key, &["threshold"]));
+                }
+                let fraction: f64 = map.next_value()?;
+                if !(fraction > 0.0 && fraction <= 1.0) {
+                    return Err(M::Error::custom(format!(
+                        "a threshold is the fraction of inputs a check must answer right, above 0 and at most 1 (0.999 is 99.9%); {} is not",
+                        shown_number(fraction)
+                    )));
+                }
+                if let Some(more) = map.next_key::<String>()? {
+                    return Err(M::Error::unknown_field(&more, &["threshold"]));
+                }
+                Ok(Scoring::Threshold(fraction))
+            }
+        }
+        deserializer.deserialize_any(Mode)
+    }
+}
+
+/// What [`Scoring`]'s `Deserialize` reads: one of two names, or a threshold.
+impl schemars::JsonSchema for Scoring {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Scoring".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "How a bulk group earns its points when some answers are wrong: each check all or nothing (the default), in proportion to the inputs it answers right, or whole from a threshold of right answers on.",
+            "oneOf": [
+                { "type": "string", "enum": Scoring::NAMES },
+                {
+                    "type": "object",
+                    "properties": {
+                        "threshold": { "type": "number", "exclusiveMinimum": 0, "maximum": 1 }
+                    },
+                    "required": ["threshold"],
+                    "additionalProperties": false
+                }
+            ]
+        })
     }
 }
 

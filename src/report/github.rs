@@ -5,7 +5,10 @@
 
 use serde::Serialize;
 
-use super::{Points, Results, earned, fence, machine_json, plain, visible_controls};
+use super::{
+    Points, Results, TestResult, credit, earned, failure_text, fence, machine_json, plain,
+    visible_controls,
+};
 use crate::verdict::Verdict;
 
 /// Lines of a failure an annotation shows.
@@ -21,12 +24,12 @@ impl Results<'_> {
                 data(&first_lines(failure))
             ));
         }
-        for (_, test, result, _) in self.per_test() {
+        for (_, test, result, worth) in self.per_test() {
             if let Some(Verdict::Failed(failure)) = &result.verdict {
                 out.push_str(&format!(
                     "::error title={}::{}\n",
                     property(&test.id),
-                    data(&first_lines(&failure.render(false)))
+                    data(&first_lines(&failure_text(failure, result, worth)))
                 ));
             }
         }
@@ -47,12 +50,19 @@ impl Results<'_> {
         );
         for group in &self.suite.groups {
             let (got, max) = self.score_of(|g| std::ptr::eq(g, group));
-            let failed = self
+            let failed: Vec<&TestResult> = self
                 .per_test()
                 .filter(|(g, _, result, _)| {
                     std::ptr::eq(*g, group) && matches!(result.verdict, Some(Verdict::Failed(_)))
                 })
-                .count();
+                .map(|(_, _, result, _)| result)
+                .collect();
+            let failed = match failed[..] {
+                [only] => {
+                    credit(only).map_or_else(|| "1".to_string(), |credit| cell(&credit.tally))
+                }
+                _ => failed.len().to_string(),
+            };
             out.push_str(&format!(
                 "| {} | {} | {got} / {max} | {failed} |\n",
                 group.assignment.name(),
@@ -114,9 +124,7 @@ impl Results<'_> {
                         score,
                         max_score: worth,
                         message: match &result.verdict {
-                            Some(Verdict::Failed(failure)) => {
-                                failure.render(false).trim_end().to_string()
-                            }
+                            Some(Verdict::Failed(failure)) => failure_text(failure, result, worth),
                             Some(Verdict::Passed) => String::new(),
                             None => "not run: filtered out".into(),
                         },

@@ -4,7 +4,7 @@
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use super::{Results, plain, visible_controls};
+use super::{Results, failure_text, plain, visible_controls};
 use crate::spec::slug;
 use crate::verdict::{Failure, Value, Verdict};
 
@@ -13,7 +13,7 @@ impl Results<'_> {
         let mut report = Report::new("cardgrade");
         report.set_time(self.elapsed);
         let mut suites: Vec<TestSuite> = Vec::new();
-        for (group, test, result, _) in self.per_test() {
+        for (group, test, result, worth) in self.per_test() {
             let assignment = group.assignment.name();
             if suites
                 .last()
@@ -25,7 +25,7 @@ impl Results<'_> {
                 Some(Verdict::Passed) => TestCaseStatus::success(),
                 None => TestCaseStatus::skipped(),
                 Some(Verdict::Failed(failure)) => {
-                    let text = clean(&failure.render(false));
+                    let text = clean(&failure_text(failure, result, worth));
                     let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
                     status.set_message(headline(failure, &text));
                     status.set_description(text.trim_end());
