@@ -16,11 +16,12 @@ use crate::compile::{self, BuildError};
 use crate::exit::{self, Stop};
 use crate::grade;
 use crate::report::{self, Results, TestResult};
-use crate::reporter::{Event, Libtest, Reporter, Silent};
+use crate::reporter::{Event, Libtest, Listed, Reporter, Silent};
 use crate::runner::{Launcher, Runner, StartError};
 use crate::sandbox::{Mode, Sandbox};
 use crate::spec::{self, SpecError, SpecErrors, Suite, Visibility};
 use crate::verdict::{Failure, Verdict};
+use libtest_mimic::{Arguments, FormatSetting, Trial};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -449,10 +450,15 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         }
     }
     let suite = view.name_tests(suite);
-    let filters = Filters {
+    let filters = Arguments {
         filter: args.filter.clone(),
         exact: args.exact,
         skip: args.skip.clone(),
+        format: Some(match args.format {
+            Format::Terse => FormatSetting::Terse,
+            _ => FormatSetting::Pretty,
+        }),
+        ..Arguments::default()
     };
     refuse_if_none_selected(&args, &filters, &suite, &[])?;
     // Staff results, given specs and named assignments grade every test of the specs; a
@@ -568,19 +574,13 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
 
     let selected: Vec<usize> = (0..)
         .zip(session.suite.tests())
-        .filter(|(_, (_, test))| filters.selects(&test.id))
+        .filter(|(_, (_, test))| selects(&filters, &test.id))
         .map(|(index, _)| index)
         .collect();
     let mut reporter: Box<dyn Reporter> = if machine_only {
         Box::new(Silent)
     } else {
-        let width = selected
-            .iter()
-            .filter_map(|&index| session.suite.tests().nth(index))
-            .map(|(_, test)| test.id.chars().count())
-            .max()
-            .unwrap_or(0);
-        Box::new(Libtest::new(args.format == Format::Terse, color, width))
+        Box::new(Libtest::new(&filters, listed(&suite), color))
     };
     let run_started = Instant::now();
     let (run_ended, ended) = std::sync::mpsc::channel::<()>();
@@ -729,6 +729,7 @@ fn run_tests(session: &Session, selected: &[usize], reporter: &mut dyn Reporter)
         for (index, verdict) in verdicts {
             if let Some((group, test)) = session.suite.tests().nth(index) {
                 reporter.report(Event::TestFinished {
+                    index,
                     id: &test.id,
                     group: &group.id,
                     verdict: &verdict,
@@ -998,36 +999,36 @@ fn write_whole(path: &Path, text: &str) -> std::io::Result<()> {
     std::fs::rename(&partial, path)
 }
 
-/// Which tests a run selects, as `cargo test` filters them: by a part of the name (or
-/// the whole name, with `--exact`), less those `--skip` names.
-struct Filters {
-    filter: Option<String>,
-    exact: bool,
-    skip: Vec<String>,
+/// Whether `filters` select test `id`, as `cargo test` does: by a part of the name (or
+/// the whole name, with `--exact`), less those `--skip` names; libtest-mimic decides, so the
+/// tests run are the ones its report prints.
+fn selects(filters: &Arguments, id: &str) -> bool {
+    !filters.is_filtered_out(&Trial::test(id, || Ok(())))
 }
 
-impl Filters {
-    fn selects(&self, id: &str) -> bool {
-        let matches = |pattern: &str| {
-            if self.exact {
-                id == pattern
-            } else {
-                id.contains(pattern)
-            }
-        };
-        self.filter.as_deref().is_none_or(matches) && !self.skip.iter().any(|skip| matches(skip))
+/// Every test of `suite`, in order, as the libtest report knows it.
+fn listed(suite: &Suite) -> Vec<Listed> {
+    let mut tests = Vec::new();
+    for group in &suite.groups {
+        let start = tests.len();
+        let group_range = start..start + group.tests.len();
+        tests.extend(group.tests.iter().map(|test| Listed {
+            id: test.id.clone(),
+            group: group_range.clone(),
+        }));
     }
+    tests
 }
 
 /// Refuses a run whose filters select no test of `suite`, naming them and any assignments
 /// left out.
 fn refuse_if_none_selected(
     args: &CheckArgs,
-    filters: &Filters,
+    filters: &Arguments,
     suite: &Suite,
     not_graded: &[&str],
 ) -> Result<(), Stop> {
-    if suite.tests().any(|(_, test)| filters.selects(&test.id)) {
+    if suite.tests().any(|(_, test)| selects(filters, &test.id)) {
         return Ok(());
     }
     let mut what = match &args.filter {
@@ -1050,15 +1051,18 @@ fn refuse_if_none_selected(
     Err(Stop::NoTests(what))
 }
 
-/// Prints the tests the filters select, as `cargo test -- --list` does; a closed pipe
-/// (`| head`) just ends the listing.
-fn list(filters: &Filters, suite: &Suite) {
-    let mut out = std::io::stdout().lock();
-    for (_, test) in suite.tests() {
-        if filters.selects(&test.id) && writeln!(out, "{}: test", test.id).is_err() {
-            return;
-        }
-    }
+/// Prints the tests the filters select, as `cargo test -- --list` does.
+fn list(filters: &Arguments, suite: &Suite) {
+    let trials = listed(suite)
+        .into_iter()
+        .map(|test| Trial::test(test.id, || Ok(())))
+        .collect();
+    let listing = Arguments {
+        list: true,
+        ..filters.clone()
+    };
+    // A closed pipe (`| head`) makes libtest-mimic panic, which just ends the listing.
+    let _ = std::thread::spawn(move || libtest_mimic::run(&listing, trials)).join();
 }
 
 /// Runs test `index`, records its verdict and returns it.

@@ -85,25 +85,44 @@ fn the_template_fails_every_test_as_not_yet_implemented() {
         passing[1].contains("draw_poker::the_dealers_discards"),
         "{passing:?}"
     );
-    // One block per group, naming each `todo!()` it met once, not a block per test.
+    // One block per group names each `todo!()` it met, once; its other tests point to it.
     let failures = &stdout[..stdout.rfind("\nfailures:").unwrap()];
     let blocks: Vec<&str> = failures.split("\n---- ").skip(1).collect();
     let failed = stdout.lines().filter(|l| l.ends_with(" FAILED")).count();
+    assert_eq!(blocks.len(), failed, "a block per failed test");
+    let (listing, pointing): (Vec<&str>, Vec<&str>) = blocks
+        .iter()
+        .partition(|block| block.contains("----\nnot yet implemented, in "));
     assert!(
-        blocks.len() > 30 && blocks.len() * 2 < failed,
-        "{} failure blocks for {failed} failed tests",
-        blocks.len()
+        listing.len() > 30 && listing.len() * 2 < failed,
+        "{} blocks list todo!()s for {failed} failed tests",
+        listing.len()
     );
-    for block in &blocks {
+    for block in &listing {
         assert!(
             block.contains("not yet implemented (todo!() at src/"),
             "{block}"
         );
     }
-    let has_pair = blocks
+    // A test that failed otherwise (a strategy's game) says where it met its `todo!()`.
+    for block in &pointing {
+        let (test, _) = block.split_once(" ----").unwrap();
+        let group = &test[..test.rfind("::").unwrap()];
+        assert!(
+            block.contains(&format!(
+                "not yet implemented: see the `todo!()`s listed under {group}::"
+            )) || block.contains("not yet implemented (todo!() at src/"),
+            "{block}"
+        );
+    }
+    let has_pair = listing
         .iter()
-        .find(|b| b.starts_with("plaisante_hand::has_pair:"))
+        .find(|b| b.starts_with("plaisante_hand::has_pair::"))
         .unwrap();
+    assert!(
+        has_pair.contains("not yet implemented, in 8 tests of its group:"),
+        "{has_pair}"
+    );
     assert_eq!(has_pair.matches("todo!()").count(), 1, "{has_pair}");
     assert!(
         !stderr.contains("panicked"),
@@ -658,7 +677,9 @@ fn a_new_crate_from_the_embedded_template_grades_as_the_template_does() {
     let (code, stdout, stderr) = check(&crate_dir, &["has_pair", "--assignment", "plaisante_hand"]);
     assert_eq!(code, 1, "{stdout}\n{stderr}");
     assert!(
-        stdout.contains("---- plaisante_hand::has_pair: 8 tests, not yet implemented ----"),
+        stdout.contains(
+            "---- plaisante_hand::has_pair::pair_of_kings ----\nnot yet implemented, in 8 tests of its group:"
+        ),
         "{stdout}"
     );
     // Never over what is there.
