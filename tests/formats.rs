@@ -371,10 +371,7 @@ fn a_bulk_group_earns_its_points_as_its_scoring_says() {
     let all_or_nothing = scored_test("all_or_nothing");
     let wrong = wrong_by_check(&all_or_nothing);
     assert_eq!(wrong.len(), 3, "{all_or_nothing}");
-    assert!(
-        wrong.iter().any(|&w| w == 0),
-        "a check right on every hand: {wrong:?}"
-    );
+    assert!(wrong.contains(&0), "a check right on every hand: {wrong:?}");
     let worst = *wrong.iter().max().unwrap();
     assert!(worst > 0 && worst < INPUTS / 10, "{wrong:?}");
     // Each check a third of 10 points, in hundredths.
