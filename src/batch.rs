@@ -542,11 +542,11 @@ fn note(results: &serde_json::Value) -> String {
         .as_array()
         .into_iter()
         .flatten()
-        .filter(|test| test["output"] == crate::report::OUT_OF_TIME)
+        .filter(|test| test["output"] == crate::results::OUT_OF_TIME)
         .count();
     match results["outcome"].as_str() {
         Some("out_of_time") if out_of_time > 0 => {
-            format!("{out_of_time} tests {}", crate::report::OUT_OF_TIME)
+            format!("{out_of_time} tests {}", crate::results::OUT_OF_TIME)
         }
         Some("out_of_time") => results["build_output"]
             .as_str()

@@ -1,6 +1,6 @@
 //! `grader check`: build the submission's runner, run every test, report and score.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::{Mutex, RwLock};
@@ -15,8 +15,8 @@ use crate::answers::Store;
 use crate::compile::{self, BuildError};
 use crate::exit::{self, Stop};
 use crate::grade;
-use crate::report::{self, Results, TestResult};
-use crate::reporter::{Event, Libtest, Listed, Reporter, Silent};
+use crate::reporter::{Event, Github, Libtest, Reporter, Reporters, ResultsFile, ResultsOnStdout};
+use crate::results::{self, Results, TestResult};
 use crate::runner::{Launcher, Runner, StartError};
 use crate::sandbox::{Mode, Sandbox};
 use crate::spec::{self, SpecError, SpecErrors, Suite, Visibility};
@@ -308,11 +308,25 @@ impl<'a> Session<'a> {
     }
 
     /// Each test's result, by test index: none for a test that did not run.
-    fn results(&self) -> Vec<TestResult> {
+    fn test_results(&self) -> Vec<TestResult> {
         self.results
             .lock()
             .map(|results| results.clone())
             .unwrap_or_default()
+    }
+
+    /// What the session found so far, every test of the suite in it: a test that did not
+    /// run has no verdict. The one place a graded run's results are made.
+    fn results(&self, (started, build_time): (Instant, Duration)) -> Results<'a> {
+        Results {
+            suite: self.suite,
+            tests: self.test_results(),
+            build_failure: None,
+            elapsed: started.elapsed(),
+            build_time,
+            notes: self.notes.lock().map(|n| n.clone()).unwrap_or_default(),
+            not_graded: Vec::new(),
+        }
     }
 
     /// Records that test `index` did not run: the submission had used its time.
@@ -371,33 +385,41 @@ pub fn run(args: CheckArgs) -> ExitCode {
     if args.watch {
         return crate::watch::run(args);
     }
-    let (format, output) = (args.format, args.output.clone());
+    let mut promised = written_reporters(&args, &args.path);
     grade(args).unwrap_or_else(|stop| {
         // A results file is promised whatever happens (Gradescope reads one).
-        if (output.is_some() || format == Format::Github) && !stop.results_written() {
-            let nothing = Suite::default();
-            let results = Results {
-                suite: &nothing,
-                tests: Vec::new(),
-                build_failure: Some(stop.to_string()),
-                elapsed: Duration::ZERO,
-                build_time: Duration::ZERO,
-                notes: Vec::new(),
-            };
-            if format == Format::Github {
-                print!("{}", results.github_annotations());
-                if let Err(error) = github_files(&results) {
-                    eprintln!("error: {error}");
-                }
-            }
-            if let Some(path) = output.as_deref().filter(|_| format.is_staff())
-                && let Err(error) = write_results(format, path, &results, "")
-            {
-                eprintln!("error: cannot write {}: {error}", path.display());
-            }
+        if !stop.results_written()
+            && let Err(error) = promised.report(Event::Stopped {
+                why: &stop.to_string(),
+            })
+        {
+            eprintln!("error: {error}");
         }
         stop.report()
     })
+}
+
+/// The reporters that write results for machines and CI, as `args` ask: a results file,
+/// results on stdout, GitHub's files.
+fn written_reporters(args: &CheckArgs, root: &Path) -> Reporters {
+    let submission = root.display().to_string();
+    let mut reporters: Vec<Box<dyn Reporter>> = Vec::new();
+    if args.format == Format::Github {
+        reporters.push(Box::new(Github));
+    }
+    match &args.output {
+        Some(path) => reporters.push(Box::new(ResultsFile {
+            format: args.format,
+            path: path.clone(),
+            submission,
+        })),
+        None if args.format.is_machine() => reporters.push(Box::new(ResultsOnStdout {
+            format: args.format,
+            submission,
+        })),
+        None => {}
+    }
+    Reporters(reporters)
 }
 
 fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
@@ -475,8 +497,15 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         Err(error) => {
             let stop = Stop::NotACrate(error.to_string());
             if args.output.is_some() {
-                let results = nothing_graded(&suite, "not a crate", &stop.to_string(), started);
-                write_machine_output(&args, &results, &args.path)?;
+                let results = Results::nothing_graded(
+                    &suite,
+                    "not a crate",
+                    &stop.to_string(),
+                    started.elapsed(),
+                );
+                written_reporters(&args, &args.path)
+                    .report(Event::RunFinished { results: &results })
+                    .map_err(Stop::Usage)?;
             }
             return Err(stop);
         }
@@ -488,6 +517,12 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
             "Building".green().bold(),
             submission.package
         );
+    }
+    let mut reporters = written_reporters(&args, &submission.root);
+    if !machine_only {
+        reporters
+            .0
+            .insert(0, Box::new(Libtest::new(&filters, color)));
     }
     let build_started = Instant::now();
     let shared = compile::shared_builds();
@@ -512,7 +547,7 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
     let ready = built.and_then(|built| handshake(sandbox, &built));
     let (launcher, first_runner) = match ready {
         Ok(ready) => ready,
-        Err(error) => return build_failed(&args, &suite, &submission.root, &error, started),
+        Err(error) => return build_failed(&mut reporters, &suite, &error, started),
     };
     if !machine_only {
         eprintln!(
@@ -561,7 +596,6 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         list(&filters, &suite);
         return Ok(ExitCode::from(exit::PASSED));
     }
-    let test_count: usize = suite.groups.iter().map(|g| g.tests.len()).sum();
     let session = Session {
         deadline: args.submission_budget.map(|budget| started + budget),
         ..Session::new(
@@ -577,12 +611,6 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         .filter(|(_, (_, test))| selects(&filters, &test.id))
         .map(|(index, _)| index)
         .collect();
-    let mut reporter: Box<dyn Reporter> = if machine_only {
-        Box::new(Silent)
-    } else {
-        Box::new(Libtest::new(&filters, listed(&suite), color))
-    };
-    let run_started = Instant::now();
     let (run_ended, ended) = std::sync::mpsc::channel::<()>();
     std::thread::scope(|scope| {
         if let Some(deadline) = session.deadline {
@@ -595,53 +623,17 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
                 }
             });
         }
-        run_tests(&session, &selected, &mut *reporter);
+        run_tests(&session, &selected, &mut reporters);
         drop(run_ended);
     });
-    let count = |passed: bool| {
-        session
-            .results
-            .lock()
-            .map(|results| {
-                results
-                    .iter()
-                    .filter(|r| match &r.verdict {
-                        Some(Verdict::Passed) => passed,
-                        Some(Verdict::Failed(_)) => !passed,
-                        None => false,
-                    })
-                    .count()
-            })
-            .unwrap_or_default()
-    };
-    let failed = count(false);
-    reporter.report(Event::RunFinished {
-        passed: count(true),
-        failed,
-        filtered_out: test_count - selected.len(),
-        elapsed: run_started.elapsed(),
-    });
     drop(session.pool.idle.lock().map(|mut idle| idle.clear()));
-
     let results = Results {
-        suite: &suite,
-        tests: session.results(),
-        build_failure: None,
-        elapsed: started.elapsed(),
-        build_time,
-        notes: session.notes.lock().map(|n| n.clone()).unwrap_or_default(),
+        not_graded,
+        ..session.results((started, build_time))
     };
-    if !machine_only {
-        print!("{}", results.score_table());
-        for note in &results.notes {
-            // A note names the submission's strategies, as it registered them.
-            println!("  {}", report::visible_controls(note).dimmed());
-        }
-        if let Some(line) = report::not_graded(&not_graded) {
-            println!("  {}", line.dimmed());
-        }
-    }
-    write_machine_output(&args, &results, &submission.root)?;
+    reporters
+        .report(Event::RunFinished { results: &results })
+        .map_err(Stop::Usage)?;
     let all_passed = results
         .tests
         .iter()
@@ -668,23 +660,17 @@ fn write_cut_short(
     for &index in selected {
         session.out_of_time(index);
     }
-    let results = Results {
-        suite: session.suite,
-        tests: session.results(),
-        build_failure: None,
-        elapsed: started.elapsed(),
-        build_time,
-        notes: session.notes.lock().map(|n| n.clone()).unwrap_or_default(),
-    };
+    let results = session.results((started, build_time));
     if !args.format.is_machine() || args.output.is_some() {
         eprintln!(
             "the submission used its time ({} tests not run)",
             results.out_of_time()
         );
     }
-    let code = match write_machine_output(args, &results, root) {
+    let written = written_reporters(args, root).report(Event::RunFinished { results: &results });
+    let code = match written {
         Ok(()) => exit::FAILED,
-        Err(stop) => stop.exit_code_reported(),
+        Err(error) => Stop::Usage(error).exit_code_reported(),
     };
     std::process::exit(i32::from(code))
 }
@@ -699,10 +685,11 @@ fn test_threads(asked: Option<usize>) -> usize {
 
 /// Runs the tests at `selected` on the session's threads, each with a runner of its own;
 /// tells `reporter` of each verdict as it comes.
-fn run_tests(session: &Session, selected: &[usize], reporter: &mut dyn Reporter) {
+fn run_tests(session: &Session, selected: &[usize], reporters: &mut Reporters) {
     let threads = session.test_threads.clamp(1, selected.len().max(1));
-    reporter.report(Event::RunStarted {
-        tests: selected.len(),
+    // Only a run's end writes anything that can fail.
+    let _ = reporters.report(Event::RunStarted {
+        suite: session.suite,
     });
     let next = std::sync::atomic::AtomicUsize::new(0);
     let (finished, verdicts) = std::sync::mpsc::channel();
@@ -728,7 +715,7 @@ fn run_tests(session: &Session, selected: &[usize], reporter: &mut dyn Reporter)
         drop(finished);
         for (index, verdict) in verdicts {
             if let Some((group, test)) = session.suite.tests().nth(index) {
-                reporter.report(Event::TestFinished {
+                let _ = reporters.report(Event::TestFinished {
                     index,
                     id: &test.id,
                     group: &group.id,
@@ -864,8 +851,8 @@ pub(crate) fn grade_built(
     threads: usize,
 ) -> Result<Vec<TestResult>, BuildError> {
     let session = Session::new(answered, handshake(sandbox, built)?, View::STAFF, threads);
-    run_tests(&session, selected, &mut Silent);
-    Ok(session.results())
+    run_tests(&session, selected, &mut Reporters::default());
+    Ok(session.test_results())
 }
 
 /// Starts the first runner and checks it speaks our protocol and api version.
@@ -892,111 +879,23 @@ fn handshake(sandbox: Sandbox, built: &compile::Built) -> Result<(Launcher, Runn
     Ok((launcher, runner))
 }
 
+/// Every test fails for a build that failed: the reporters say why, and write the results.
 fn build_failed(
-    args: &CheckArgs,
+    reporters: &mut Reporters,
     suite: &Suite,
-    root: &Path,
     error: &BuildError,
     started: Instant,
 ) -> Result<ExitCode, Stop> {
-    eprintln!("{} {error}", "error:".red().bold());
-    let why = error.summary();
-    eprintln!("score: 0 ({why})");
-    let results = nothing_graded(suite, why, &error.to_string(), started);
-    write_machine_output(args, &results, root)?;
+    let (error, summary) = (error.to_string(), error.summary());
+    let results = Results::nothing_graded(suite, summary, &error, started.elapsed());
+    reporters
+        .report(Event::BuildFailed {
+            error: &error,
+            summary,
+        })
+        .and_then(|()| reporters.report(Event::RunFinished { results: &results }))
+        .map_err(Stop::Usage)?;
     Ok(ExitCode::from(exit::BUILD))
-}
-
-/// Results with every test of `suite` failed for `why`, so a class's maximum stays the
-/// same for a submission that could not be graded.
-fn nothing_graded<'a>(suite: &'a Suite, why: &str, failure: &str, started: Instant) -> Results<'a> {
-    Results {
-        suite,
-        tests: suite
-            .tests()
-            .map(|_| TestResult {
-                verdict: Some(Verdict::Failed(Failure::line(why))),
-                duration: Duration::ZERO,
-                out_of_time: false,
-            })
-            .collect(),
-        build_failure: Some(failure.to_string()),
-        elapsed: started.elapsed(),
-        build_time: started.elapsed(),
-        notes: Vec::new(),
-    }
-}
-
-fn write_machine_output(args: &CheckArgs, results: &Results, root: &Path) -> Result<(), Stop> {
-    let submission = root.display().to_string();
-    if args.format == Format::Github {
-        print!("{}", results.github_annotations());
-        github_files(results).map_err(Stop::Usage)?;
-    }
-    match &args.output {
-        Some(path) => write_results(args.format, path, results, &submission)
-            .map_err(|error| Stop::Usage(format!("cannot write {}: {error}", path.display()))),
-        None if args.format.is_machine() => {
-            print!("{}", results_text(args.format, results, &submission));
-            Ok(())
-        }
-        None => Ok(()),
-    }
-}
-
-/// The results in `format` as a file holds them.
-fn results_text(format: Format, results: &Results, submission: &str) -> String {
-    let json = match format {
-        Format::Junit => return results.junit_xml(),
-        Format::Gradescope => results.gradescope_json(),
-        Format::Github => results.classroom_json(),
-        Format::Json | Format::Pretty | Format::Terse => results.cardgrade_json(submission),
-    };
-    serde_json::to_string_pretty(&json).unwrap_or_default() + "\n"
-}
-
-fn write_results(
-    format: Format,
-    path: &Path,
-    results: &Results,
-    submission: &str,
-) -> std::io::Result<()> {
-    write_whole(path, &results_text(format, results, submission))
-}
-
-/// In a GitHub Actions job: the summary appended to `$GITHUB_STEP_SUMMARY`, and the
-/// Classroom result to `$GITHUB_OUTPUT` as `result`.
-fn github_files(results: &Results) -> Result<(), String> {
-    let append = |variable: &str, text: &str| -> Result<(), String> {
-        let Some(path) = std::env::var_os(variable).filter(|p| !p.is_empty()) else {
-            return Ok(());
-        };
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .and_then(|mut file| file.write_all(text.as_bytes()))
-            .map_err(|error| {
-                format!(
-                    "cannot append to ${variable} ({}): {error}",
-                    Path::new(&path).display()
-                )
-            })
-    };
-    append("GITHUB_STEP_SUMMARY", &results.github_summary())?;
-    append(
-        "GITHUB_OUTPUT",
-        &format!("result={}\n", results.classroom_result()),
-    )
-}
-
-/// Writes `text` to a file beside `path`, then puts it in `path`'s place: whoever reads
-/// `path` sees no results or all of them.
-fn write_whole(path: &Path, text: &str) -> std::io::Result<()> {
-    let mut partial = path.as_os_str().to_owned();
-    partial.push(format!(".partial-{}", std::process::id()));
-    std::fs::write(&partial, text)?;
-    std::fs::rename(&partial, path)
 }
 
 /// Whether `filters` select test `id`, as `cargo test` does: by a part of the name (or
@@ -1004,20 +903,6 @@ fn write_whole(path: &Path, text: &str) -> std::io::Result<()> {
 /// tests run are the ones its report prints.
 fn selects(filters: &Arguments, id: &str) -> bool {
     !filters.is_filtered_out(&Trial::test(id, || Ok(())))
-}
-
-/// Every test of `suite`, in order, as the libtest report knows it.
-fn listed(suite: &Suite) -> Vec<Listed> {
-    let mut tests = Vec::new();
-    for group in &suite.groups {
-        let start = tests.len();
-        let group_range = start..start + group.tests.len();
-        tests.extend(group.tests.iter().map(|test| Listed {
-            id: test.id.clone(),
-            group: group_range.clone(),
-        }));
-    }
-    tests
 }
 
 /// Refuses a run whose filters select no test of `suite`, naming them and any assignments
@@ -1045,7 +930,7 @@ fn refuse_if_none_selected(
         what.push_str(" in the assignments your submission() registers");
     }
     what.push_str(": `grader check --list` lists them");
-    if let Some(line) = report::not_graded(not_graded) {
+    if let Some(line) = results::not_graded(not_graded) {
         what.push_str(&format!("\n  {line}"));
     }
     Err(Stop::NoTests(what))
@@ -1053,9 +938,9 @@ fn refuse_if_none_selected(
 
 /// Prints the tests the filters select, as `cargo test -- --list` does.
 fn list(filters: &Arguments, suite: &Suite) {
-    let trials = listed(suite)
-        .into_iter()
-        .map(|test| Trial::test(test.id, || Ok(())))
+    let trials = suite
+        .tests()
+        .map(|(_, test)| Trial::test(test.id.clone(), || Ok(())))
         .collect();
     let listing = Arguments {
         list: true,

@@ -18,7 +18,7 @@ use similar::{ChangeTag, TextDiff};
 
 use crate::answers::{Answers, Blocks, KeptReader, Place, Store, place_at};
 use crate::capture::Printed;
-use crate::report::visible_controls;
+use crate::results::visible_controls;
 use crate::runner::{Ending, Exchange, Replies, Runner};
 use crate::spec::{Group, Scoring, TestCase};
 use crate::verdict::{Credit, Diff, DiffLine, Failure, Tone, Unwritten, Value, Verdict, WrongKind};

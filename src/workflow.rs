@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use crate::check::{assignment_name, assignments_of};
 use crate::exit;
-use crate::report::Points;
+use crate::results::Points;
 use crate::spec;
 
 /// The commit this grader was built from, empty when it was not built in a git checkout.

@@ -39,6 +39,37 @@ pub struct Results<'a> {
     pub build_time: Duration,
     /// Lines beyond pass and fail, such as each strategy's win rate.
     pub notes: Vec<String>,
+    /// Assignments of the specs a student's report left out: the submission does not
+    /// register them.
+    pub not_graded: Vec<&'static str>,
+}
+
+impl<'a> Results<'a> {
+    /// Results with every test of `suite` failed for `why`, so a class's maximum stays the
+    /// same for a submission that could not be graded; `failure` says it in full.
+    pub fn nothing_graded(
+        suite: &'a Suite,
+        why: &str,
+        failure: &str,
+        elapsed: Duration,
+    ) -> Results<'a> {
+        Results {
+            suite,
+            tests: suite
+                .tests()
+                .map(|_| TestResult {
+                    verdict: Some(Verdict::Failed(Failure::line(why))),
+                    duration: Duration::ZERO,
+                    out_of_time: false,
+                })
+                .collect(),
+            build_failure: Some(failure.to_string()),
+            elapsed,
+            build_time: elapsed,
+            notes: Vec::new(),
+            not_graded: Vec::new(),
+        }
+    }
 }
 
 impl Results<'_> {
@@ -576,6 +607,7 @@ mod tests {
             elapsed: Duration::ZERO,
             build_time: Duration::ZERO,
             notes: Vec::new(),
+            not_graded: Vec::new(),
         }
     }
 
