@@ -21,6 +21,10 @@ use crate::capture::{Capture, Printed};
 use crate::sandbox::cgroup::{Cgroup, Population};
 use crate::sandbox::{self, Jail, Limits, Sandbox};
 
+mod pool;
+
+pub(crate) use pool::Pool;
+
 /// How long a runner may take to start and say hello.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long to wait for the student's output to catch up with an answer.

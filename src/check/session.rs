@@ -1,0 +1,368 @@
+//! A grading session: what the tests share while they run on the runner's threads, and
+//! how each test is run.
+
+use std::sync::{Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use grader_api::Submission;
+use grader_api::protocol;
+use grader_api::spec::Grading;
+
+use super::args::CheckArgs;
+use crate::answers::Store;
+use crate::compile::{self, BuildError};
+use crate::grade;
+use crate::reporter::{Event, Reporters};
+use crate::results::{Results, TestResult};
+use crate::runner::{Launcher, Pool, Runner};
+use crate::sandbox::Sandbox;
+use crate::spec::{Suite, Visibility};
+use crate::verdict::{Failure, Verdict};
+
+/// Whose report this is: a student's withholds what the spec does not let them see.
+#[derive(Clone, Copy)]
+pub(crate) struct View {
+    pub(crate) student: bool,
+    /// The due date has come.
+    pub(crate) due_passed: bool,
+}
+
+impl View {
+    /// Course staff's: every test in full.
+    pub(crate) const STAFF: View = View {
+        student: false,
+        due_passed: true,
+    };
+
+    pub(crate) fn of(args: &CheckArgs, spec_due: Option<u64>) -> View {
+        // Not CI: a CI job's log is the student's to read.
+        let student = args.student_view || (!args.staff_view && args.format.student_reads());
+        let today = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.as_secs() / 86_400);
+        View {
+            student,
+            due_passed: args.due.or(spec_due).is_some_and(|due| today >= due),
+        }
+    }
+
+    /// `suite` with each test this view withholds named by its place in its group: a case's
+    /// name says what it asks as plainly as its input does.
+    pub(crate) fn name_tests(self, mut suite: Suite) -> Suite {
+        for group in &mut suite.groups {
+            if self.withholds(group.visibility) {
+                for (number, test) in (1..).zip(&mut group.tests) {
+                    test.name = format!("hidden {number}");
+                    test.id = format!("{}::hidden_{number}", group.id);
+                }
+            }
+        }
+        suite
+    }
+
+    pub(crate) fn withholds(self, visibility: Visibility) -> bool {
+        self.student
+            && match visibility {
+                Visibility::Visible => false,
+                Visibility::AfterDueDate => !self.due_passed,
+                Visibility::Hidden | Visibility::AfterPublished => true,
+            }
+    }
+}
+
+/// Everything the tests share while they run on the runner's threads.
+pub(crate) struct Session<'a> {
+    pub(crate) suite: &'a Suite,
+    pub(crate) reference: &'a Submission,
+    /// Where bulk groups' answers are kept, when there is a builds folder to keep them by.
+    pub(crate) answers: Option<Store>,
+    /// Expected answers of every listed test, by test index; empty for bulk tests.
+    pub(crate) expected: &'a [grade::Expected],
+    /// The names of the assignments the submission registers.
+    pub(crate) registered: Vec<String>,
+    pub(crate) view: View,
+    pub(crate) pool: Pool,
+    /// Tests run at once, and the runners a large bulk group is split across.
+    pub(crate) test_threads: usize,
+    /// Taken for writing by a test split across runners, which has the cores to itself,
+    /// and for reading by every other test.
+    pub(crate) turns: RwLock<()>,
+    /// Lines for the report beyond pass and fail, such as strategies' win rates.
+    pub(crate) notes: Mutex<Vec<String>>,
+    pub(crate) results: Mutex<Vec<TestResult>>,
+    /// When the submission's time is up: no test starts after it.
+    pub(crate) deadline: Option<Instant>,
+}
+
+impl<'a> Session<'a> {
+    /// A session of `suite`'s tests, graded on `first_runner` and as many more runners as
+    /// they need from `launcher`.
+    pub(crate) fn new(
+        (suite, reference, expected): (&'a Suite, &'a Submission, &'a [grade::Expected]),
+        (launcher, first_runner): (Launcher, Runner),
+        view: View,
+        threads: usize,
+    ) -> Session<'a> {
+        Session {
+            suite,
+            reference,
+            answers: compile::builds_folder()
+                .ok()
+                .map(|builds| Store::default_for(&builds)),
+            expected,
+            registered: first_runner.hello().assignments.clone(),
+            view,
+            notes: Mutex::new(Vec::new()),
+            pool: Pool {
+                launcher,
+                idle: Mutex::new(vec![first_runner]),
+            },
+            results: Mutex::new(vec![TestResult::default(); suite.tests().count()]),
+            test_threads: threads,
+            turns: RwLock::new(()),
+            deadline: None,
+        }
+    }
+
+    /// Each test's result, by test index: none for a test that did not run.
+    pub(crate) fn test_results(&self) -> Vec<TestResult> {
+        self.results
+            .lock()
+            .map(|results| results.clone())
+            .unwrap_or_default()
+    }
+
+    /// What the session found so far, every test of the suite in it: a test that did not
+    /// run has no verdict. The one place a graded run's results are made.
+    pub(crate) fn results(&self, (started, build_time): (Instant, Duration)) -> Results<'a> {
+        Results {
+            suite: self.suite,
+            tests: self.test_results(),
+            build_failure: None,
+            elapsed: started.elapsed(),
+            build_time,
+            notes: self.notes.lock().map(|n| n.clone()).unwrap_or_default(),
+            not_graded: Vec::new(),
+        }
+    }
+
+    /// Records that test `index` did not run: the submission had used its time.
+    pub(crate) fn out_of_time(&self, index: usize) {
+        if let Ok(mut results) = self.results.lock()
+            && let Some(result) = results.get_mut(index)
+            && result.verdict.is_none()
+        {
+            result.out_of_time = true;
+        }
+    }
+}
+
+/// The test threads asked for, else one per core.
+pub(crate) fn test_threads(asked: Option<usize>) -> usize {
+    asked
+        .or_else(|| std::thread::available_parallelism().ok().map(usize::from))
+        .unwrap_or(1)
+        .max(1)
+}
+
+/// Runs the tests at `selected` on the session's threads, each with a runner of its own;
+/// tells `reporter` of each verdict as it comes.
+pub(crate) fn run_tests(session: &Session, selected: &[usize], reporters: &mut Reporters) {
+    let threads = session.test_threads.clamp(1, selected.len().max(1));
+    // Only a run's end writes anything that can fail.
+    let _ = reporters.report(Event::RunStarted {
+        suite: session.suite,
+    });
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (finished, verdicts) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            let finished = finished.clone();
+            let next = &next;
+            scope.spawn(move || {
+                while let Some(&index) =
+                    selected.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                {
+                    if session.deadline.is_some_and(|end| Instant::now() >= end) {
+                        session.out_of_time(index);
+                        continue;
+                    }
+                    let verdict = run_test(session, index);
+                    if finished.send((index, verdict)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(finished);
+        for (index, verdict) in verdicts {
+            if let Some((group, test)) = session.suite.tests().nth(index) {
+                let _ = reporters.report(Event::TestFinished {
+                    index,
+                    id: &test.id,
+                    group: &group.id,
+                    verdict: &verdict,
+                });
+            }
+        }
+    });
+}
+
+/// Grades `built` on the `selected` tests of `suite` as course staff sees them, on
+/// `threads` threads at most, reporting nothing: each test's result, none for a test not
+/// selected.
+pub(crate) fn grade_built(
+    answered: (&Suite, &Submission, &[grade::Expected]),
+    sandbox: Sandbox,
+    built: &compile::Built,
+    selected: &[usize],
+    threads: usize,
+) -> Result<Vec<TestResult>, BuildError> {
+    let session = Session::new(answered, handshake(sandbox, built)?, View::STAFF, threads);
+    run_tests(&session, selected, &mut Reporters::default());
+    Ok(session.test_results())
+}
+
+/// Starts the first runner and checks it speaks our protocol and api version.
+pub(crate) fn handshake(
+    sandbox: Sandbox,
+    built: &compile::Built,
+) -> Result<(Launcher, Runner), BuildError> {
+    let launcher = Launcher::new(sandbox, &built.runner)
+        .map_err(|e| BuildError::RunnerStart(format!("cannot set the runner up: {e}")))?;
+    let runner = launcher
+        .start()
+        .map_err(|e| BuildError::RunnerStart(e.to_string()))?;
+    let hello = runner.hello();
+    if hello.protocol != protocol::PROTOCOL_VERSION || hello.api_version != protocol::API_VERSION {
+        return Err(BuildError::ApiMismatch(format!(
+            "your crate was built against grader-api {} (protocol {}), but this grader needs grader-api {} (protocol {}): point the grader-api dependency in your Cargo.toml at this cardgrade's api folder",
+            if hello.api_version.is_empty() {
+                "of another version"
+            } else {
+                &hello.api_version
+            },
+            hello.protocol,
+            protocol::API_VERSION,
+            protocol::PROTOCOL_VERSION
+        )));
+    }
+    Ok((launcher, runner))
+}
+
+/// Runs test `index`, records its verdict and returns it.
+pub(crate) fn run_test(session: &Session, index: usize) -> Verdict {
+    let (group, test) = session
+        .suite
+        .tests()
+        .nth(index)
+        .expect("test index from the suite itself");
+    let runners = match test.grading {
+        Grading::Bulk => grade::runners_for(test, session.test_threads),
+        _ => 1,
+    };
+    let turns = &session.turns;
+    let (_shared, _alone) = match runners {
+        1 => (Some(turns.read().unwrap_or_else(|e| e.into_inner())), None),
+        _ => (None, Some(turns.write().unwrap_or_else(|e| e.into_inner()))),
+    };
+    // A test's time starts with its turn.
+    let started = Instant::now();
+    let verdict = if !session
+        .registered
+        .iter()
+        .any(|name| name == group.assignment.name())
+    {
+        Verdict::Failed(Failure::line(format!(
+            "not registered: add `{}` to your submission()",
+            group.assignment.registration()
+        )))
+    } else {
+        match session.pool.take() {
+            Err(error) => Verdict::Failed(Failure::line(error.to_string())),
+            Ok(runner) if test.grading == Grading::Driven => {
+                let (verdict, survivor, notes) =
+                    grade::grade_driven(runner, session.reference, group, test);
+                // A hidden test's notes name what it played against.
+                if !session.view.withholds(group.visibility)
+                    && let Ok(mut all) = session.notes.lock()
+                {
+                    all.extend(notes);
+                }
+                match survivor {
+                    Some(runner) => session.pool.settle(runner, verdict),
+                    None => verdict,
+                }
+            }
+            Ok(runner) if test.grading == Grading::Bulk => {
+                let mut all = vec![runner];
+                // Fewer runners than asked for still grade the whole group.
+                all.extend((1..runners).map_while(|_| session.pool.take().ok()));
+                let (verdict, survived) = grade::grade_bulk(
+                    &mut all,
+                    session.reference,
+                    session.answers.as_ref(),
+                    group,
+                    test,
+                );
+                all.into_iter()
+                    .zip(survived)
+                    .fold(verdict, |verdict, (runner, survived)| match survived {
+                        true => session.pool.settle(runner, verdict),
+                        false => verdict,
+                    })
+            }
+            Ok(mut runner) => {
+                let grade = |runner: &mut Runner| {
+                    grade::grade_listed(
+                        runner,
+                        session.reference,
+                        group,
+                        test,
+                        &session.expected[index],
+                    )
+                };
+                let reused = runner.has_answered();
+                let (mut verdict, mut survived) = grade(&mut runner);
+                // Something an earlier test left running may have killed a reused runner:
+                // this test gets a fresh one before it is blamed.
+                if !survived
+                    && reused
+                    && let Ok(mut fresh) = session.pool.start()
+                {
+                    (verdict, survived) = grade(&mut fresh);
+                    runner = fresh;
+                }
+                if survived {
+                    session.pool.settle(runner, verdict)
+                } else {
+                    verdict
+                }
+            }
+        }
+    };
+    let verdict = match verdict {
+        Verdict::Failed(failure) if session.view.withholds(group.visibility) => {
+            let until = match group.visibility {
+                Visibility::AfterDueDate => " until the due date",
+                _ => "",
+            };
+            // The points it earns stay; only what it found is withheld.
+            Verdict::Failed(Failure {
+                credit: failure.credit,
+                ..Failure::line(format!(
+                    "this hidden test failed; its input, expected answer and your output are not shown{until}"
+                ))
+            })
+        }
+        verdict => verdict,
+    };
+    if let Ok(mut results) = session.results.lock() {
+        results[index] = TestResult {
+            verdict: Some(verdict.clone()),
+            duration: started.elapsed(),
+            out_of_time: false,
+        };
+    }
+    verdict
+}
