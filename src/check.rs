@@ -14,6 +14,7 @@ use crate::reporter::{Event, Github, Libtest, Reporter, Reporters, ResultsFile, 
 use crate::results::{self, Results};
 use crate::sandbox::{Mode, Sandbox};
 use crate::spec::{self, SpecErrors, Suite};
+use crate::student_tests::StudentTestsRun;
 use crate::verdict::Verdict;
 use libtest_mimic::{Arguments, FormatSetting, Trial};
 
@@ -189,6 +190,12 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         allowed: &allowed,
         shared: shared.as_deref(),
     };
+    let student_tests = StudentTestsRun::new(
+        submission.root.clone(),
+        sandbox.clone(),
+        build.timeout,
+        shared.clone(),
+    );
     let built = compile::build(&submission, &sandbox, &build);
     let build_time = build_started.elapsed();
     let ready = built.and_then(|built| handshake(sandbox, &built));
@@ -245,6 +252,7 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
     }
     let session = Session {
         deadline: args.submission_budget.map(|budget| started + budget),
+        student_tests: Some(student_tests),
         ..Session::new(
             (&suite, &reference, &expected),
             (launcher, first_runner),

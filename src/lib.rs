@@ -27,6 +27,7 @@ pub mod schema;
 pub mod show;
 pub mod spec;
 pub mod split;
+pub mod student_tests;
 pub mod verdict;
 pub mod watch;
 pub mod workflow;

@@ -35,7 +35,7 @@ impl Mutant {
         description: &str,
         edits: &[(&str, String)],
     ) -> Result<Mutant, String> {
-        let source = edited(source(library)?, edits).map_err(|error| format!("{name}: {error}"))?;
+        let source = module_source(library, edits).map_err(|error| format!("{name}: {error}"))?;
         Ok(Mutant {
             manifest: format!(
                 "[package]\nname = {name:?}\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\ngrader-api = {{ path = \"../{API_FOLDER}\" }}\n\n[workspace]\n"
@@ -65,6 +65,15 @@ pub fn write_bug(target: &Path, library: &Library, bug: &Bug) -> Result<PathBuf,
         .write(&dir)
         .map_err(|error| format!("cannot write {}: {error}", dir.display()))?;
     Ok(dir)
+}
+
+/// The reference's module of `library`'s assignment, and the modules it uses, with `edits`
+/// made: what a bug's crate, or a module standing for it, is made of.
+pub fn module_source<F: AsRef<str>, T: AsRef<str>>(
+    library: &Library,
+    edits: &[(F, T)],
+) -> Result<String, String> {
+    edited(source(library)?, edits)
 }
 
 /// `text` with each edit made; each edit's text must occur exactly once.

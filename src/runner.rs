@@ -21,6 +21,7 @@ use crate::capture::{Capture, Printed};
 use crate::sandbox::cgroup::{Cgroup, Population};
 use crate::sandbox::{self, Jail, Limits, Sandbox};
 
+pub(crate) mod once;
 mod pool;
 
 pub(crate) use pool::Pool;
@@ -97,24 +98,9 @@ impl Launcher {
         )
         .map_err(spawn_error)?;
         let (ours, theirs) = UnixStream::pair().map_err(spawn_error)?;
-        let mut jail = Jail::new(&self.executable, self.uid, home.tmp(), home.status_file());
-        jail.limits = RUNNER_LIMITS;
-        let tmp = home.tmp().display().to_string();
-        // Student code sees no grader environment: no paths, tokens or specs.
-        jail.env = vec![
-            (protocol::CHANNEL_ENV.into(), "stdin".into()),
-            ("PATH".into(), "/usr/bin:/bin".into()),
-            ("HOME".into(), tmp.clone()),
-            ("TMPDIR".into(), tmp),
-        ];
-        jail.read = sandbox::SYSTEM_LIBRARIES
-            .iter()
-            .map(PathBuf::from)
-            .chain([self.executable.clone()])
-            .collect();
-        jail.write = vec![home.tmp()];
-        jail.scratch = vec![(home.tmp(), TMP_BYTES)];
-        jail.grant_devices(self.sandbox.layers());
+        let mut jail = self.jail(&home);
+        jail.env
+            .push((protocol::CHANNEL_ENV.into(), "stdin".into()));
         let (mut command, cgroup) = self.sandbox.command(jail).map_err(spawn_error)?;
         let mut child = command
             .stdin(std::os::fd::OwnedFd::from(theirs))
@@ -180,6 +166,30 @@ impl Launcher {
             limits_hit: LimitsHit::default(),
             home,
         })
+    }
+}
+
+impl Launcher {
+    /// The sandbox of one run of the executable, at home in `home`.
+    fn jail(&self, home: &RunnerHome) -> Jail {
+        let mut jail = Jail::new(&self.executable, self.uid, home.tmp(), home.status_file());
+        jail.limits = RUNNER_LIMITS;
+        let tmp = home.tmp().display().to_string();
+        // Student code sees no grader environment: no paths, tokens or specs.
+        jail.env = vec![
+            ("PATH".into(), "/usr/bin:/bin".into()),
+            ("HOME".into(), tmp.clone()),
+            ("TMPDIR".into(), tmp),
+        ];
+        jail.read = sandbox::SYSTEM_LIBRARIES
+            .iter()
+            .map(PathBuf::from)
+            .chain([self.executable.clone()])
+            .collect();
+        jail.write = vec![home.tmp()];
+        jail.scratch = vec![(home.tmp(), TMP_BYTES)];
+        jail.grant_devices(self.sandbox.layers());
+        jail
     }
 }
 

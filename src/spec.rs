@@ -112,6 +112,8 @@ pub struct Group {
     /// always all or nothing per case.
     pub scoring: Scoring,
     pub tests: Vec<TestCase>,
+    /// Set for a group of the student's own tests.
+    pub student_tests: Option<grader_api::spec::StudentTests>,
     /// The spec file it comes from, and where its `name:` is.
     pub file: String,
     pub location: Option<(usize, usize)>,
@@ -553,6 +555,28 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
             })
             .filter(|test| !mended(test.location))
             .collect::<Vec<TestCase>>();
+        let tests = match &common.student_tests {
+            Some(setting) => match crate::student_tests::suite::bugs(unit.name(), setting) {
+                Ok(bugs) => crate::student_tests::suite::tests(&bugs, setting)
+                    .into_iter()
+                    .map(|(id, name, weight)| TestCase {
+                        id: format!("{group_id}::{id}"),
+                        name,
+                        weight,
+                        request: Box::new(crate::student_tests::suite::NoRequest(unit.name())),
+                        grading: Grading::StudentTests,
+                        written: Vec::new(),
+                        file: file.to_string(),
+                        location: group_at,
+                    })
+                    .collect(),
+                Err(why) => {
+                    errors.push(in_group(why));
+                    continue;
+                }
+            },
+            None => tests,
+        };
         let nameless = tests.iter().filter(|test| test.id.ends_with("::"));
         for test in nameless {
             errors.push(spec_error(
@@ -587,6 +611,7 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
             stall: Duration::from_millis(common.stall_ms.unwrap_or(DEFAULT_STALL_MS)),
             scoring: common.scoring.unwrap_or_default(),
             tests,
+            student_tests: common.student_tests,
             file: file.to_string(),
             location: group_at,
         });

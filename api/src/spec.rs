@@ -10,7 +10,10 @@ use serde::de::DeserializeOwned;
 use std::ops::RangeInclusive;
 
 use crate::assignment::{Asked, AskedOf, Assignment, Graded};
+
+mod student_tests;
 use crate::protocol::{Reply, decode_reply, group_digits};
+pub use student_tests::{Bugs, Every, StudentTests};
 
 pub(crate) mod schema;
 
@@ -159,6 +162,8 @@ pub struct Common {
     pub stall_ms: Option<u64>,
     /// None when the group does not say; only a bulk group may say.
     pub scoring: Option<Scoring>,
+    /// Set for a group of the student's own tests.
+    pub student_tests: Option<StudentTests>,
 }
 
 /// A group of some assignment, which has the common fields.
@@ -190,6 +195,8 @@ macro_rules! spec_group {
             /// How a group graded as one test earns its points when some answers are wrong
             /// (all_or_nothing unless given).
             scoring: Option<$crate::spec::Scoring>,
+            /// Grades the student's own tests instead: the group holds nothing else.
+            student_tests: Option<$crate::spec::StudentTests>,
             $($(#[$field_meta])* $field: $type),*
         }
 
@@ -203,6 +210,7 @@ macro_rules! spec_group {
                     timeout_ms: self.timeout_ms.map(|timeout| timeout.0),
                     stall_ms: self.stall_ms.map(|stall| stall.0),
                     scoring: self.scoring,
+                    student_tests: self.student_tests.clone(),
                 }
             }
         }
@@ -311,6 +319,8 @@ pub enum Grading {
     Bulk,
     /// The assignment asks the runner itself ([`Spec::drive`]).
     Driven,
+    /// The student's own tests, run by the grader ([`StudentTests`]).
+    StudentTests,
 }
 
 /// One test of a group: a case (`case` names it) or the whole group.
@@ -513,6 +523,14 @@ pub(crate) fn parse_file<A: Graded>(text: &str) -> Result<ParsedFile, Problem> {
     let mut problems = Vec::new();
     for group in file.groups {
         let common = group.common();
+        // Its tests are the grader's to make: they ask the assignment nothing.
+        if common.student_tests.is_some() {
+            groups.push(ParsedGroup {
+                common,
+                tests: Vec::new(),
+            });
+            continue;
+        }
         let tests = match A::tests(&file.rules, group) {
             Ok(tests) => tests,
             Err(found) => {

@@ -17,6 +17,7 @@ use crate::results::{Results, TestResult};
 use crate::runner::{Launcher, Pool, Runner};
 use crate::sandbox::Sandbox;
 use crate::spec::{Suite, Visibility};
+use crate::student_tests::StudentTestsRun;
 use crate::verdict::{Failure, Verdict};
 
 /// Whose report this is: a student's withholds what the spec does not let them see.
@@ -92,6 +93,8 @@ pub(crate) struct Session<'a> {
     pub(crate) results: Mutex<Vec<TestResult>>,
     /// When the submission's time is up: no test starts after it.
     pub(crate) deadline: Option<Instant>,
+    /// How the student's own tests are graded, for a submission that has them to grade.
+    pub(crate) student_tests: Option<StudentTestsRun>,
 }
 
 impl<'a> Session<'a> {
@@ -121,6 +124,7 @@ impl<'a> Session<'a> {
             test_threads: threads,
             turns: RwLock::new(()),
             deadline: None,
+            student_tests: None,
         }
     }
 
@@ -268,7 +272,21 @@ pub(crate) fn run_test(session: &Session, index: usize) -> Verdict {
     };
     // A test's time starts with its turn.
     let started = Instant::now();
-    let verdict = if !session
+    let verdict = if test.grading == Grading::StudentTests {
+        let (verdict, note) = match &session.student_tests {
+            Some(run) => run.verdict(group, test),
+            None => (
+                Verdict::Failed(Failure::line("no submission to take tests from")),
+                None,
+            ),
+        };
+        if let Some(note) = note.filter(|_| !session.view.withholds(group.visibility))
+            && let Ok(mut all) = session.notes.lock()
+        {
+            all.push(note);
+        }
+        verdict
+    } else if !session
         .registered
         .iter()
         .any(|name| name == group.assignment.name())

@@ -174,8 +174,10 @@ pub fn run(
         "json"
     };
     let color = if build.color { "always" } else { "never" };
+    // A harness is the runner crate built as libtest's harness of its `#[test]`s.
+    let subcommand = if layout.harness { "rustc" } else { "build" };
     jail.args = [
-        "build",
+        subcommand,
         "--release",
         "--offline",
         "--message-format",
@@ -205,6 +207,13 @@ pub fn run(
                 vendor.display().to_string()
             ),
         ]);
+    }
+    if layout.harness {
+        jail.args.extend(
+            ["--bin", &layout.bin_name, "--", "--test"]
+                .iter()
+                .map(|s| s.to_string()),
+        );
     }
     let mut path = String::new();
     for home in &toolchain.homes {
@@ -311,9 +320,17 @@ pub fn run(
         _ if !outcome.errors.is_empty() => {
             Err(BuildError::Compile(shown(outcome.errors.join("\n"))))
         }
-        _ if !outcome.runner_errors.is_empty() => {
-            Err(BuildError::NoSubmissionFn(outcome.runner_errors.join("; ")))
+        _ if !outcome.runner_errors.is_empty() && layout.harness => {
+            Err(BuildError::Harness(outcome.runner_errors))
         }
+        _ if !outcome.runner_errors.is_empty() => Err(BuildError::NoSubmissionFn(
+            outcome
+                .runner_errors
+                .into_iter()
+                .map(|error| error.message)
+                .collect::<Vec<_>>()
+                .join("; "),
+        )),
         _ if cargo_stderr.trim().is_empty() => Err(BuildError::Cargo(format!(
             "cargo ended with {status} and said nothing"
         ))),
@@ -423,7 +440,7 @@ struct BuildOutcome {
     /// Rendered errors of the student's crate (or anything else that is not the runner).
     errors: Vec<String>,
     /// Errors in the generated main.rs: the contract is missing, not the student's logic.
-    runner_errors: Vec<String>,
+    runner_errors: Vec<GeneratedError>,
     /// Bytes of errors kept; beyond [`OUTPUT_CAP`] errors are counted only.
     kept: usize,
     dropped: usize,
@@ -446,6 +463,21 @@ struct CompilerMessage {
     level: String,
     rendered: Option<String>,
     message: String,
+    #[serde(default)]
+    spans: Vec<CompilerSpan>,
+}
+
+#[derive(Deserialize)]
+struct CompilerSpan {
+    line_start: usize,
+    is_primary: bool,
+}
+
+/// An error of the generated crate's own file, and the line of it the error points at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GeneratedError {
+    pub message: String,
+    pub line: Option<usize>,
 }
 
 impl BuildOutcome {
@@ -469,6 +501,11 @@ impl BuildOutcome {
                 if diagnostic.level != "error" {
                     return;
                 }
+                let line = diagnostic
+                    .spans
+                    .iter()
+                    .find(|span| span.is_primary)
+                    .map(|span| span.line_start);
                 let text = if target.name == runner_bin {
                     diagnostic.message
                 } else {
@@ -483,7 +520,10 @@ impl BuildOutcome {
                 }
                 self.kept += text.len();
                 if target.name == runner_bin {
-                    self.runner_errors.push(text);
+                    self.runner_errors.push(GeneratedError {
+                        message: text,
+                        line,
+                    });
                 } else {
                     self.errors.push(text);
                 }

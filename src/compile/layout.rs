@@ -22,6 +22,8 @@ pub struct Layout {
     /// Mount points of the toolchain, for a build user who cannot reach it where it is.
     pub toolchain: PathBuf,
     pub bin_name: String,
+    /// The generated crate is a libtest harness of its own `#[test]`s, not a runner.
+    pub harness: bool,
 }
 
 impl Layout {
@@ -42,6 +44,7 @@ impl Layout {
             toolchain,
             folder,
             bin_name,
+            harness: false,
         }
     }
 

@@ -11,6 +11,8 @@ mod copy;
 mod inherit;
 mod layout;
 
+pub use cargo::GeneratedError;
+pub use copy::open_regular;
 pub use layout::{builds_folder, shared_builds, stable_hash};
 mod manifest;
 
@@ -129,6 +131,8 @@ pub enum BuildError {
     RunnerRefused(String),
     #[error("{0}")]
     RunnerStart(String),
+    #[error("the generated test harness does not compile: {}", .0.iter().map(|e| e.message.as_str()).collect::<Vec<_>>().join("; "))]
+    Harness(Vec<GeneratedError>),
 }
 
 impl BuildError {
@@ -297,6 +301,72 @@ pub fn build(
         layout.submission.display().to_string()
     );
     write_runner_crate(&layout, dependency, &main, builder).map_err(io)?;
+    build_generated(&layout, shared.as_deref(), builder, sandbox, build)?;
+    Ok(Built {
+        runner: artifact::take(&layout, builder)?,
+        _folder_lock: folder_lock,
+    })
+}
+
+/// Builds a test harness of `main`, the crate root of a generated crate that depends on
+/// grader-api alone, in the sandbox, as a submission's runner is built: `cargo rustc --
+/// --test`, so its `#[test]`s make the harness at the one path a runner would have. `tag`
+/// names its build folder, which a later build of the same tag reuses.
+pub fn build_harness(
+    tag: &str,
+    main: &str,
+    sandbox: &Sandbox,
+    build: &Build,
+) -> Result<Built, BuildError> {
+    let bin_name = format!("cardgrade-tests-{tag}");
+    let folder = builds_folder()
+        .map_err(|e| BuildError::Cargo(format!("cannot make a build folder: {e}")))?
+        .join(&bin_name);
+    let shared = build.shared;
+    let layout = Layout {
+        harness: true,
+        ..Layout::new(folder, shared, bin_name)
+    };
+    let io = |error: std::io::Error| {
+        BuildError::Cargo(format!(
+            "cannot write the build folder {}: {error}",
+            layout.folder.display()
+        ))
+    };
+    let folder_lock = lock_beside(&layout.folder).map_err(io)?;
+    let builder = prepare_folder(&layout, sandbox)?;
+    // Read by the build's sandbox as a runner build's is; a harness has no submission.
+    std::fs::create_dir_all(&layout.submission).map_err(io)?;
+    let dependency = (
+        "grader-api".to_string(),
+        PathDependency {
+            path: layout.api.clone(),
+            package: "grader-api".into(),
+        },
+    );
+    write_runner_crate(&layout, dependency, main, builder).map_err(io)?;
+    build_generated(&layout, shared, builder, sandbox, build)?;
+    Ok(Built {
+        runner: artifact::take(&layout, builder)?,
+        _folder_lock: folder_lock,
+    })
+}
+
+/// Builds the generated crate of `layout`, its target seeded from the shared cache when
+/// builds share one.
+fn build_generated(
+    layout: &Layout,
+    shared: Option<&Path>,
+    builder: Builder,
+    sandbox: &Sandbox,
+    build: &Build,
+) -> Result<(), BuildError> {
+    let io = |error: std::io::Error| {
+        BuildError::Cargo(format!(
+            "cannot write the build folder {}: {error}",
+            layout.folder.display()
+        ))
+    };
     if !layout.target.exists() {
         match &shared {
             Some(shared) => {
@@ -315,11 +385,7 @@ pub fn build(
             None => make_dir(&layout.target, builder).map_err(io)?,
         }
     }
-    cargo::run(&layout, sandbox, build, builder)?;
-    Ok(Built {
-        runner: artifact::take(&layout, builder)?,
-        _folder_lock: folder_lock,
-    })
+    cargo::run(layout, sandbox, build, builder)
 }
 
 /// Who builds submissions on this machine, as `grader doctor` says it, or why no build

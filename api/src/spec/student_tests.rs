@@ -1,0 +1,44 @@
+//! `student_tests:`, a group that grades the students' own tests instead of their code,
+//! whatever the assignment.
+
+use serde::Deserialize;
+
+/// A group's `student_tests:`: the student's `#[test]`s run on the reference, on bugs of
+/// the assignment's library, and on the student's own code.
+#[derive(Deserialize, Debug, Clone, PartialEq, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StudentTests {
+    /// The library's bugs a test of the student's should catch: `all`, or a list of
+    /// their names (`grader spec audit` lists them).
+    pub bugs: Bugs,
+    /// Whether `pass_on_your_code` earns a share of the group's points (no unless given).
+    #[serde(default)]
+    pub grade_your_code: bool,
+}
+
+/// Which bugs of the library a group grades.
+#[derive(Deserialize, Debug, Clone, PartialEq, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum Bugs {
+    /// `all`: every bug of the assignment's library.
+    All(Every),
+    /// The bugs by name.
+    Named(Vec<String>),
+}
+
+/// The word `all`.
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Every {
+    All,
+}
+
+impl Bugs {
+    /// The bugs named, or None for all of them.
+    pub fn named(&self) -> Option<&[String]> {
+        match self {
+            Bugs::All(Every::All) => None,
+            Bugs::Named(names) => Some(names),
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! One run of the launcher's executable as a program, not a runner: given arguments, its
+//! output read with caps, stopped at a time limit or a flood, in the runner's sandbox and
+//! limits. Students' test harnesses run this way.
+
+use std::io::{self, Read};
+use std::os::unix::process::CommandExt;
+use std::process::{ExitStatus, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use super::{FLOOD_BYTES, Launcher, RunnerHome, describe_status};
+use crate::sandbox::{self, Recorded};
+
+/// The most of each stream kept; the rest is read, counted and dropped.
+const KEPT_BYTES: usize = 1 << 20;
+
+/// How one run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Ending {
+    Exited {
+        success: bool,
+        how: String,
+    },
+    /// Still running at the time limit, and killed.
+    TimedOut(Duration),
+    /// Printed more than [`FLOOD_BYTES`], and killed.
+    Flooded,
+}
+
+/// What one run printed and how it ended.
+pub(crate) struct Ran {
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+    pub(crate) ending: Ending,
+    /// What it left running or the limits it hit, in words.
+    pub(crate) notes: Vec<String>,
+}
+
+impl Launcher {
+    /// Runs the executable with `args` until it ends or `timeout` passes.
+    pub(crate) fn run_once(&self, args: &[String], timeout: Duration) -> io::Result<Ran> {
+        let home = RunnerHome::create(
+            &self.scratch.path,
+            self.next.fetch_add(1, Ordering::Relaxed),
+            self.sandbox.layers().root.then_some(self.uid),
+        )?;
+        let mut jail = self.jail(&home);
+        jail.args = args.to_vec();
+        let (mut command, cgroup) = self.sandbox.command(jail)?;
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()?;
+        drop(command);
+        let printed = Arc::new(AtomicU64::new(0));
+        let stdout = read_kept(child.stdout.take(), Arc::clone(&printed));
+        let stderr = read_kept(child.stderr.take(), Arc::clone(&printed));
+        let deadline = super::deadline_after(timeout);
+        let ending = loop {
+            match child.try_wait()? {
+                Some(status) => break exited(status),
+                None if Instant::now() >= deadline => break Ending::TimedOut(timeout),
+                None if printed.load(Ordering::Relaxed) > FLOOD_BYTES => break Ending::Flooded,
+                None => std::thread::sleep(Duration::from_millis(5)),
+            }
+        };
+        sandbox::kill_tree(&mut child);
+        let mut notes = Vec::new();
+        if let Some(recorded) = Recorded::read(&home.status_file())
+            && recorded.left > 0
+        {
+            notes.push(format!(
+                "it left {} process{} running, which the sandbox killed",
+                recorded.left,
+                if recorded.left == 1 { "" } else { "es" }
+            ));
+        }
+        if let Some(cgroup) = &cgroup {
+            if cgroup.hit_task_limit() {
+                notes.push("it started more processes or threads than the limit allows".into());
+            }
+            if cgroup.ran_out_of_memory() {
+                notes.push("it ran out of memory and was killed".into());
+            }
+            cgroup.kill_all();
+        }
+        let patience = Duration::from_secs(2);
+        Ok(Ran {
+            stdout: stdout.recv_timeout(patience).unwrap_or_default(),
+            stderr: stderr.recv_timeout(patience).unwrap_or_default(),
+            ending,
+            notes,
+        })
+    }
+}
+
+fn exited(status: ExitStatus) -> Ending {
+    Ending::Exited {
+        success: status.success(),
+        how: describe_status(status),
+    }
+}
+
+/// Reads `stream` to its end on a thread of its own, counting every byte in `printed` and
+/// keeping the first [`KEPT_BYTES`].
+fn read_kept(
+    stream: Option<impl Read + Send + 'static>,
+    printed: Arc<AtomicU64>,
+) -> std::sync::mpsc::Receiver<String> {
+    let (sender, kept) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut text = Vec::new();
+        if let Some(mut stream) = stream {
+            let mut chunk = vec![0; 1 << 16];
+            while let Ok(read) = stream.read(&mut chunk) {
+                if read == 0 {
+                    break;
+                }
+                printed.fetch_add(read as u64, Ordering::Relaxed);
+                let room = KEPT_BYTES.saturating_sub(text.len()).min(read);
+                text.extend_from_slice(&chunk[..room]);
+            }
+        }
+        let _ = sender.send(String::from_utf8_lossy(&text).into_owned());
+    });
+    kept
+}

@@ -1,0 +1,93 @@
+//! The student's tests in a `grader check` session: graded once per group, when its first
+//! test runs, and each of the group's tests read from that.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use super::{Graded, Grading, Which, grade, suite};
+use crate::compile::Build;
+use crate::sandbox::Sandbox;
+use crate::spec::{Group, TestCase};
+use crate::verdict::{Failure, Verdict};
+
+/// What grading the student's tests needs, and each group's outcome once graded.
+pub struct StudentTestsRun {
+    pub root: PathBuf,
+    pub sandbox: Sandbox,
+    pub build_timeout: Duration,
+    pub shared: Option<PathBuf>,
+    graded: Mutex<HashMap<String, Arc<Graded>>>,
+}
+
+impl StudentTestsRun {
+    pub fn new(
+        root: PathBuf,
+        sandbox: Sandbox,
+        build_timeout: Duration,
+        shared: Option<PathBuf>,
+    ) -> StudentTestsRun {
+        StudentTestsRun {
+            root,
+            sandbox,
+            build_timeout,
+            shared,
+            graded: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The verdict of `test` of `group`, a group of student tests, and a line for the
+    /// report when it passed with something to say.
+    pub fn verdict(&self, group: &Group, test: &TestCase) -> (Verdict, Option<String>) {
+        let failed = |why: String| (Verdict::Failed(Failure::line(why)), None);
+        let Some(setting) = &group.student_tests else {
+            return failed("not a group of student tests".into());
+        };
+        let (library, bugs) = match (
+            suite::library(group.assignment.name()),
+            suite::bugs(group.assignment.name(), setting),
+        ) {
+            (Some(library), Ok(bugs)) => (library, bugs),
+            (_, Err(why)) => return failed(why),
+            (None, _) => return failed("no library of bugs".into()),
+        };
+        // By its place in the group: a student's view renames hidden tests.
+        let Some(index) = group.tests.iter().position(|t| std::ptr::eq(t, test)) else {
+            return failed("a test of another group".into());
+        };
+        let which = match index {
+            0 => Which::ValidOnTheReference,
+            n if n > bugs.len() => Which::PassOnYourCode,
+            n => Which::Bug {
+                name: bugs[n - 1].name,
+                description: bugs[n - 1].description,
+            },
+        };
+        let graded = {
+            let Ok(mut all) = self.graded.lock() else {
+                return failed("the student tests' grading was lost".into());
+            };
+            let graded = all.entry(group.id.clone()).or_insert_with(|| {
+                let build = Build {
+                    color: false,
+                    timeout: self.build_timeout,
+                    allowed: &[],
+                    shared: self.shared.as_deref(),
+                };
+                Arc::new(grade(
+                    &self.root,
+                    &Grading {
+                        library,
+                        bugs: setting.bugs.named(),
+                        sandbox: &self.sandbox,
+                        build: &build,
+                        timeout: group.timeout,
+                    },
+                ))
+            });
+            Arc::clone(graded)
+        };
+        graded.verdict(which)
+    }
+}

@@ -1,0 +1,136 @@
+//! A `student_tests` group's tests in a suite: one that the student's tests are valid on
+//! the reference, one per bug, one that they pass on the student's own code. They ask the
+//! runner nothing ([`NoRequest`]): the grader runs the student's tests itself.
+
+use grader_api::assignment::{Asked, Lines};
+use grader_api::source::Window;
+use grader_api::spec::StudentTests;
+use grader_api::{Submission, nearest};
+use reference::bugs::{Bug, LIBRARIES, Library};
+
+use super::Which;
+
+/// The library of bugs of `assignment`.
+pub fn library(assignment: &str) -> Option<&'static Library> {
+    LIBRARIES
+        .iter()
+        .find(|library| library.assignment == assignment)
+}
+
+/// The bugs `setting` names in `assignment`'s library, or what is wrong with its names.
+pub fn bugs(assignment: &str, setting: &StudentTests) -> Result<Vec<Bug>, String> {
+    let Some(library) = library(assignment) else {
+        return Err(format!(
+            "{assignment} has no library of bugs to grade tests against"
+        ));
+    };
+    let all = (library.bugs)();
+    let Some(named) = setting.bugs.named() else {
+        return Ok(all);
+    };
+    let known: Vec<&str> = all.iter().map(|bug| bug.name).collect();
+    for name in named {
+        if !known.contains(&name.as_str()) {
+            return Err(match nearest(name, &known) {
+                Some(near) => format!(
+                    "`student_tests` names the bug `{name}`, which {assignment}'s library does not have; did you mean `{near}`?"
+                ),
+                None => format!(
+                    "`student_tests` names the bug `{name}`, which {assignment}'s library does not have; `grader spec audit` lists its bugs"
+                ),
+            });
+        }
+    }
+    Ok(all
+        .into_iter()
+        .filter(|bug| named.iter().any(|name| name == bug.name))
+        .collect())
+}
+
+/// The group's tests as (id within the group, name, weight), in report order.
+pub fn tests(bugs: &[Bug], setting: &StudentTests) -> Vec<(String, String, u32)> {
+    let mut tests = vec![(
+        Which::ValidOnTheReference.id(),
+        "valid on the reference".to_string(),
+        1,
+    )];
+    for bug in bugs {
+        let which = Which::Bug {
+            name: bug.name,
+            description: bug.description,
+        };
+        tests.push((which.id(), bug.name.to_string(), 1));
+    }
+    tests.push((
+        Which::PassOnYourCode.id(),
+        "pass on your code".to_string(),
+        u32::from(setting.grade_your_code),
+    ));
+    tests
+}
+
+/// The request of a test that asks the runner nothing.
+pub struct NoRequest(pub &'static str);
+
+impl Asked for NoRequest {
+    fn assignment(&self) -> &'static str {
+        self.0
+    }
+    fn payload(&self) -> &[u8] {
+        &[]
+    }
+    fn input_count(&self) -> u64 {
+        0
+    }
+    fn question(&self, _: usize) -> String {
+        "your tests".into()
+    }
+    fn question_kind(&self, _: usize) -> String {
+        "your tests".into()
+    }
+    fn scored_checks(&self) -> usize {
+        0
+    }
+    fn describe_inputs(&self) -> String {
+        "your own tests".into()
+    }
+    fn respond_within(&self, _: &Submission, _: Window, _: &mut dyn FnMut(&[u8], &[u8]) -> bool) {}
+    fn input_label(&self, _: &[u8]) -> &'static str {
+        "tests"
+    }
+    fn describe_input(&self, _: &[u8], _: usize) -> String {
+        String::new()
+    }
+    fn show(&self, _: &[u8]) -> String {
+        String::new()
+    }
+    fn pinned(&self, _: &[Vec<u8>]) -> Option<Box<dyn Asked>> {
+        None
+    }
+    fn explain(&self, _: &Submission, _: &[u8], _: &[u8], _: Option<&[u8]>) -> Option<String> {
+        None
+    }
+    fn detail(&self, _: &[u8], _: &[u8]) -> Option<(&'static str, String)> {
+        None
+    }
+    fn lines(&self, _: &[u8]) -> Option<Lines> {
+        None
+    }
+    fn breakdown(&self, _: usize, _: &[u8], _: &[u8]) -> (String, String, String) {
+        Default::default()
+    }
+    fn drive(
+        &self,
+        _: &Submission,
+        _: std::rc::Rc<dyn grader_api::spec::Transport>,
+    ) -> grader_api::spec::Driven {
+        grader_api::spec::Driven {
+            passed: false,
+            fields: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+    fn expect(&self, _: &[u8]) -> Option<String> {
+        None
+    }
+}

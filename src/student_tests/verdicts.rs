@@ -1,0 +1,105 @@
+//! The group's tests, as verdicts: valid on the reference, one per bug, and on the
+//! student's own code.
+
+use super::Graded;
+use crate::verdict::{Failure, Verdict};
+
+/// The message of a test that fails on the reference.
+pub const WRONG_ON_THE_REFERENCE: &str =
+    "this test fails on a correct solution: it asserts something the rules do not say";
+
+/// A test of the group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Which<'a> {
+    ValidOnTheReference,
+    /// A bug of the library, by name, with its description.
+    Bug {
+        name: &'a str,
+        description: &'a str,
+    },
+    PassOnYourCode,
+}
+
+impl Which<'_> {
+    /// The test's id within its group.
+    pub fn id(&self) -> String {
+        match self {
+            Which::ValidOnTheReference => "valid_on_the_reference".into(),
+            Which::Bug { name, .. } => name.replace('-', "_"),
+            Which::PassOnYourCode => "pass_on_your_code".into(),
+        }
+    }
+}
+
+impl Graded {
+    /// The verdict of test `which`, and a line for the report when it passed with
+    /// something to say.
+    pub fn verdict(&self, which: Which) -> (Verdict, Option<String>) {
+        if let Some(why) = &self.stopped {
+            return (Verdict::Failed(Failure::line(why.clone())), None);
+        }
+        let file = self.file.as_deref().unwrap_or("your crate");
+        match which {
+            Which::ValidOnTheReference => {
+                let mut failure = Failure::line(format!("{WRONG_ON_THE_REFERENCE}:"));
+                for (test, said) in &self.invalid {
+                    failure = failure.then(Failure::line(format!("{test}: {said}")));
+                }
+                let note = if self.valid.is_empty() && self.invalid.is_empty() {
+                    format!("your tests: no tests found in {file}")
+                } else {
+                    format!(
+                        "your tests: {} of them pass on the reference",
+                        self.valid.len()
+                    )
+                };
+                let left_out = self
+                    .left_out
+                    .iter()
+                    .map(|(test, why)| format!("; {test} not graded: {why}"))
+                    .collect::<String>();
+                match self.invalid.is_empty() {
+                    true => (Verdict::Passed, Some(format!("{note}{left_out}"))),
+                    false => {
+                        let failure = self.left_out.iter().fold(failure, |failure, (test, why)| {
+                            failure.then(Failure::line(format!("{test} not graded: {why}")))
+                        });
+                        (Verdict::Failed(failure), None)
+                    }
+                }
+            }
+            Which::Bug { name, description } => match self.caught.get(name) {
+                Some(Some((test, said))) => (
+                    Verdict::Passed,
+                    Some(format!(
+                        "your tests: {test} caught {name} ({})",
+                        said.lines().next().unwrap_or(said)
+                    )),
+                ),
+                _ => {
+                    let failure = match self.valid.is_empty() {
+                        true => Failure::line("no valid test of yours ran, so no bug is caught"),
+                        false => Failure::line("every valid test of yours passes on this bug"),
+                    };
+                    (
+                        Verdict::Failed(
+                            failure.then(Failure::line(format!("the bug: {description}"))),
+                        ),
+                        None,
+                    )
+                }
+            },
+            Which::PassOnYourCode => match &self.yours {
+                Ok(failed) if failed.is_empty() => (Verdict::Passed, None),
+                Ok(failed) => {
+                    let mut failure = Failure::line("these tests fail on your own code:");
+                    for (test, said) in failed {
+                        failure = failure.then(Failure::line(format!("{test}: {said}")));
+                    }
+                    (Verdict::Failed(failure), None)
+                }
+                Err(why) => (Verdict::Failed(Failure::line(why.clone())), None),
+            },
+        }
+    }
+}
