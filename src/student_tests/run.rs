@@ -141,9 +141,15 @@ fn run_remaining(
             None => {}
         }
     } else if !ran.notes.is_empty() {
-        // Something a test left running: every test of the run shares the blame.
-        for test in &remaining {
-            outcome.insert((*test).clone(), Err(ran.notes.join("; ")));
+        // Something a test left running, found once the run ended: each test alone says
+        // which.
+        if remaining.len() == 1 {
+            outcome.insert(remaining[0].clone(), Err(ran.notes.join("; ")));
+        } else {
+            for test in remaining {
+                let alone = run_remaining(launcher, module, &[test.clone()], found, timeout);
+                outcome.extend(alone.unwrap_or_default());
+            }
         }
     }
     Some(outcome)

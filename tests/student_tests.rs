@@ -1,0 +1,191 @@
+//! A `student_tests` group graded by the real `grader check`: submissions made of the
+//! reference (so their own code is right), each with test modules of its own.
+
+mod support;
+
+use std::path::PathBuf;
+
+use support::{Mutant, check, find_failure, result_line, scratch_file};
+
+const GROUP: &str = "plaisante_hand::your_tests";
+
+/// A spec whose one group grades the student's tests against every bug of the library.
+fn spec() -> PathBuf {
+    scratch_file(
+        "student-tests.yaml",
+        "assignment: plaisante_hand\ngroups:\n  - name: your tests\n    points: 10\n    timeout_ms: 3000\n    student_tests: { bugs: all }\n",
+    )
+}
+
+/// A correct submission named `name` whose lib.rs ends with `tests`.
+fn with_tests(name: &'static str, tests: &str) -> PathBuf {
+    let dir = Mutant::of(
+        "plaisante_hand",
+        name,
+        "correct, with tests of its own",
+        &[],
+    )
+    .write();
+    let lib = dir.join("src/lib.rs");
+    let text = std::fs::read_to_string(&lib).unwrap();
+    std::fs::write(&lib, format!("{text}\n{tests}")).unwrap();
+    dir
+}
+
+/// `grader check` of `dir` with the spec: its stdout.
+fn graded(dir: &PathBuf) -> String {
+    let spec = spec();
+    let (_, stdout, stderr) = check(dir, &["--spec", spec.to_str().unwrap()]);
+    assert!(stdout.contains("test result"), "{stdout}\n{stderr}");
+    stdout
+}
+
+/// The bugs whose test passed: those the student's tests caught.
+fn caught(stdout: &str) -> Vec<String> {
+    let library = support::library("plaisante_hand");
+    (library.bugs)()
+        .iter()
+        .map(|bug| bug.name.replace('-', "_"))
+        .filter(|bug| result_line(stdout, &format!("{GROUP}::{bug}")).ends_with("ok"))
+        .collect()
+}
+
+fn tests_of(body: &str) -> String {
+    format!(
+        "#[cfg(test)]\nmod tests {{\n    use super::*;\n\n    fn hand(cards: &[&str]) -> Hand {{\n        Hand::new(cards.iter().map(|c| c.parse().unwrap()).collect())\n    }}\n{body}}}\n"
+    )
+}
+
+#[test]
+fn without_tests_every_bug_is_missed_and_the_reference_has_nothing_to_refuse() {
+    let stdout = graded(&with_tests("student-tests-none", ""));
+    assert!(result_line(&stdout, &format!("{GROUP}::valid_on_the_reference")).ends_with("ok"));
+    assert!(stdout.contains("no tests found"), "{stdout}");
+    assert!(caught(&stdout).is_empty(), "{stdout}");
+    let missed = find_failure(&stdout, &format!("{GROUP}::bug_pair_at_least_two")).unwrap();
+    assert!(
+        missed.contains("the bug: has_pair as count >= 2."),
+        "{missed}"
+    );
+    assert!(result_line(&stdout, &format!("{GROUP}::pass_on_your_code")).ends_with("ok"));
+}
+
+#[test]
+fn exactly_the_bugs_the_tests_catch_pass_and_each_names_its_catcher() {
+    let tests = tests_of(
+        "
+    #[test]
+    fn three_sevens_are_not_a_pair() {
+        assert!(!hand(&[\"7H\", \"7D\", \"7C\", \"2S\", \"9H\"]).has_pair());
+    }
+
+    #[test]
+    fn four_sevens_are_not_three_of_a_kind() {
+        assert!(!hand(&[\"7H\", \"7D\", \"7C\", \"7S\", \"9H\"]).has_three_of_a_kind());
+    }
+",
+    );
+    let stdout = graded(&with_tests("student-tests-subset", &tests));
+    assert_eq!(
+        caught(&stdout),
+        ["bug_pair_at_least_two", "bug_three_at_least_three"]
+    );
+    assert!(
+        stdout.contains("tests::three_sevens_are_not_a_pair caught bug-pair-at-least-two"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_wrong_a_looping_and_a_forking_test_are_named_and_the_rest_still_count() {
+    let tests = tests_of(
+        "
+    #[test]
+    fn three_sevens_are_not_a_pair() {
+        assert!(!hand(&[\"7H\", \"7D\", \"7C\", \"2S\", \"9H\"]).has_pair());
+    }
+
+    #[test]
+    fn two_kings_counted_three_times() {
+        assert_eq!(hand(&[\"KH\", \"KD\", \"3C\", \"7S\", \"9H\"]).count_values()[13], 3, \"two kings\");
+    }
+
+    #[test]
+    fn loops_forever() {
+        while hand(&[\"KH\"]).cards().len() == 1 {}
+    }
+
+    #[test]
+    fn leaves_a_process_behind() {
+        // The test binary itself, running its looping test: the one program it can start.
+        std::process::Command::new(\"/proc/self/exe\").arg(\"loops_forever\").spawn().unwrap();
+    }
+",
+    );
+    let stdout = graded(&with_tests("student-tests-hostile", &tests));
+    let refused = find_failure(&stdout, &format!("{GROUP}::valid_on_the_reference")).unwrap();
+    assert!(
+        refused.contains(
+            "this test fails on a correct solution: it asserts something the rules do not say"
+        ),
+        "{refused}"
+    );
+    assert!(
+        refused.contains("tests::two_kings_counted_three_times: assertion"),
+        "{refused}"
+    );
+    assert!(
+        refused.contains("tests::loops_forever: it was still running after 3000 ms"),
+        "{refused}"
+    );
+    assert!(
+        refused.contains("tests::leaves_a_process_behind: it left 1 process running"),
+        "{refused}"
+    );
+    assert!(!refused.contains("three_sevens"), "{refused}");
+    assert_eq!(caught(&stdout), ["bug_pair_at_least_two"]);
+}
+
+#[test]
+fn a_test_of_a_private_helper_is_not_graded_but_runs_on_the_students_code() {
+    let tests = format!(
+        "fn count_helper() -> usize {{ 2 }}\n\n{}",
+        tests_of(
+            "
+    #[test]
+    fn the_helper_counts() {
+        assert_eq!(count_helper(), 2);
+    }
+
+    #[test]
+    fn three_sevens_are_not_a_pair() {
+        assert!(!hand(&[\"7H\", \"7D\", \"7C\", \"2S\", \"9H\"]).has_pair());
+    }
+"
+        )
+    );
+    let stdout = graded(&with_tests("student-tests-helper", &tests));
+    assert!(result_line(&stdout, &format!("{GROUP}::valid_on_the_reference")).ends_with("ok"));
+    assert!(
+        stdout.contains("tests::the_helper_counts not graded: this test uses `count_helper`, which the contract does not have"),
+        "{stdout}"
+    );
+    assert_eq!(caught(&stdout), ["bug_pair_at_least_two"]);
+    assert!(result_line(&stdout, &format!("{GROUP}::pass_on_your_code")).ends_with("ok"));
+}
+
+#[test]
+fn tests_that_read_files_while_compiling_are_refused_by_line() {
+    let tests = tests_of(
+        "
+    #[test]
+    fn reads_the_reference() {
+        assert!(include_str!(\"../../reference/src/plaisante_hand.rs\").len() > 0);
+    }
+",
+    );
+    let stdout = graded(&with_tests("student-tests-include", &tests));
+    let refused = find_failure(&stdout, &format!("{GROUP}::valid_on_the_reference")).unwrap();
+    assert!(refused.contains("src/lib.rs:"), "{refused}");
+    assert!(refused.contains("uses `include_str`"), "{refused}");
+}
