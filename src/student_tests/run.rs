@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::ending_words;
 use crate::runner::Launcher;
-use crate::runner::once::Ran;
+use crate::runner::once::{Ending, Ran};
 
 /// How long listing the tests may take.
 const LIST_TIMEOUT: Duration = Duration::from_secs(10);
@@ -103,7 +103,14 @@ fn run_remaining(
         }
     };
     let mut outcome = parse(&ran.stdout, module);
-    if let Some(mut why) = ending_words(&ran.ending) {
+    let complete = remaining.iter().all(|test| outcome.contains_key(*test));
+    // libtest exits with 101 when a test failed: only a run cut short says something.
+    let cut_short = match &ran.ending {
+        Ending::Exited { .. } if complete => None,
+        Ending::Exited { how, .. } => Some(format!("the test process {how} before the test ended")),
+        ending => ending_words(ending),
+    };
+    if let Some(mut why) = cut_short {
         let said: Vec<&str> = ran
             .stderr
             .lines()
