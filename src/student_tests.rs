@@ -185,53 +185,70 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
         Ok(listed) => listed,
         Err(why) => return stopped(why),
     };
-    let of = |module: &str| -> Vec<String> {
-        let prefix = format!("{module}::");
-        listed
+    let in_module = |module: &str, tests: &[String]| -> Vec<String> {
+        tests
             .iter()
-            .filter_map(|name| name.strip_prefix(&prefix).map(str::to_string))
+            .map(|test| format!("{module}::{test}"))
             .collect()
     };
-    let names = &built.names;
-    let reference = names.reference();
-    let on_reference = run::results(&launcher, &reference, &of(&reference), grading.timeout);
+    // The student's tests by their path in the file, from the reference's listing.
+    let reference = built.names.reference();
+    let tests: Vec<String> = listed
+        .iter()
+        .filter_map(|name| name.strip_prefix(&format!("{reference}::")))
+        .map(str::to_string)
+        .collect();
+    let shown = |full: &str| {
+        full.split_once("::")
+            .map_or(full, |(_, test)| test)
+            .to_string()
+    };
+    let failures = |outcome: std::collections::BTreeMap<String, Result<(), String>>| {
+        outcome
+            .into_iter()
+            .filter_map(|(test, outcome)| outcome.err().map(|said| (shown(&test), said)))
+            .collect::<Vec<_>>()
+    };
+    let on_reference = run::results(&launcher, &in_module(&reference, &tests), grading.timeout);
     let mut graded = Graded {
         file: Some(file.shown.clone()),
         left_out: built.left_out.clone(),
-        yours: match names.yours() {
-            Some(yours) => Ok(
-                run::results(&launcher, &yours, &of(&yours), grading.timeout)
-                    .into_iter()
-                    .filter_map(|(test, outcome)| outcome.err().map(|said| (test, said)))
-                    .collect(),
-            ),
+        yours: match built.names.yours() {
+            Some(yours) => Ok(failures(run::results(
+                &launcher,
+                &in_module(&yours, &tests),
+                grading.timeout,
+            ))),
             None => Err(built.yours_left_out.clone().unwrap_or_default()),
         },
         ..Graded::default()
     };
     for (test, outcome) in on_reference {
         match outcome {
-            Ok(()) => graded.valid.push(test),
-            Err(said) => graded.invalid.push((test, said)),
+            Ok(()) => graded.valid.push(shown(&test)),
+            Err(said) => graded.invalid.push((shown(&test), said)),
         }
     }
-    let caught: Vec<(String, Option<(String, String)>)> = std::thread::scope(|scope| {
-        let threads: Vec<_> = bugs
+    // Every bug in one run: a process per bug would cost more than the tests.
+    let on_bugs = run::results(
+        &launcher,
+        &bugs
             .iter()
-            .map(|bug| {
-                let (launcher, valid) = (&launcher, &graded.valid);
-                scope.spawn(move || {
-                    let module = names.of_bug(bug.name);
-                    let caught = run::first_failure(launcher, &module, valid, grading.timeout);
-                    (bug.name.to_string(), caught)
-                })
-            })
-            .collect();
-        threads
-            .into_iter()
-            .filter_map(|thread| thread.join().ok())
-            .collect()
-    });
+            .flat_map(|bug| in_module(&built.names.of_bug(bug.name), &graded.valid))
+            .collect::<Vec<_>>(),
+        grading.timeout,
+    );
+    let caught =
+        bugs.iter().map(|bug| {
+            let module = built.names.of_bug(bug.name);
+            let catcher = graded.valid.iter().find_map(|test| {
+                match on_bugs.get(&format!("{module}::{test}")) {
+                    Some(Err(said)) => Some((test.clone(), said.clone())),
+                    _ => None,
+                }
+            });
+            (bug.name.to_string(), catcher)
+        });
     graded.caught = caught.into_iter().collect();
     graded
 }

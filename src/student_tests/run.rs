@@ -32,53 +32,39 @@ fn launch(launcher: &Launcher, args: &[String], timeout: Duration) -> Result<Ran
         .map_err(|error| format!("your tests could not be started: {error}"))
 }
 
-/// Each of `tests` (paths inside `module`) run on `module`: Ok when it passed, else what
-/// it said. A test that ends the run (a hang, a flood, an exit) fails with that, and the
-/// tests after it run again without it.
+/// Each of `tests` (full paths, each inside the module of its implementation): Ok when it
+/// passed, else what it said. A test that ends the run (a hang, a flood, an exit) fails
+/// with that, and the tests after it run again without it; the run may take `timeout` for
+/// each implementation it holds.
 pub fn results(
     launcher: &Launcher,
-    module: &str,
     tests: &[String],
     timeout: Duration,
-) -> Vec<(String, Result<(), String>)> {
+) -> BTreeMap<String, Result<(), String>> {
+    let modules: std::collections::BTreeSet<&str> = tests
+        .iter()
+        .filter_map(|test| test.split("::").next())
+        .collect();
+    let timeout = timeout * u32::try_from(modules.len().max(1)).unwrap_or(u32::MAX);
     let mut found: BTreeMap<String, Result<(), String>> = BTreeMap::new();
-    while let Some(outcome) = run_remaining(launcher, module, tests, &found, timeout) {
+    while let Some(outcome) = run_remaining(launcher, tests, &found, timeout) {
         let progressed = !outcome.is_empty();
         found.extend(outcome);
         if !progressed {
             break;
         }
     }
-    tests
-        .iter()
-        .map(|test| {
-            let outcome = found
-                .remove(test)
-                .unwrap_or_else(|| Err("it did not run".to_string()));
-            (test.clone(), outcome)
-        })
-        .collect()
-}
-
-/// The first of `tests` that fails on `module`, and what it said; None when all pass.
-pub fn first_failure(
-    launcher: &Launcher,
-    module: &str,
-    tests: &[String],
-    timeout: Duration,
-) -> Option<(String, String)> {
-    // A run that ends early is not taken up again: its failure is enough.
-    let found = run_remaining(launcher, module, tests, &BTreeMap::new(), timeout)?;
-    tests.iter().find_map(|test| match found.get(test) {
-        Some(Err(said)) => Some((test.clone(), said.clone())),
-        _ => None,
-    })
+    for test in tests {
+        found
+            .entry(test.clone())
+            .or_insert_with(|| Err("it did not run".to_string()));
+    }
+    found
 }
 
 /// One run of the tests not yet in `found`; None when none is left.
 fn run_remaining(
     launcher: &Launcher,
-    module: &str,
     tests: &[String],
     found: &BTreeMap<String, Result<(), String>>,
     timeout: Duration,
@@ -90,7 +76,7 @@ fn run_remaining(
     let mut args: Vec<String> = ["--exact", "--test-threads=1", "--color=never"]
         .map(String::from)
         .to_vec();
-    args.extend(remaining.iter().map(|test| format!("{module}::{test}")));
+    args.extend(remaining.iter().map(|test| test.to_string()));
     let ran = match launch(launcher, &args, timeout) {
         Ok(ran) => ran,
         Err(why) => {
@@ -102,7 +88,7 @@ fn run_remaining(
             );
         }
     };
-    let mut outcome = parse(&ran.stdout, module);
+    let mut outcome = parse(&ran.stdout);
     let complete = remaining.iter().all(|test| outcome.contains_key(*test));
     // libtest exits with 101 when a test failed: only a run cut short says something.
     let cut_short = match &ran.ending {
@@ -117,19 +103,14 @@ fn run_remaining(
             .filter(|l| !l.trim().is_empty())
             .collect();
         if let Some(last) = said.last() {
-            why.push_str(&format!(
-                " (it printed: {})",
-                last.replace(&format!("{module}::"), "")
-            ));
+            why.push_str(&format!(" (it printed: {})", unhidden(last)));
         }
         // The test that was running: its name printed, its result not.
-        let running = ran.stdout.lines().rev().find_map(|line| {
-            let name = line
-                .trim_end()
-                .strip_prefix("test ")?
-                .strip_suffix(" ...")?;
-            name.strip_prefix(&format!("{module}::"))
-        });
+        let running = ran
+            .stdout
+            .lines()
+            .rev()
+            .find_map(|line| line.trim_end().strip_prefix("test ")?.strip_suffix(" ..."));
         let notes = if ran.notes.is_empty() {
             String::new()
         } else {
@@ -154,7 +135,7 @@ fn run_remaining(
             outcome.insert(remaining[0].clone(), Err(ran.notes.join("; ")));
         } else {
             for test in remaining {
-                let alone = run_remaining(launcher, module, &[test.clone()], found, timeout);
+                let alone = run_remaining(launcher, &[test.clone()], found, timeout);
                 outcome.extend(alone.unwrap_or_default());
             }
         }
@@ -162,9 +143,32 @@ fn run_remaining(
     Some(outcome)
 }
 
-/// The results libtest printed for `module`'s tests, with what each failure said.
-fn parse(stdout: &str, module: &str) -> BTreeMap<String, Result<(), String>> {
-    let prefix = format!("{module}::");
+/// `text` without the hidden names of the implementations' modules.
+pub fn unhidden(text: &str) -> String {
+    let mut shown = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("::") {
+        let before = &rest[..at];
+        let word_start = before
+            .rfind(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .map_or(0, |n| n + 1);
+        let word = &before[word_start..];
+        let hidden = word.len() == 17
+            && word.starts_with('m')
+            && word[1..].chars().all(|c| c.is_ascii_hexdigit());
+        shown.push_str(if hidden {
+            &before[..word_start]
+        } else {
+            &rest[..at + 2]
+        });
+        rest = &rest[at + 2..];
+    }
+    shown.push_str(rest);
+    shown
+}
+
+/// The results libtest printed, with what each failure said.
+fn parse(stdout: &str) -> BTreeMap<String, Result<(), String>> {
     let mut outcome = BTreeMap::new();
     for line in stdout.lines() {
         let Some((name, result)) = line
@@ -173,15 +177,12 @@ fn parse(stdout: &str, module: &str) -> BTreeMap<String, Result<(), String>> {
         else {
             continue;
         };
-        let Some(name) = name.strip_prefix(&prefix) else {
-            continue;
-        };
         match result.trim() {
             "ok" => {
                 outcome.insert(name.to_string(), Ok(()));
             }
             "FAILED" => {
-                outcome.insert(name.to_string(), Err(said(stdout, module, name)));
+                outcome.insert(name.to_string(), Err(said(stdout, name)));
             }
             _ => {}
         }
@@ -190,8 +191,8 @@ fn parse(stdout: &str, module: &str) -> BTreeMap<String, Result<(), String>> {
 }
 
 /// What test `name` printed when it failed, less the lines that place it in the harness.
-fn said(stdout: &str, module: &str, name: &str) -> String {
-    let header = format!("---- {module}::{name} stdout ----");
+fn said(stdout: &str, name: &str) -> String {
+    let header = format!("---- {name} stdout ----");
     let Some(start) = stdout.find(&header) else {
         return "it failed".to_string();
     };
@@ -210,7 +211,7 @@ fn said(stdout: &str, module: &str, name: &str) -> String {
     if lines.is_empty() {
         "it failed".to_string()
     } else {
-        lines.join("\n").replace(&format!("{module}::"), "")
+        unhidden(&lines.join("\n"))
     }
 }
 
@@ -218,15 +219,15 @@ fn said(stdout: &str, module: &str, name: &str) -> String {
 mod tests {
     use super::*;
 
-    const OUTPUT: &str = "\nrunning 3 tests\ntest m1::tests::a ... ok\ntest m1::tests::b ... FAILED\ntest m1::tests::c ... \n\nfailures:\n\n---- m1::tests::b stdout ----\n\nthread 'm1::tests::b' panicked at src/main.rs:12:5:\nassertion `left == right` failed\n  left: 1\n right: 2\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\n\nfailures:\n    m1::tests::b\n";
+    const OUTPUT: &str = "\nrunning 3 tests\ntest m0123456789abcdef::tests::a ... ok\ntest m0123456789abcdef::tests::b ... FAILED\ntest m0123456789abcdef::tests::c ... \n\nfailures:\n\n---- m0123456789abcdef::tests::b stdout ----\n\nthread 'm0123456789abcdef::tests::b' panicked at src/main.rs:12:5:\nassertion `left == right` failed\n  left: 1\n right: 2\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\n\nfailures:\n    m0123456789abcdef::tests::b\n";
 
     #[test]
     fn results_and_what_failures_said_are_read_from_libtests_output() {
-        let outcome = parse(OUTPUT, "m1");
+        let outcome = parse(OUTPUT);
         assert_eq!(outcome.len(), 2);
-        assert_eq!(outcome["tests::a"], Ok(()));
+        assert_eq!(outcome["m0123456789abcdef::tests::a"], Ok(()));
         assert_eq!(
-            outcome["tests::b"],
+            outcome["m0123456789abcdef::tests::b"],
             Err("assertion `left == right` failed\n  left: 1\n right: 2".to_string())
         );
     }
