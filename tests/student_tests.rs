@@ -3,7 +3,7 @@
 
 mod support;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use support::{Mutant, check, find_failure, result_line, scratch_file};
 
@@ -33,7 +33,7 @@ fn with_tests(name: &'static str, tests: &str) -> PathBuf {
 }
 
 /// `grader check` of `dir` with the spec: its stdout.
-fn graded(dir: &PathBuf) -> String {
+fn graded(dir: &Path) -> String {
     let spec = spec();
     let (_, stdout, stderr) = check(dir, &["--spec", spec.to_str().unwrap()]);
     assert!(stdout.contains("test result"), "{stdout}\n{stderr}");

@@ -135,7 +135,7 @@ fn run_remaining(
             outcome.insert(remaining[0].clone(), Err(ran.notes.join("; ")));
         } else {
             for test in remaining {
-                let alone = run_remaining(launcher, &[test.clone()], found, timeout);
+                let alone = run_remaining(launcher, std::slice::from_ref(test), found, timeout);
                 outcome.extend(alone.unwrap_or_default());
             }
         }
