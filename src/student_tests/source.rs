@@ -360,7 +360,7 @@ mod tests {
         assert_eq!(modules.len(), 1);
         let module = &modules[0];
         assert_eq!(module.name, "tests");
-        assert_eq!(module.lines, 6..26);
+        assert_eq!(module.lines, 6..25);
         let names: Vec<&str> = module.tests.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["a_pair", "another"]);
         assert_eq!(module.tests[0].lines, 14..20);
