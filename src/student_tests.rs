@@ -158,20 +158,14 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
     };
     let file = match StudentFile::find(root, grading.library.assignment) {
         Ok(Some(file)) => file,
-        Ok(None) => {
-            return Graded {
-                yours: Ok(Vec::new()),
-                caught: bugs
-                    .iter()
-                    .map(|bug| (bug.name.to_string(), None))
-                    .collect(),
-                ..Graded::default()
-            };
-        }
+        Ok(None) => return no_tests(None, &bugs),
         Err(why) => return stopped(why),
     };
     if let Some(why) = file.refusal() {
         return stopped(why);
+    }
+    if file.test_count() == 0 {
+        return no_tests(Some(file.shown), &bugs);
     }
     let built = match harness::build(root, &file, grading, &bugs) {
         Ok(built) => built,
@@ -251,6 +245,15 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
         });
     graded.caught = caught.into_iter().collect();
     graded
+}
+
+/// The outcome without tests, nothing built or run: every bug is missed.
+fn no_tests(file: Option<String>, bugs: &[Bug]) -> Graded {
+    Graded {
+        file,
+        caught: bugs.iter().map(|bug| (bug.name.to_string(), None)).collect(),
+        ..Graded::default()
+    }
 }
 
 /// What ended a run of tests early, in words about the test running then.

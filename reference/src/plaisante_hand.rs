@@ -179,6 +179,8 @@ mod tests {
         assert!(five.has_flush() && five.has_straight());
         let four = hand(&["2H", "3H", "4H", "5H"]);
         assert!(!four.has_flush() && !four.has_straight());
+        // Four cards spanning five values, as a straight of five would.
+        assert!(!hand(&["5H", "6C", "7D", "9S"]).has_straight());
         assert!(!hand(&["AH", "2C", "3D", "4S", "5H"]).has_straight());
     }
 }

@@ -224,7 +224,7 @@ fn crate_text(
     if let Some(yours) = names.yours().filter(|_| !excluded.yours) {
         text.push_str(&format!("pub mod {yours} {{\n"));
         let first = line(&text);
-        text.push_str(&file.text);
+        text.push_str(&source::without_file_modules(&file.text));
         regions.push((first..line(&text) + 1, Region::Yours));
         text.push_str("\n}\n");
     }

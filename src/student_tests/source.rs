@@ -256,6 +256,33 @@ pub fn file_uses(text: &str) -> Vec<String> {
     uses
 }
 
+/// `text` with its declarations of modules in other files (`mod x;`) made empty modules
+/// (`mod x {}`), line for line: the file is built alone, without them.
+pub fn without_file_modules(text: &str) -> String {
+    let tokens = tokens(text);
+    let mut semicolons = Vec::new();
+    let mut depth = 0usize;
+    for (n, token) in tokens.iter().enumerate() {
+        match token.text.as_str() {
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" | "}" => depth = depth.saturating_sub(1),
+            "mod" if depth == 0
+                && tokens.get(n + 1).is_some_and(|t| t.ident)
+                && tokens.get(n + 2).is_some_and(|t| t.text == ";") =>
+            {
+                semicolons.push(tokens[n + 2].at);
+            }
+            _ => {}
+        }
+    }
+    let mut shown = text.to_string();
+    // From the last: each replacement moves what follows it.
+    for at in semicolons.into_iter().rev() {
+        shown.replace_range(at..at + 1, "{}");
+    }
+    shown
+}
+
 /// Whether `#[cfg(test)]` starts at token `n`.
 fn is_cfg_test(tokens: &[Token], n: usize) -> bool {
     let texts: Vec<&str> = tokens
@@ -389,6 +416,15 @@ mod tests {
         assert_eq!(
             file_uses(text),
             ["use grader_api::{Card, plaisante_hand::{COUNTS_LEN, PlaisanteHand}};"]
+        );
+    }
+
+    #[test]
+    fn modules_in_other_files_are_made_empty_line_for_line() {
+        let text = "/// Bugs.\npub mod bugs;\nmod a {\n    mod inner;\n}\nmod b;\n";
+        assert_eq!(
+            without_file_modules(text),
+            "/// Bugs.\npub mod bugs{}\nmod a {\n    mod inner;\n}\nmod b{}\n"
         );
     }
 

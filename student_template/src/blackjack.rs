@@ -63,3 +63,24 @@ impl BlackjackGame for Game {
         todo!()
     }
 }
+
+// Your own tests go here, beside your code: `cargo test` runs them, and a course's `your
+// tests` group runs them on a correct solution and on the bugs students write. Use only
+// what every solution has (`Hand::new`, the trait's methods, `grader_api`), not your own
+// helpers, so they can be graded against the others. Each test: set up a small input, call
+// the method, check the answer.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An ace counts 11 unless that busts the hand: A+5+A is a soft 17.
+    #[test]
+    fn ace_five_ace_is_a_soft_17() {
+        let mut hand = Hand::new();
+        for card in ["AH", "5D", "AC"] {
+            hand.add(card.parse().unwrap());
+        }
+        assert_eq!(hand.value(), 17);
+        assert!(hand.is_soft());
+    }
+}

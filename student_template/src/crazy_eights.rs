@@ -86,3 +86,33 @@ impl PlayerStrategy for FirstStrategy {
         todo!()
     }
 }
+
+// Your own tests go here, beside your code: `cargo test` runs them, and a course's `your
+// tests` group runs them on a correct solution and on the bugs students write. Use only
+// what every solution has (`Engine::new`, the trait's methods, `grader_api`), not your own
+// helpers, so they can be graded against the others. Each test: set up a small input, call
+// the method, check the answer.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use grader_api::crazy_eights::{Harness, init_players};
+
+    /// The winner of a game takes the points; the other players score nothing.
+    #[test]
+    fn only_the_winner_scores() {
+        for seed in 0..20 {
+            let mut players: Vec<Box<dyn PlayerStrategy>> =
+                (0..4).map(|_| Harness::FirstLegal.player()).collect();
+            init_players(&mut players);
+            let result = Engine::new().play_game(&mut players, &mut Deck::shuffled(seed));
+            if let Some(winner) = result.winner {
+                for (player, score) in (0u32..).zip(&result.scores) {
+                    if player != winner {
+                        assert_eq!(*score, 0, "player {player} of game {seed}");
+                    }
+                }
+            }
+        }
+    }
+}

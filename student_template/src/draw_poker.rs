@@ -27,3 +27,27 @@ impl DrawGame for Game {
         Vec::new()
     }
 }
+
+// Your own tests go here, beside your code: `cargo test` runs them, and a course's `your
+// tests` group runs them on a correct solution and on the bugs students write. Use only
+// what every solution has (`Game::new`, the trait's methods, `grader_api`), not your own
+// helpers, so they can be graded against the others. Each test: set up a small input, call
+// the method, check the answer.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cards(texts: &[&str]) -> Vec<Card> {
+        texts.iter().map(|card| card.parse().unwrap()).collect()
+    }
+
+    /// More than three positions is refused, and the hand is left as it was.
+    #[test]
+    fn four_discards_are_refused_and_change_nothing() {
+        let mut hand = cards(&["KH", "KD", "3C", "7S", "9H"]);
+        let mut deck = Deck::stacked(cards(&["2C", "2D", "2H", "2S"]));
+        let refused = Game::new().discard_and_draw(&mut hand, &[1, 2, 3, 4], &mut deck);
+        assert!(refused.is_err());
+        assert_eq!(hand, cards(&["KH", "KD", "3C", "7S", "9H"]));
+    }
+}

@@ -78,3 +78,27 @@ impl PlaisanteHand for Hand {
         todo!()
     }
 }
+
+// Your own tests go here, beside your code: `cargo test` runs them, and a course's `your
+// tests` group runs them on a correct solution and on the bugs students write. Use only
+// what every solution has (`Hand::new`, the trait's methods, `grader_api`), not your own
+// helpers, so they can be graded against the others. Each test: set up a small input, call
+// the method, check the answer.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hand(cards: &[&str]) -> Hand {
+        Hand::new(cards.iter().map(|card| card.parse().unwrap()).collect())
+    }
+
+    /// The assignment's own first check: K-K-3-7-9 counted.
+    #[test]
+    fn counts_the_values_of_k_k_3_7_9() {
+        let counts = hand(&["KH", "KD", "3C", "7S", "9H"]).count_values();
+        assert_eq!(counts.len(), 15);
+        assert_eq!(counts[13], 2);
+        assert_eq!(counts[3], 1);
+        assert_eq!(counts[2], 0);
+    }
+}

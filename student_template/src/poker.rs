@@ -38,3 +38,25 @@ impl PokerHand for Hand {
         todo!()
     }
 }
+
+// Your own tests go here, beside your code: `cargo test` runs them, and a course's `your
+// tests` group runs them on a correct solution and on the bugs students write. Use only
+// what every solution has (`Hand::new`, the trait's methods, `grader_api`), not your own
+// helpers, so they can be graded against the others. Each test: set up a small input, call
+// the method, check the answer.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hand(cards: &[&str]) -> Hand {
+        let cards = cards.iter().map(|card| card.parse().unwrap()).collect();
+        Hand::new(cards, PokerRules::default())
+    }
+
+    /// Five in a row of one suit is a straight flush, not just a flush.
+    #[test]
+    fn five_hearts_in_a_row_are_a_straight_flush() {
+        let hand = hand(&["5H", "6H", "7H", "8H", "9H"]);
+        assert_eq!(hand.category(), Category::StraightFlush);
+    }
+}

@@ -53,3 +53,29 @@ impl Tableau for Table {
         todo!()
     }
 }
+
+// Your own tests go here, beside your code: `cargo test` runs them, and a course's `your
+// tests` group runs them on a correct solution and on the bugs students write. Use only
+// what every solution has (`Table::new`, the trait's methods, `grader_api`), not your own
+// helpers, so they can be graded against the others. Each test: set up a small input, call
+// the method, check the answer.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn card(text: &str) -> Card {
+        text.parse().unwrap()
+    }
+
+    /// Five cards may be selected; a sixth is refused.
+    #[test]
+    fn a_sixth_card_is_not_selected() {
+        let mut table = Table::new();
+        let cards = ["2C", "3C", "4C", "5C", "6C", "7C"].map(card);
+        table.held_mut().extend(cards);
+        for card in cards {
+            table.toggle_selection(card);
+        }
+        assert_eq!(table.selected(), &cards[..5]);
+    }
+}
