@@ -55,24 +55,28 @@ fn the_reference_scores_full_marks_exactly_on_every_group() {
         &["--format", "json", "--output", out.to_str().unwrap()],
     );
     assert_eq!(code, 0, "{stdout}\n{stderr}");
-    assert!(stdout.contains("total 600 / 600"), "{stdout}");
+    assert!(stdout.contains("total 605 / 605"), "{stdout}");
     assert!(result_line(&stdout, "plaisante_hand::every_hand").ends_with("ok"));
     let results = read_json(&out);
-    // Groups such as 25 points over 13 tests do not divide; the sum must still be 600, not 599.99….
+    // Groups such as 25 points over 13 tests do not divide; the sum must still be 605, not 604.99….
     assert_eq!(
         results["score"].as_f64(),
-        Some(600.0),
+        Some(605.0),
         "{}",
         results["score"]
     );
-    assert_eq!(results["max_score"].as_f64(), Some(600.0));
-    assert_eq!(sum_of_tests(&results, "score"), 60_000);
-    assert_eq!(sum_of_tests(&results, "max_score"), 60_000);
+    assert_eq!(results["max_score"].as_f64(), Some(605.0));
+    assert_eq!(sum_of_tests(&results, "score"), 60_500);
+    assert_eq!(sum_of_tests(&results, "max_score"), 60_500);
 }
 
 #[test]
 fn the_template_fails_every_test_as_not_yet_implemented() {
-    let (code, stdout, stderr) = check(&repo().join("student_template"), &[]);
+    // Its example tests are graded on their own (tests/student_tests.rs).
+    let (code, stdout, stderr) = check(
+        &repo().join("student_template"),
+        &["--skip", "your_tests"],
+    );
     assert_eq!(code, 1, "{stdout}\n{stderr}");
     // What the seeds' starter files provide passes: total_value, and the draw stub dealer.
     let passing: Vec<&str> = stdout
@@ -1125,8 +1129,8 @@ fn gradescope_max_is_the_specs_not_what_a_submission_registers() {
     let results: serde_json::Value = serde_json::from_str(&stdout).expect("stdout is only JSON");
     assert_eq!(
         sum_of_tests(&results, "max_score"),
-        60_000,
-        "the reference's 600"
+        60_500,
+        "the reference's 605"
     );
     let tests = results["tests"].as_array().unwrap();
     let poker = tests
@@ -1148,7 +1152,7 @@ fn a_students_report_grades_what_is_registered_and_names_the_rest() {
     let (code, stdout, stderr) = check(&fixture("example-student"), &["--skip", "every_hand"]);
     assert_eq!(code, 1, "{stderr}");
     assert!(!stdout.contains("test poker::"), "{stdout}");
-    assert!(stdout.contains(" / 100\n"), "{stdout}");
+    assert!(stdout.contains(" / 105\n"), "{stdout}");
     assert!(
         stdout.contains(
             "not graded: tableau, blackjack, poker, draw_poker, crazy_eights (your submission() does not register them; --assignment NAME grades one anyway)"
