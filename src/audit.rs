@@ -2,6 +2,7 @@
 //! crate and graded against the specs as course staff see them (hidden groups too), then a
 //! table of which bugs each assignment's tests catch, by which tests, and which they miss.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -18,6 +19,7 @@ use crate::grade::Expected;
 use crate::mutant::write_bug;
 use crate::sandbox::{Mode, Sandbox};
 use crate::spec::{self, SpecErrors, Suite};
+use crate::student_tests::examples::caught_by_examples;
 use crate::verdict::Verdict;
 
 /// Where the list of tests that caught a bug wraps.
@@ -42,6 +44,10 @@ pub struct AuditArgs {
 
 /// What grading a bug found: the ids of the tests that failed, or why it was not graded.
 type Finding = Result<Vec<String>, String>;
+
+/// For each assignment, the template's example test that catches each bug, or why they
+/// could not be graded.
+type Examples = BTreeMap<&'static str, Result<BTreeMap<String, Option<String>>, String>>;
 
 pub fn run(args: AuditArgs) -> ExitCode {
     match audit(&args) {
@@ -84,7 +90,14 @@ fn audit(args: &AuditArgs) -> Result<bool, Stop> {
         threads: (cores / jobs).max(1),
     };
     let findings = grading.grade_all(&bugs, jobs);
-    Ok(print_table(&suite, &bugs, &findings))
+    let mut examples = BTreeMap::new();
+    for library in bugs.iter().map(|(library, _)| *library) {
+        if !examples.contains_key(library.assignment) {
+            let caught = caught_by_examples(library, &sandbox, &grading.build);
+            examples.insert(library.assignment, caught);
+        }
+    }
+    Ok(print_table(&suite, &bugs, &findings, &examples))
 }
 
 /// The library's bugs of each assignment `suite` grades, in the order its groups come.
@@ -177,7 +190,11 @@ impl Grading<'_> {
         let suite = self.answered.0;
         let selected: Vec<usize> = (0..)
             .zip(suite.tests())
-            .filter(|(_, (group, _))| group.assignment.name() == library.assignment)
+            // The students' own tests are no test of a bug's code.
+            .filter(|(_, (group, test))| {
+                group.assignment.name() == library.assignment
+                    && test.grading != grader_api::spec::Grading::StudentTests
+            })
             .map(|(index, _)| index)
             .collect();
         let results = grade_built(
@@ -199,7 +216,12 @@ impl Grading<'_> {
 
 /// Prints each assignment's bugs, each with whether a test of `suite` caught it and which
 /// did, and the count; whether every bug was caught.
-fn print_table(suite: &Suite, bugs: &[(&Library, Bug)], findings: &[Finding]) -> bool {
+fn print_table(
+    suite: &Suite,
+    bugs: &[(&Library, Bug)],
+    findings: &[Finding],
+    examples: &Examples,
+) -> bool {
     let mut caught = 0;
     let mut assignment = "";
     for ((library, bug), finding) in bugs.iter().zip(findings) {
@@ -210,6 +232,9 @@ fn print_table(suite: &Suite, bugs: &[(&Library, Bug)], findings: &[Finding]) ->
                 .filter(|(other, _)| other.assignment == assignment)
                 .count();
             println!("{}: {}", assignment.bold(), count(of_it, "bug"));
+            if let Some(Err(why)) = examples.get(assignment) {
+                println!("  the template's example tests cannot be graded: {why}");
+            }
         }
         let prefix = format!("{assignment}::");
         let label = match finding {
@@ -235,6 +260,14 @@ fn print_table(suite: &Suite, bugs: &[(&Library, Bug)], findings: &[Finding]) ->
                 match pieces.is_empty() {
                     true => println!("{INDENT}no test fails"),
                     false => print!("{}", wrapped("caught by ", &pieces, ",")),
+                }
+                if let Some(Ok(caught)) = examples.get(assignment) {
+                    match caught.get(bug.name) {
+                        Some(Some(test)) => {
+                            println!("{INDENT}the template's example test {test} catches it")
+                        }
+                        _ => println!("{INDENT}the template's example tests miss it"),
+                    }
                 }
                 for named in &bug.caught {
                     let id = format!("{prefix}{}", named.test);

@@ -37,7 +37,7 @@ pub fn run(args: NewArgs) -> ExitCode {
     done_or_usage(written)
 }
 
-fn write_crate(path: &Path, assignments: &[String]) -> Result<(), String> {
+pub(crate) fn write_crate(path: &Path, assignments: &[String]) -> Result<(), String> {
     for name in assignments {
         if grader_api::assignment(name).is_none() {
             let names: Vec<&str> = grader_api::ASSIGNMENTS

@@ -19,6 +19,7 @@ use crate::compile::{self, Build};
 use crate::runner::{Launcher, once::Ending};
 use crate::sandbox::Sandbox;
 
+pub mod examples;
 pub mod harness;
 mod run;
 mod session;
@@ -251,7 +252,10 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
 fn no_tests(file: Option<String>, bugs: &[Bug]) -> Graded {
     Graded {
         file,
-        caught: bugs.iter().map(|bug| (bug.name.to_string(), None)).collect(),
+        caught: bugs
+            .iter()
+            .map(|bug| (bug.name.to_string(), None))
+            .collect(),
         ..Graded::default()
     }
 }

@@ -73,10 +73,7 @@ fn the_reference_scores_full_marks_exactly_on_every_group() {
 #[test]
 fn the_template_fails_every_test_as_not_yet_implemented() {
     // Its example tests are graded on their own (tests/student_tests.rs).
-    let (code, stdout, stderr) = check(
-        &repo().join("student_template"),
-        &["--skip", "your_tests"],
-    );
+    let (code, stdout, stderr) = check(&repo().join("student_template"), &["--skip", "your_tests"]);
     assert_eq!(code, 1, "{stdout}\n{stderr}");
     // What the seeds' starter files provide passes: total_value, and the draw stub dealer.
     let passing: Vec<&str> = stdout

@@ -192,3 +192,80 @@ fn tests_that_read_files_while_compiling_are_refused_by_line() {
     assert!(refused.contains("src/lib.rs:"), "{refused}");
     assert!(refused.contains("uses `include_str`"), "{refused}");
 }
+
+#[test]
+fn lint_refuses_a_bug_name_the_library_lacks_with_the_nearest() {
+    let spec = scratch_file(
+        "student-tests-misspelt.yaml",
+        "assignment: plaisante_hand\ngroups:\n  - name: your tests\n    points: 10\n    student_tests: { bugs: [bug-pair-at-least-two, bug-three-at-leats-three] }\n",
+    );
+    let output = support::grader(&["spec", "lint", spec.to_str().unwrap()]);
+    let said = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{said}");
+    assert!(
+        said.contains("`student_tests` names the bug `bug-three-at-leats-three`, which plaisante_hand's library does not have; did you mean `bug-three-at-least-three`?"),
+        "{said}"
+    );
+}
+
+#[test]
+fn audit_says_which_bugs_the_templates_example_tests_catch() {
+    let output = support::grader(&[
+        "spec",
+        "audit",
+        support::repo().join("specs/tableau.yaml").to_str().unwrap(),
+        "--jobs",
+        "2",
+    ]);
+    let table = String::from_utf8_lossy(&output.stdout);
+    let of = |bug: &str| {
+        let start = table
+            .find(&format!("  {bug}"))
+            .unwrap_or_else(|| panic!("{table}"));
+        let rest = &table[start..];
+        let end = rest[1..].find("\n  caught").map_or(rest.len(), |n| n + 1);
+        rest[..end].to_string()
+    };
+    let sixth = of("caught  tableau-sixth-card-selectable");
+    assert!(
+        sixth
+            .contains("the template's example test tests::a_sixth_card_is_not_selected catches it"),
+        "{sixth}"
+    );
+    let deselect = of("caught  tableau-deselect-keeps-card");
+    assert!(
+        deselect.contains("the template's example tests miss it"),
+        "{deselect}"
+    );
+}
+
+#[test]
+fn a_hidden_group_names_no_bug_in_a_students_view() {
+    let spec = scratch_file(
+        "student-tests-hidden.yaml",
+        "assignment: plaisante_hand\ngroups:\n  - name: your tests\n    points: 10\n    visibility: hidden\n    student_tests: { bugs: all }\n",
+    );
+    let dir = with_tests("student-tests-hidden", "");
+    let output = support::grader(&[
+        "check",
+        dir.to_str().unwrap(),
+        "--color",
+        "never",
+        "--spec",
+        spec.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains(&format!("test {GROUP}::hidden_2 ")),
+        "{stdout}"
+    );
+    for shown in [
+        "bug_pair",
+        "bug-pair",
+        "has_pair as count",
+        "no tests found",
+    ] {
+        assert!(!stdout.contains(shown), "{shown} in:\n{stdout}");
+    }
+}

@@ -266,9 +266,10 @@ pub fn without_file_modules(text: &str) -> String {
         match token.text.as_str() {
             "(" | "[" | "{" => depth += 1,
             ")" | "]" | "}" => depth = depth.saturating_sub(1),
-            "mod" if depth == 0
-                && tokens.get(n + 1).is_some_and(|t| t.ident)
-                && tokens.get(n + 2).is_some_and(|t| t.text == ";") =>
+            "mod"
+                if depth == 0
+                    && tokens.get(n + 1).is_some_and(|t| t.ident)
+                    && tokens.get(n + 2).is_some_and(|t| t.text == ";") =>
             {
                 semicolons.push(tokens[n + 2].at);
             }

@@ -1,0 +1,55 @@
+//! The template's example tests, graded as a student's would be: which bugs of their
+//! assignment's library they catch, for `grader spec audit`.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use reference::bugs::Library;
+
+use super::{Grading, grade};
+use crate::compile::{self, Build};
+use crate::sandbox::Sandbox;
+
+/// How long the example tests may take on one implementation.
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// For each bug of `library`, the example test of the template that catches it, if one
+/// does; or why they could not be graded.
+pub fn caught_by_examples(
+    library: &Library,
+    sandbox: &Sandbox,
+    build: &Build,
+) -> Result<BTreeMap<String, Option<String>>, String> {
+    let folder = compile::builds_folder()
+        .map_err(|error| format!("no folder of builds: {error}"))?
+        .join("template-examples")
+        .join(library.assignment);
+    if folder.exists() {
+        std::fs::remove_dir_all(&folder)
+            .map_err(|error| format!("cannot clear {}: {error}", folder.display()))?;
+    }
+    crate::new::write_crate(&folder, &[library.assignment.to_string()])?;
+    let graded = grade(
+        &folder,
+        &Grading {
+            library,
+            bugs: None,
+            sandbox,
+            build,
+            timeout: TIMEOUT,
+        },
+    );
+    if let Some(why) = graded.stopped {
+        return Err(why);
+    }
+    if let Some((test, said)) = graded.invalid.first() {
+        return Err(format!(
+            "the example test {test} fails on the reference: {said}"
+        ));
+    }
+    Ok(graded
+        .caught
+        .into_iter()
+        .map(|(bug, caught)| (bug, caught.map(|(test, _)| test)))
+        .collect())
+}
