@@ -86,6 +86,19 @@ impl StudentFile {
         })
     }
 
+    /// Each `#[test]` found, by its path in the file (`tests::counts_kings`).
+    pub fn test_paths(&self) -> Vec<String> {
+        self.modules
+            .iter()
+            .flat_map(|module| {
+                module
+                    .tests
+                    .iter()
+                    .map(move |test| format!("{}::{}", module.name, test.name))
+            })
+            .collect()
+    }
+
     /// The number of `#[test]`s found.
     pub fn test_count(&self) -> usize {
         self.modules.iter().map(|module| module.tests.len()).sum()
@@ -176,23 +189,19 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
         Ok(launcher) => launcher,
         Err(error) => return stopped(format!("cannot set your tests up to run: {error}")),
     };
-    let listed = match run::list(&launcher) {
-        Ok(listed) => listed,
-        Err(why) => return stopped(why),
-    };
     let in_module = |module: &str, tests: &[String]| -> Vec<String> {
         tests
             .iter()
             .map(|test| format!("{module}::{test}"))
             .collect()
     };
-    // The student's tests by their path in the file, from the reference's listing.
-    let reference = built.names.reference();
-    let tests: Vec<String> = listed
+    let all = file.test_paths();
+    let graded_tests: Vec<String> = all
         .iter()
-        .filter_map(|name| name.strip_prefix(&format!("{reference}::")))
-        .map(str::to_string)
+        .filter(|test| !built.left_out.iter().any(|(left_out, _)| left_out == *test))
+        .cloned()
         .collect();
+    let (reference, yours) = (built.names.reference(), built.names.yours());
     let shown = |full: &str| {
         full.split_once("::")
             .map_or(full, |(_, test)| test)
@@ -204,16 +213,20 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
             .filter_map(|(test, outcome)| outcome.err().map(|said| (shown(&test), said)))
             .collect::<Vec<_>>()
     };
-    let on_reference = run::results(&launcher, &in_module(&reference, &tests), grading.timeout);
+    // The reference and the student's own code in one run.
+    let mut first = in_module(&reference, &graded_tests);
+    if let Some(yours) = &yours {
+        first.extend(in_module(yours, &all));
+    }
+    let (on_reference, on_yours): (Vec<_>, Vec<_>) =
+        run::results(&launcher, &first, grading.timeout)
+            .into_iter()
+            .partition(|(test, _)| test.starts_with(&format!("{reference}::")));
     let mut graded = Graded {
         file: Some(file.shown.clone()),
         left_out: built.left_out.clone(),
-        yours: match built.names.yours() {
-            Some(yours) => Ok(failures(run::results(
-                &launcher,
-                &in_module(&yours, &tests),
-                grading.timeout,
-            ))),
+        yours: match yours {
+            Some(_) => Ok(failures(on_yours.into_iter().collect())),
             None => Err(built.yours_left_out.clone().unwrap_or_default()),
         },
         ..Graded::default()

@@ -135,7 +135,7 @@ fn a_wrong_a_looping_and_a_forking_test_are_named_and_the_rest_still_count() {
         "{refused}"
     );
     assert!(
-        refused.contains("tests::loops_forever: it was still running after 3000 ms"),
+        refused.contains("tests::loops_forever: it was still running after"),
         "{refused}"
     );
     assert!(

@@ -335,6 +335,18 @@ pub fn build_harness(
     };
     let folder_lock = lock_beside(&layout.folder).map_err(io)?;
     let builder = prepare_folder(&layout, sandbox)?;
+    // The harness of this very text, built before, needs no cargo: the stamp is the
+    // grader's, in its own folder, written once the build was taken.
+    let stamp = layout.folder.join("harness.made-from");
+    let made_from = format!("{:016x}\n", stable_hash(main));
+    if std::fs::read_to_string(&stamp).ok().as_deref() == Some(made_from.as_str())
+        && let Ok(runner) = artifact::take(&layout, builder)
+    {
+        return Ok(Built {
+            runner,
+            _folder_lock: folder_lock,
+        });
+    }
     // Read by the build's sandbox as a runner build's is; a harness has no submission.
     std::fs::create_dir_all(&layout.submission).map_err(io)?;
     let dependency = (
@@ -345,9 +357,12 @@ pub fn build_harness(
         },
     );
     write_runner_crate(&layout, dependency, main, builder).map_err(io)?;
+    let _ = std::fs::remove_file(&stamp);
     build_generated(&layout, shared, builder, sandbox, build)?;
+    let runner = artifact::take(&layout, builder)?;
+    std::fs::write(&stamp, made_from).map_err(io)?;
     Ok(Built {
-        runner: artifact::take(&layout, builder)?,
+        runner,
         _folder_lock: folder_lock,
     })
 }

@@ -8,24 +8,6 @@ use super::ending_words;
 use crate::runner::Launcher;
 use crate::runner::once::{Ending, Ran};
 
-/// How long listing the tests may take.
-const LIST_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Every test of the harness, by its full path.
-pub fn list(launcher: &Launcher) -> Result<Vec<String>, String> {
-    let args = ["--list", "--format", "terse"].map(String::from);
-    let ran = launch(launcher, &args, LIST_TIMEOUT)?;
-    if let Some(why) = ending_words(&ran.ending) {
-        return Err(format!("your tests could not be listed: {why}"));
-    }
-    Ok(ran
-        .stdout
-        .lines()
-        .filter_map(|line| line.strip_suffix(": test"))
-        .map(str::to_string)
-        .collect())
-}
-
 fn launch(launcher: &Launcher, args: &[String], timeout: Duration) -> Result<Ran, String> {
     launcher
         .run_once(args, timeout)
