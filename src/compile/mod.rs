@@ -279,12 +279,7 @@ pub fn build(
 ) -> Result<Built, BuildError> {
     let (layout, shared) = Layout::for_submission(submission, build.shared)
         .map_err(|error| BuildError::Cargo(format!("cannot make a build folder: {error}")))?;
-    let io = |error: std::io::Error| {
-        BuildError::Cargo(format!(
-            "cannot write the build folder {}: {error}",
-            layout.folder.display()
-        ))
-    };
+    let io = |error| unwritable(&layout, error);
     let folder_lock = lock_beside(&layout.folder).map_err(io)?;
     let builder = prepare_folder(&layout, sandbox)?;
     snapshot(submission, &layout, build.allowed)?;
@@ -327,12 +322,7 @@ pub fn build_harness(
         harness: true,
         ..Layout::new(folder, shared, bin_name)
     };
-    let io = |error: std::io::Error| {
-        BuildError::Cargo(format!(
-            "cannot write the build folder {}: {error}",
-            layout.folder.display()
-        ))
-    };
+    let io = |error| unwritable(&layout, error);
     let folder_lock = lock_beside(&layout.folder).map_err(io)?;
     let builder = prepare_folder(&layout, sandbox)?;
     // The harness of this very text, built before, needs no cargo: the stamp is the
@@ -376,12 +366,7 @@ fn build_generated(
     sandbox: &Sandbox,
     build: &Build,
 ) -> Result<(), BuildError> {
-    let io = |error: std::io::Error| {
-        BuildError::Cargo(format!(
-            "cannot write the build folder {}: {error}",
-            layout.folder.display()
-        ))
-    };
+    let io = |error| unwritable(layout, error);
     if !layout.target.exists() {
         match &shared {
             Some(shared) => {
@@ -401,6 +386,14 @@ fn build_generated(
         }
     }
     cargo::run(layout, sandbox, build, builder)
+}
+
+/// Why the build folder of `layout` could not be written.
+fn unwritable(layout: &Layout, error: std::io::Error) -> BuildError {
+    BuildError::Cargo(format!(
+        "cannot write the build folder {}: {error}",
+        layout.folder.display()
+    ))
 }
 
 /// Who builds submissions on this machine, as `grader doctor` says it, or why no build
@@ -434,12 +427,7 @@ fn lock_beside(folder: &Path) -> std::io::Result<std::fs::File> {
 /// The folder, grader-api and the toolchain's mount points, owned by the grader; the
 /// places the build writes, owned by who builds, which it returns.
 fn prepare_folder(layout: &Layout, sandbox: &Sandbox) -> Result<Builder, BuildError> {
-    let unwritable = |error: std::io::Error| {
-        BuildError::Cargo(format!(
-            "cannot write the build folder {}: {error}",
-            layout.folder.display()
-        ))
-    };
+    let unwritable = |error| unwritable(layout, error);
     let builder = make_folder(layout, sandbox)
         .map_err(unwritable)?
         .map_err(BuildError::NoBuildUser)?;
