@@ -39,6 +39,9 @@ pub struct Results<'a> {
     pub build_time: Duration,
     /// Lines beyond pass and fail, such as each strategy's win rate.
     pub notes: Vec<String>,
+    /// Runner processes started, and the time their starts took together (part of
+    /// `elapsed`, on the test threads).
+    pub runner_starts: (usize, Duration),
     /// Assignments of the specs a student's report left out: the submission does not
     /// register them.
     pub not_graded: Vec<&'static str>,
@@ -67,6 +70,7 @@ impl<'a> Results<'a> {
             elapsed,
             build_time: elapsed,
             notes: Vec::new(),
+            runner_starts: (0, Duration::ZERO),
             not_graded: Vec::new(),
         }
     }
@@ -273,6 +277,8 @@ impl Results<'_> {
             max_score: self.max_score(),
             execution_time_ms: self.elapsed.as_millis() as u64,
             build_time_ms: self.build_time.as_millis() as u64,
+            runner_starts: self.runner_starts.0,
+            runner_start_ms: self.runner_starts.1.as_millis() as u64,
             build_output: self.build_failure.clone(),
             notes: self.notes.clone(),
             tests,
@@ -539,6 +545,9 @@ struct OurReport {
     max_score: Points,
     execution_time_ms: u64,
     build_time_ms: u64,
+    /// Runner processes started, and the milliseconds their starts took together.
+    runner_starts: usize,
+    runner_start_ms: u64,
     build_output: Option<String>,
     notes: Vec<String>,
     tests: Vec<OurTest>,
@@ -607,6 +616,7 @@ mod tests {
             elapsed: Duration::ZERO,
             build_time: Duration::ZERO,
             notes: Vec::new(),
+            runner_starts: (0, Duration::ZERO),
             not_graded: Vec::new(),
         }
     }
