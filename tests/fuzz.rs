@@ -1187,6 +1187,7 @@ fn largest_answers() -> Vec<(&'static str, Vec<u8>)> {
             starter: Some(card),
             hands: vec![vec![card; 48]; LIST],
         },
+        told: Vec::new(),
     };
     vec![
         (
@@ -1495,22 +1496,32 @@ fn a_game_of_the_reference_with_a_table_as_large_as_a_frame_holds_is_explained_w
     use grader_api::crazy_eights::{Answer, TableSeen};
     use grader_api::protocol::{Reply, decode_reply, put_reply};
     let card: Card = "10H".parse().unwrap();
-    let (asking, result) = ASKINGS
+    let (asking, result, told) = ASKINGS
         .iter()
         .find_map(
             |asking| match decode_reply::<Answer>(asking.replies.first()?) {
-                Ok(Reply::Answer(Answer::Game { result, .. })) => Some((asking, result)),
+                Ok(Reply::Answer(Answer::Game { result, told, .. })) => {
+                    Some((asking, result, told))
+                }
                 _ => None,
             },
         )
         .expect("a shipped test plays a game");
-    // The same turns as the reference's, so that the tables are what the report compares.
+    // The same turns, told alike, as the reference's, so that the tables are what the report
+    // compares.
     let mut frame = Vec::new();
     let table = TableSeen {
         starter: Some(card),
         hands: vec![vec![card; 60]; 1 << 18],
     };
-    put_reply(&mut frame, &Reply::Answer(Answer::Game { result, table }));
+    put_reply(
+        &mut frame,
+        &Reply::Answer(Answer::Game {
+            result,
+            table,
+            told,
+        }),
+    );
     assert!(frame.len() as u64 <= MOST_REPLY_BYTES);
     let detail = bounded("explaining a game with a huge table", move || {
         let want = &asking.replies[0];
