@@ -665,6 +665,22 @@ fn told_apart(want: &[Vec<Told>], got: &[Vec<Told>]) -> Option<(usize, usize)> {
         .map(|(_, seat, call)| (seat, call))
 }
 
+/// A game's parts: its result, the table at its end, and the calls each seat got.
+type GameParts<'a> = (&'a GameResult, &'a TableSeen, &'a [Vec<Told>]);
+
+/// The parts of two answers that are both games.
+fn both_games<'a>(expected: &'a Answer, actual: &'a Answer) -> Option<[GameParts<'a>; 2]> {
+    let parts = |answer: &'a Answer| match answer {
+        Answer::Game {
+            result,
+            table,
+            told,
+        } => Some((result, table, told.as_slice())),
+        _ => None,
+    };
+    Some([parts(expected)?, parts(actual)?])
+}
+
 /// The calls `seat` got from `call` on, a few of them, one a line; or that there were none.
 fn calls_from(told: &[Vec<Told>], seat: usize, call: usize) -> Vec<String> {
     let shown: Vec<String> = told
@@ -1547,21 +1563,8 @@ impl Assignment for Contract {
     }
 
     fn detail(expected: &Answer, actual: &Answer) -> Option<(&'static str, String)> {
-        let (
-            Answer::Game {
-                result: want,
-                table: reference,
-                told: reference_told,
-            },
-            Answer::Game {
-                result: got,
-                table: yours,
-                told: your_told,
-            },
-        ) = (expected, actual)
-        else {
-            return None;
-        };
+        let [(want, reference, reference_told), (got, yours, your_told)] =
+            both_games(expected, actual)?;
         if want.log != got.log {
             return Some(("turns", logs_side_by_side(&want.log, &got.log)));
         }
@@ -1587,21 +1590,10 @@ impl Assignment for Contract {
     /// are named by what parts them first: a turn of the log, a call that told a player the
     /// others' turns, or a line of the table at the end.
     fn breakdown(expected: &Answer, actual: &Answer) -> Option<(String, String)> {
-        let (
-            Answer::Game {
-                result: want,
-                table: reference_table,
-                told: reference_told,
-            },
-            Answer::Game {
-                result: got,
-                table: your_table,
-                told: your_told,
-            },
-        ) = (expected, actual)
-        else {
-            return None;
-        };
+        let [
+            (want, reference_table, reference_told),
+            (got, your_table, your_told),
+        ] = both_games(expected, actual)?;
         if want.to_string() != got.to_string() {
             return None;
         }
