@@ -168,6 +168,29 @@ fn bugs() -> Vec<Bug> {
             "index out of bounds: the len is 4 but the index is 4",
         ]),
         Bug::new(
+            "crazy_eights-cheating-turn-logged",
+            "the cheating turn written to the log before the card is checked, and left there when the check ends the game.",
+            &[
+                (
+                    "                let card = players[seat].play_card();\n",
+                    "                let card = players[seat].play_card();\n                log.push(PlayerTurn {\n                    player_id: seat as u32,\n                    drew_a_card: false,\n                    played_card: Some(card),\n                    declared_suit: None,\n                });\n",
+                ),
+                (
+                    "                hands[seat].remove(position);\n",
+                    "                log.pop();\n                hands[seat].remove(position);\n",
+                ),
+            ],
+        )
+        .caught_by("cheaters::a_card_not_held", &[
+            ">6    (game over)                              player 1 plays 2♦",
+            "the cheating turn is not logged",
+        ])
+        .caught_by("generated_games_with_a_cheater", &[
+            "expected turns 9 but got turns 10  ×200",
+            ">10   (game over)                              player 1 plays 2♦",
+            "end the game without logging that turn",
+        ]),
+        Bug::new(
             "crazy_eights-already-played-check-missing",
             "already-played check missing: a replayed card is only caught as not held.",
             &[(
@@ -504,6 +527,7 @@ fn bugs() -> Vec<Bug> {
         .caught_by("cheaters::a_cheat_ends_the_tournament", &[
             "expected   totals   [0, 0, 0, 0] after 1 game\n             winner   none",
             "actual     totals   [0, 0, 0, 0] after 1 game\n             winner   player 0",
+            "It ends a tournament too, which then has no winner",
         ])
         .caught_by("generated_tournaments_with_a_cheater", &[
             "expected winner none but got winner player 0  ×16",
