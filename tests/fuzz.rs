@@ -1187,6 +1187,7 @@ fn largest_answers() -> Vec<(&'static str, Vec<u8>)> {
             starter: Some(card),
             hands: vec![vec![card; 48]; LIST],
         },
+        told: Vec::new(),
     };
     vec![
         (
@@ -1491,34 +1492,67 @@ fn a_spec_of_groups_each_written_on_one_line_is_placed_in_one_reading() {
 }
 
 #[test]
-fn a_game_of_the_reference_with_a_table_as_large_as_a_frame_holds_is_explained_within_the_caps() {
-    use grader_api::crazy_eights::{Answer, TableSeen};
+fn a_game_of_the_reference_with_a_table_or_calls_as_large_as_a_frame_holds_is_explained_within_the_caps()
+ {
+    use grader_api::crazy_eights::{Answer, PlayerTurn, TableSeen, Told};
     use grader_api::protocol::{Reply, decode_reply, put_reply};
     let card: Card = "10H".parse().unwrap();
-    let (asking, result) = ASKINGS
+    let (asking, result, table, told) = ASKINGS
         .iter()
         .find_map(
             |asking| match decode_reply::<Answer>(asking.replies.first()?) {
-                Ok(Reply::Answer(Answer::Game { result, .. })) => Some((asking, result)),
+                Ok(Reply::Answer(Answer::Game {
+                    result,
+                    table,
+                    told,
+                })) => Some((asking, result, table, told)),
                 _ => None,
             },
         )
         .expect("a shipped test plays a game");
-    // The same turns as the reference's, so that the tables are what the report compares.
-    let mut frame = Vec::new();
-    let table = TableSeen {
+    let huge_table = TableSeen {
         starter: Some(card),
         hands: vec![vec![card; 60]; 1 << 18],
     };
-    put_reply(&mut frame, &Reply::Answer(Answer::Game { result, table }));
-    assert!(frame.len() as u64 <= MOST_REPLY_BYTES);
-    let detail = bounded("explaining a game with a huge table", move || {
-        let want = &asking.replies[0];
-        asking
-            .test
-            .request
-            .detail(want, &frame)
-            .map(|(_, text)| text.len())
-    });
-    assert!(detail.is_some());
+    let turn = PlayerTurn {
+        player_id: 1,
+        drew_a_card: false,
+        played_card: Some(card),
+        declared_suit: None,
+    };
+    // As many seats, and turns in a call, as a list may hold.
+    let mut huge_told = vec![Vec::new(); 1 << 18];
+    let call = Told {
+        before_turn: 1,
+        turns: vec![turn; 1 << 18],
+    };
+    huge_told[0] = vec![call; 8];
+    // The same turns as the reference's, so that what differs is the table, or the calls.
+    let games = [
+        (huge_table, told.clone(), "a huge table"),
+        (table, huge_told, "huge calls"),
+    ];
+    for (table, told, what) in games {
+        let mut frame = Vec::new();
+        put_reply(
+            &mut frame,
+            &Reply::Answer(Answer::Game {
+                result: result.clone(),
+                table,
+                told,
+            }),
+        );
+        assert!(frame.len() as u64 <= MOST_REPLY_BYTES, "{what}");
+        let explained = bounded(&format!("explaining a game with {what}"), move || {
+            let want = &asking.replies[0];
+            let request = &asking.test.request;
+            let breakdown = request.breakdown(0, want, &frame);
+            (
+                request.detail(want, &frame).map(|(_, text)| text.len()),
+                breakdown,
+            )
+        });
+        assert!(explained.0.is_some(), "{what}");
+        assert!(explained.1.2.len() < 1_000, "{what}: {:?}", explained.1);
+    }
 }

@@ -9,8 +9,12 @@
 //!   if the deck runs out during the deal or the starter, or holds nothing but 8s, the
 //!   game ends before any turn with no winner (each scores the other hands).
 //! - Players take turns in seat order from player 0. Before each turn the player gets
-//!   `process_opponent_actions` with the turns played since its own last turn (before its
-//!   first turn: every turn so far). Then `should_draw_card(top, declared_suit)`:
+//!   one `process_opponent_actions` call with the turns played since its own last turn
+//!   (before its first turn: every turn so far), even when that is none: player 0 gets `[]`
+//!   before turn 1, player 1 gets `[turn 1]` before turn 2, player 0 gets `[turns 2, 3, 4]`
+//!   before turn 5. No other call is made (none after the game's last turn). The grader
+//!   compares every call each player gets, and before which turn, with the reference's.
+//!   Then `should_draw_card(top, declared_suit)`:
 //!   - true: the player draws one card (`receive_card`); the turn is logged as a draw. A
 //!     draw from an empty pile (only the first turn can meet one, when the deal and the
 //!     starter took the whole deck) ends the game at once, before the turn is logged, with
@@ -534,10 +538,7 @@ pub type SetupSource = Source<Setup, RandomGames>;
 pub fn play(setup: &Setup, engine: &dyn Engine) -> Answer {
     if setup.target == 0 {
         let (result, sight) = watch_game(setup, engine);
-        return Answer::Game {
-            result,
-            table: sight.table_at_end(),
-        };
+        return sight.answer(result);
     }
     let mut players = setup.players();
     Answer::Tournament(engine.play_tournament(&mut players, &mut setup.deck(), setup.target))
@@ -619,20 +620,107 @@ impl TableSeen {
     }
 }
 
-/// What the players of one game saw: the cards each seat holds, and the table before each
-/// turn (each turn begins with one `should_draw_card`).
+/// One `process_opponent_actions` call a player got: before which turn of the game (counted
+/// from 1 over every seat's turns; a turn begins with its `should_draw_card`), and the turns
+/// it was told.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Told {
+    pub before_turn: u32,
+    pub turns: Vec<PlayerTurn>,
+}
+
+/// The most turns of one call a report lists.
+const SHOWN_TURNS: usize = 8;
+
+impl fmt::Display for Told {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let shown: Vec<String> = self
+            .turns
+            .iter()
+            .take(SHOWN_TURNS)
+            .map(PlayerTurn::to_string)
+            .collect();
+        write!(f, "before turn {}: [{}", self.before_turn, shown.join(", "))?;
+        match self.turns.len().saturating_sub(SHOWN_TURNS) {
+            0 => write!(f, "]"),
+            more => write!(f, ", and {more} more]"),
+        }
+    }
+}
+
+/// Where two records of the calls each seat got first part: the seat, and the first of its
+/// calls that differs. Of the seats that differ, the one whose difference comes first in
+/// the game.
+fn told_apart(want: &[Vec<Told>], got: &[Vec<Told>]) -> Option<(usize, usize)> {
+    let none = Vec::new();
+    (0..want.len().max(got.len()))
+        .filter_map(|seat| {
+            let want = want.get(seat).unwrap_or(&none);
+            let got = got.get(seat).unwrap_or(&none);
+            let call = (0..want.len().max(got.len())).find(|&i| want.get(i) != got.get(i))?;
+            let when = |calls: &[Told]| calls.get(call).map_or(u32::MAX, |told| told.before_turn);
+            Some((when(want).min(when(got)), seat, call))
+        })
+        .min()
+        .map(|(_, seat, call)| (seat, call))
+}
+
+/// A game's parts: its result, the table at its end, and the calls each seat got.
+type GameParts<'a> = (&'a GameResult, &'a TableSeen, &'a [Vec<Told>]);
+
+/// The parts of two answers that are both games.
+fn both_games<'a>(expected: &'a Answer, actual: &'a Answer) -> Option<[GameParts<'a>; 2]> {
+    let parts = |answer: &'a Answer| match answer {
+        Answer::Game {
+            result,
+            table,
+            told,
+        } => Some((result, table, told.as_slice())),
+        _ => None,
+    };
+    Some([parts(expected)?, parts(actual)?])
+}
+
+/// The calls `seat` got from `call` on, a few of them, one a line; or that there were none.
+fn calls_from(told: &[Vec<Told>], seat: usize, call: usize) -> Vec<String> {
+    let shown: Vec<String> = told
+        .get(seat)
+        .map(|calls| {
+            calls
+                .iter()
+                .skip(call)
+                .take(3)
+                .map(Told::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    if shown.is_empty() {
+        return vec!["no more calls".into()];
+    }
+    shown
+}
+
+/// What the players of one game saw: the cards each seat holds, the table before each turn
+/// (each turn begins with one `should_draw_card`), and the calls that told each seat the
+/// others' turns.
 #[derive(Default)]
 struct Sight {
     hands: Vec<Vec<Card>>,
     before_turns: Vec<TurnState>,
+    told: Vec<Vec<Told>>,
 }
 
 impl Sight {
-    fn table_at_end(mut self) -> TableSeen {
+    /// The game's answer: its result, the table at its end, and what each seat was told.
+    fn answer(mut self, result: GameResult) -> Answer {
         self.hands.iter_mut().for_each(|hand| hand.sort());
-        TableSeen {
-            starter: self.before_turns.first().map(|state| state.top),
-            hands: self.hands,
+        Answer::Game {
+            result,
+            table: TableSeen {
+                starter: self.before_turns.first().map(|state| state.top),
+                hands: self.hands,
+            },
+            told: self.told,
         }
     }
 }
@@ -642,6 +730,7 @@ fn watch_game(setup: &Setup, engine: &dyn Engine) -> (GameResult, Sight) {
     let sight = Rc::new(RefCell::new(Sight {
         hands: vec![Vec::new(); setup.players.len()],
         before_turns: Vec::new(),
+        told: vec![Vec::new(); setup.players.len()],
     }));
     let mut players: Vec<Box<dyn PlayerStrategy>> = setup
         .players()
@@ -709,6 +798,13 @@ impl PlayerStrategy for Watched {
         self.inner.declare_suit()
     }
     fn process_opponent_actions(&mut self, actions: &[PlayerTurn]) {
+        let mut sight = self.sight.borrow_mut();
+        let before_turn = sight.before_turns.len() as u32 + 1;
+        sight.told[self.seat].push(Told {
+            before_turn,
+            turns: actions.to_vec(),
+        });
+        drop(sight);
         self.inner.process_opponent_actions(actions);
     }
     fn reset(&mut self) {
@@ -770,6 +866,7 @@ crate::wire_struct!(TournamentResult {
     cheater
 });
 crate::wire_struct!(TableSeen { starter, hands });
+crate::wire_struct!(Told { before_turn, turns });
 crate::wire_struct!(Setup {
     deck,
     seed,
@@ -815,6 +912,13 @@ mod tests {
                 starter: Some(card),
                 hands: vec![vec![card], Vec::new()],
             },
+            told: vec![
+                vec![Told {
+                    before_turn: 1,
+                    turns: Vec::new(),
+                }],
+                Vec::new(),
+            ],
         });
         round_trip(SetupSource::Generated(RandomGames {
             count: 3,
@@ -909,6 +1013,68 @@ mod tests {
             table
                 .describe(&[draw])
                 .starts_with("starter 5♥, top card 5♥\n")
+        );
+    }
+
+    /// The same game told otherwise is named by the first call that differs, by value:
+    /// player 0's `[]` before turn 1 against the turn it was told later; games that read
+    /// alike by their first turn that differs.
+    #[test]
+    fn a_game_told_otherwise_names_the_first_call_that_differs() {
+        let turn = |player_id, card: &str| PlayerTurn {
+            player_id,
+            drew_a_card: false,
+            played_card: Some(card.parse().unwrap()),
+            declared_suit: None,
+        };
+        let call = |before_turn, turns: &[PlayerTurn]| Told {
+            before_turn,
+            turns: turns.to_vec(),
+        };
+        let game = |told| Answer::Game {
+            result: GameResult::default(),
+            table: TableSeen::default(),
+            told,
+        };
+        let (first, second) = (turn(0, "5H"), turn(1, "6H"));
+        let reference = game(vec![
+            vec![call(1, &[]), call(3, &[second])],
+            vec![call(2, &[first])],
+        ]);
+        let one_at_a_time = game(vec![vec![call(3, &[second])], vec![call(2, &[first])]]);
+        assert_eq!(
+            Contract::detail(&reference, &one_at_a_time),
+            Some((
+                "told",
+                "player 0's process_opponent_actions calls, from the first that differs:\nthe reference's engine:\n  before turn 1: []\n  before turn 3: [player 1 plays 6♥]\nyour engine:\n  before turn 3: [player 1 plays 6♥]".into()
+            ))
+        );
+        assert_eq!(
+            Contract::breakdown(&reference, &game(vec![Vec::new(), vec![call(2, &[first])]])),
+            Some((
+                "player 0, before turn 1: []".into(),
+                "player 0, no more calls".into()
+            ))
+        );
+        let played = |turn| Answer::Game {
+            result: GameResult {
+                log: vec![turn],
+                ..GameResult::default()
+            },
+            table: TableSeen::default(),
+            told: Vec::new(),
+        };
+        assert_eq!(
+            Contract::breakdown(&played(first), &played(second)),
+            Some((
+                "turn 1: player 0 plays 5♥".into(),
+                "turn 1: player 1 plays 6♥".into()
+            ))
+        );
+        let long = call(9, &[first; 10]);
+        assert!(
+            long.to_string().ends_with("player 0 plays 5♥, and 2 more]"),
+            "{long}"
         );
     }
 
@@ -1135,11 +1301,13 @@ crate::wire_enum!(Response {
 /// What the submission's engine or strategy answered.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Answer {
-    /// A game's result, and what its players saw of the table at its end (compared too: a
-    /// correct engine leaves the same table).
+    /// A game's result, what its players saw of the table at its end, and the
+    /// `process_opponent_actions` calls each seat got, in order (compared too: a correct
+    /// engine leaves the same table and tells each player the same turns at the same time).
     Game {
         result: GameResult,
         table: TableSeen,
+        told: Vec<Vec<Told>>,
     },
     Tournament(TournamentResult),
     /// A strategy's response to one call.
@@ -1149,7 +1317,7 @@ pub enum Answer {
 }
 
 crate::wire_enum!(Answer {
-    Game { result, table },
+    Game { result, table, told },
     Tournament(result),
     Response(response),
     Names(names)
@@ -1395,21 +1563,19 @@ impl Assignment for Contract {
     }
 
     fn detail(expected: &Answer, actual: &Answer) -> Option<(&'static str, String)> {
-        let (
-            Answer::Game {
-                result: want,
-                table: reference,
-            },
-            Answer::Game {
-                result: got,
-                table: yours,
-            },
-        ) = (expected, actual)
-        else {
-            return None;
-        };
+        let [(want, reference, reference_told), (got, yours, your_told)] =
+            both_games(expected, actual)?;
         if want.log != got.log {
             return Some(("turns", logs_side_by_side(&want.log, &got.log)));
+        }
+        if let Some((seat, call)) = told_apart(reference_told, your_told) {
+            let calls = |told| calls_from(told, seat, call).join("\n  ");
+            let text = format!(
+                "player {seat}'s process_opponent_actions calls, from the first that differs:\nthe reference's engine:\n  {}\nyour engine:\n  {}",
+                calls(reference_told),
+                calls(your_told)
+            );
+            return Some(("told", text));
         }
         // The same turns to another end: the cause is in the table the turns left.
         let tables = format!(
@@ -1418,6 +1584,41 @@ impl Assignment for Contract {
             yours.describe(&got.log)
         );
         Some(("at the end", tables))
+    }
+
+    /// Games whose records read alike (the same scores, winner, cheater and number of turns)
+    /// are named by what parts them first: a turn of the log, a call that told a player the
+    /// others' turns, or a line of the table at the end.
+    fn breakdown(expected: &Answer, actual: &Answer) -> Option<(String, String)> {
+        let [
+            (want, reference_table, reference_told),
+            (got, your_table, your_told),
+        ] = both_games(expected, actual)?;
+        if want.to_string() != got.to_string() {
+            return None;
+        }
+        if want.log != got.log {
+            let turn = first_difference(&want.log, &got.log);
+            let show = |log: &[PlayerTurn]| match log.get(turn) {
+                Some(played) => format!("turn {}: {played}", turn + 1),
+                None => format!("turn {}: (game over)", turn + 1),
+            };
+            return Some((show(&want.log), show(&got.log)));
+        }
+        if let Some((seat, call)) = told_apart(reference_told, your_told) {
+            let first = |told| {
+                let told = calls_from(told, seat, call).swap_remove(0);
+                format!("player {seat}, {told}")
+            };
+            return Some((first(reference_told), first(your_told)));
+        }
+        let table = |seen: &TableSeen| seen.describe(&want.log);
+        let (reference, yours) = (table(reference_table), table(your_table));
+        reference
+            .lines()
+            .zip(yours.lines())
+            .find(|(w, g)| w != g)
+            .map(|(w, g)| (format!("at the end {w}"), format!("at the end {g}")))
     }
 
     fn kind(answer: &Answer) -> Option<&'static str> {
