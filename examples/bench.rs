@@ -48,6 +48,26 @@ fn main() {
         println!("{} {}", ms(started.elapsed()), ms(cpu_of(Who::Myself)));
         return;
     }
+    // `floor [--assignment A] [--skip FILTER]`: the reference's own time, in ms, for every
+    // test of the built-in specs those keep (scripts/bench-batch.sh prints a class's floor).
+    if std::env::args().nth(1).as_deref() == Some(FLOOR) {
+        let arguments: Vec<String> = std::env::args().skip(2).collect();
+        let given = |flag: &str| {
+            arguments
+                .windows(2)
+                .find(|pair| pair[0] == flag)
+                .map(|pair| pair[1].clone())
+        };
+        let (assignment, skip) = (given("--assignment"), given("--skip"));
+        let took = reference_time(&reference, &suite, |test| {
+            assignment
+                .as_deref()
+                .is_none_or(|name| test.id.starts_with(&format!("{name}::")))
+                && skip.as_deref().is_none_or(|skip| !test.id.contains(skip))
+        });
+        println!("{}", ms(took));
+        return;
+    }
     let rounds: usize = std::env::args()
         .nth(1)
         .and_then(|n| n.parse().ok())
@@ -175,7 +195,7 @@ fn main() {
 /// The reference's own time, in this process on one thread, to answer every input of the
 /// tests of `suite` that `keep` takes: what a check of those tests cannot do in less, on
 /// one core.
-pub fn reference_time(
+fn reference_time(
     reference: &grader_api::Submission,
     suite: &grader::spec::Suite,
     keep: impl Fn(&grader::spec::TestCase) -> bool,
@@ -341,6 +361,8 @@ fn medians(runs: &mut [(Duration, Duration)]) -> (Duration, Duration) {
 const ALL_HANDS: &str = "plaisante_hand::every_hand";
 /// The argument that makes this program the baseline: one round, then its figures.
 const BASELINE: &str = "baseline";
+/// The argument that makes this program print the reference's own time for some tests.
+const FLOOR: &str = "floor";
 
 /// One round of the baseline, in a process of its own: its wall and CPU time.
 fn baseline() -> (Duration, Duration) {

@@ -112,6 +112,36 @@ scores=$(for f in "$work"/results/*.json; do
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("%g of %g" % (r["score"], r["max_score"]))' "$f"
 done | sort | uniq -c | awk '{count=$1; $1=""; print count " ×" $0}' | paste -sd ';' -)
 echo "class of $n submissions, scored: $scores"
+# Where the batch's time went, from each check's results and the gradebook's wall times,
+# and the class's floor: the students' own compiles (deps warm) and the reference's own
+# time for every test of each, over the cores.
+reference_ms=$(cargo run -q --release --example bench -- floor ${options[@]+"${options[@]}"})
+python3 - "$work/results" "$batch" "$reference_ms" "$(nproc)" <<'PY'
+import csv, json, os, statistics, sys
+results, batch, reference_ms, cores = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+rows = {row["submission"]: row for row in csv.DictReader(open(os.path.join(results, "gradebook.csv")))}
+checks = []
+for name in rows:
+    path = os.path.join(results, name + ".json")
+    if os.path.exists(path):
+        checks.append((json.load(open(path)), float(rows[name]["seconds"]) * 1000))
+builds = [r["build_time_ms"] for r, _ in checks]
+warm = statistics.median(builds)
+dependencies = max(builds) - warm
+starts = sum(r.get("runner_start_ms", 0) for r, _ in checks)
+grading = sum(r["execution_time_ms"] - r["build_time_ms"] for r, _ in checks)
+writing = sum(wall - r["execution_time_ms"] for r, wall in checks)
+n = len(checks)
+floor = (warm * n + reference_ms * n) / cores / 1000
+print(f"  where the time went (added over the class; two checks run at once):")
+print(f"    dependency builds (the first build less a warm one)  {dependencies/1000:8.1} s")
+print(f"    the students' compiles                               {(sum(builds)-dependencies)/1000:8.1} s  (median {warm/1000:.2} s each)")
+print(f"    runner start-ups (on the test threads)               {starts/1000:8.1} s")
+print(f"    grading, less the start-ups                          {(grading-starts)/1000:8.1} s")
+print(f"    writing results and the grader's own start and exit  {writing/1000:8.1} s")
+print(f"  floor: a warm compile each plus the reference's own time for every test ({reference_ms/1000:.2} s), over {cores} cores: {floor:.1} s")
+print(f"  grader batch --jobs 2 took {batch:.1} s: {batch/floor:.2}x the floor (goal: at most 1.3x)")
+PY
 $batch_only || median=$(printf '%s\n' "${alone[@]}" | median_of)
 $batch_only || echo "  each alone, fresh target dir: median $median s per submission"
 echo "  in grader batch --jobs 2:     median $in_batch s per submission (two at once)"
