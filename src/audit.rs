@@ -215,15 +215,10 @@ impl Grading<'_> {
 /// Prints each assignment's bugs, each with whether a test of `suite` caught it and which
 /// did.
 fn print_table(suite: &Suite, bugs: &[(&Library, Bug)], findings: &[Finding]) {
-    let mut assignment = "";
-    for ((library, bug), finding) in bugs.iter().zip(findings) {
-        if library.assignment != assignment {
-            assignment = library.assignment;
-            println!(
-                "{}: {}",
-                assignment.bold(),
-                bugs_of_assignment(bugs, assignment)
-            );
+    for (index, ((library, bug), finding)) in bugs.iter().zip(findings).enumerate() {
+        let assignment = library.assignment;
+        if let Some(of_it) = first_of_its_assignment(bugs, index) {
+            println!("{}: {of_it}", assignment.bold());
         }
         let prefix = format!("{assignment}::");
         let label = match finding {
@@ -260,14 +255,10 @@ fn print_table(suite: &Suite, bugs: &[(&Library, Bug)], findings: &[Finding]) {
 /// Prints, for each assignment, a Markdown table of its bugs: each bug, the catchers its
 /// library names, and the tests of `suite` that failed on it (or why it was not graded).
 fn print_markdown(suite: &Suite, bugs: &[(&Library, Bug)], findings: &[Finding]) {
-    let mut assignment = "";
-    for ((library, bug), finding) in bugs.iter().zip(findings) {
-        if library.assignment != assignment {
-            assignment = library.assignment;
-            println!(
-                "\n**{assignment}**: {}\n",
-                bugs_of_assignment(bugs, assignment)
-            );
+    for (index, ((library, bug), finding)) in bugs.iter().zip(findings).enumerate() {
+        let assignment = library.assignment;
+        if let Some(of_it) = first_of_its_assignment(bugs, index) {
+            println!("\n**{assignment}**: {of_it}\n");
             println!("| bug | catchers | failing tests |\n|---|---|---|");
         }
         let prefix = format!("{assignment}::");
@@ -304,13 +295,18 @@ fn without<'a>(prefix: &str, ids: &'a [String]) -> Vec<&'a str> {
         .collect()
 }
 
-/// `assignment`'s count of bugs among `bugs`, as `N bugs`.
-fn bugs_of_assignment(bugs: &[(&Library, Bug)], assignment: &str) -> String {
+/// Where the bug at `index` is the first of its assignment in `bugs` (which keep each
+/// assignment's together), the count of that assignment's bugs, as `N bugs`.
+fn first_of_its_assignment(bugs: &[(&Library, Bug)], index: usize) -> Option<String> {
+    let assignment = bugs[index].0.assignment;
+    if index > 0 && bugs[index - 1].0.assignment == assignment {
+        return None;
+    }
     let of_it = bugs
         .iter()
         .filter(|(library, _)| library.assignment == assignment)
         .count();
-    count(of_it, "bug")
+    Some(count(of_it, "bug"))
 }
 
 /// Why `test`, a catcher a bug names, is not among the `failed` ids of its assignment
