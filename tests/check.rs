@@ -131,17 +131,28 @@ fn the_template_fails_every_test_as_not_yet_implemented() {
 }
 
 /// Grades each bug of `assignment`'s library on `assignment` alone and checks that it
-/// fails, that the tests it names fail, and that each failure block names the difference
-/// and gives the group's hint; reports every bug that does not, not only the first. The
-/// every-hand groups (seconds each) run only for the bugs that name them.
+/// names two tests or more that catch it (a listed case and a bulk group, or two listed
+/// cases), so that no bug rests on one test, that it fails, that the tests it names fail,
+/// and that each failure block names the difference and gives the group's hint; reports
+/// every bug that does not, not only the first. The every-hand groups (seconds each) run
+/// only for the bugs that name them.
 fn assert_each_is_caught(assignment: &str) {
     let library = support::library(assignment);
     let mut problems = Vec::new();
     for bug in (library.bugs)() {
         let name = bug.name;
-        if bug.caught.is_empty() {
-            problems.push(format!("{name} names no test that catches it"));
-            continue;
+        let mut catchers: Vec<&str> = bug.caught.iter().map(|caught| caught.test).collect();
+        catchers.sort_unstable();
+        catchers.dedup();
+        match catchers[..] {
+            [] => {
+                problems.push(format!("{name} names no test that catches it"));
+                continue;
+            }
+            [only] => problems.push(format!(
+                "{name} names one catcher: {only}; every bug needs two"
+            )),
+            _ => {}
         }
         let mut args = vec!["--assignment", assignment];
         if !bug.caught.iter().any(|caught| caught.test == "every_hand") {

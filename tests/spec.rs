@@ -1111,14 +1111,15 @@ fn the_audit_of_a_shipped_spec_finds_every_bug_caught_by_the_tests_it_names() {
     assert!(!table.contains("should catch it"), "{table}");
 }
 
+/// Tableau's spec cut to one case, toggling a card twice: it catches few of the library's
+/// bugs, and holds few of the catchers they name.
+const ONE_TABLEAU_CASE: &str = "assignment: tableau\ngroups:\n  - name: toggle_selection\n    points: 10\n    cases:\n      - name: toggling twice deselects\n        deck: [2C, 3C, 4C, 5C, 6C, 7C, 8C, 9C]\n        steps: [deal, { toggle: 5C }, { toggle: 5C, expect: { selected: [] } }]\n";
+
 /// A spec of one group of one case: the bugs it lets through are missed, and the catchers
 /// the library names are not in it.
 #[test]
 fn an_audit_of_a_weak_spec_tells_each_bug_it_misses_and_fails() {
-    let spec = support::scratch_file(
-        "one-tableau-case.yaml",
-        "assignment: tableau\ngroups:\n  - name: toggle_selection\n    points: 10\n    cases:\n      - name: toggling twice deselects\n        deck: [2C, 3C, 4C, 5C, 6C, 7C, 8C, 9C]\n        steps: [deal, { toggle: 5C }, { toggle: 5C, expect: { selected: [] } }]\n",
-    );
+    let spec = support::scratch_file("one-tableau-case.yaml", ONE_TABLEAU_CASE);
     let (code, table, stderr) = audit(&[spec.to_str().unwrap()]);
     assert_eq!(code, 1, "{table}\n{stderr}");
     let bugs = (support::library("tableau").bugs)();
@@ -1141,6 +1142,48 @@ fn an_audit_of_a_weak_spec_tells_each_bug_it_misses_and_fails() {
                 "move_selected_to_play_area::play_five_adjacent_cards should catch it, but is not in the specs"
             ),
         "{missed}"
+    );
+}
+
+/// The mutant table of a spec of one case: a row for each bug, its catchers as the library
+/// names them, each that does not fail marked with why, and the tests that fail on it.
+#[test]
+fn the_audit_as_markdown_gives_each_bug_its_catchers_and_the_tests_that_fail() {
+    let spec = support::scratch_file("one-tableau-case-markdown.yaml", ONE_TABLEAU_CASE);
+    let (code, table, stderr) = audit(&[spec.to_str().unwrap(), "--markdown"]);
+    assert_eq!(code, 1, "{table}\n{stderr}");
+    let bugs = (support::library("tableau").bugs)();
+    assert!(
+        table.contains(&format!(
+            "**tableau**: {} bugs\n\n| bug | catchers | failing tests |\n|---|---|---|\n",
+            bugs.len()
+        )),
+        "{table}"
+    );
+    let rows: Vec<&str> = table
+        .lines()
+        .filter(|line| line.starts_with("| tableau-"))
+        .collect();
+    assert_eq!(rows.len(), bugs.len(), "{table}");
+    for (bug, row) in bugs.iter().zip(&rows) {
+        assert!(row.starts_with(&format!("| {} | ", bug.name)), "{row}");
+        for caught in &bug.caught {
+            assert!(row.contains(caught.test), "{}: {row}", caught.test);
+        }
+    }
+    assert!(
+        table.contains(
+            "| tableau-deselect-keeps-card | toggle_selection::toggling_twice_deselects, random_step_sequences (is not in the specs) | toggle_selection::toggling_twice_deselects |\n"
+        ),
+        "{table}"
+    );
+    assert!(
+        table.contains("| tableau-play-area-reversed | move_selected_to_play_area::play_five_adjacent_cards (is not in the specs), random_step_sequences (is not in the specs) | MISSED: no test fails |\n"),
+        "{table}"
+    );
+    assert!(
+        table.contains(&format!("\n2 of {} bugs caught\n", bugs.len())),
+        "{table}"
     );
 }
 
