@@ -169,7 +169,15 @@ fn assert_each_is_caught(assignment: &str) {
         problems.extend(
             stdout
                 .lines()
-                .filter(|line| line.contains("expected its ") || line.contains("but got another "))
+                .filter(|line| {
+                    [
+                        "expected its ",
+                        "but got another ",
+                        "expected the reference's ",
+                    ]
+                    .iter()
+                    .any(|vague| line.contains(vague))
+                })
                 .map(|line| format!("{name}: a breakdown line names no value: {line}")),
         );
         for caught in &bug.caught {
