@@ -391,6 +391,7 @@ mod tests {
     use super::*;
     use grader_api::protocol::{Panic, Reply, put_reply};
     use grader_api::spec::Grading;
+    use std::sync::mpsc::sync_channel;
 
     #[test]
     fn a_todo_panic_with_a_long_location_is_held_cut_in_the_breakdown() {
@@ -432,21 +433,5 @@ mod tests {
             .map(|(question, expected, actual)| question.len() + expected.len() + actual.len())
             .sum();
         assert!(held < panics * 1024, "the breakdown holds {held} bytes");
-        use super::{SHOWN_BREAKDOWN, UNWRITTEN_EXPECTED};
-
-        /// A bulk group stops after this many wrong answers that panicked: a `todo!()` would
-        /// otherwise panic millions of times, and the count says nothing more than the first
-        /// thousand.
-        pub(in crate::grade) const PANICS_BEFORE_GIVING_UP: u64 = 1_000;
-
-        /// Characters of an answer that a breakdown holds as its kind, as the assignments cut theirs.
-        const SHOWN_KIND: usize = 200;
-
-        /// Kinds of wrong answer a bulk group's breakdown holds at most; answers of further kinds
-        /// are counted as wrong but not held, so a runner cannot grow the grader without end.
-        const HELD_BREAKDOWN: usize = 10_000;
-
-        /// How many wrong inputs of a bulk group are shown in full.
-        const SHOWN_MISMATCHES: usize = 3;
     }
 }
