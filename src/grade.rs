@@ -10,10 +10,11 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::time::Duration;
 
 use grader_api::Submission;
-use grader_api::assignment::{Asked, Lines, shorten};
+use grader_api::assignment::{Lines, shorten};
 use grader_api::protocol::{each_frame, first_frame, group_digits, is_panic, panic_of};
 use grader_api::source::Window;
 use grader_api::spec::{self as api_spec, Driven, Transport};
+use grader_api::unit::Asked;
 use similar::{ChangeTag, TextDiff};
 
 use crate::answers::{Answers, Blocks, KeptReader, Place, Store, place_at};

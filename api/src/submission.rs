@@ -80,17 +80,4 @@ impl Submission {
             .map(|(name, _)| name.to_string())
             .collect()
     }
-
-    /// Runs this submission as cardgrade's runner: the generated runner's `main` calls
-    /// this. It never returns.
-    pub fn serve(self) -> ! {
-        crate::runner::serve(self, "")
-    }
-
-    /// As [`Submission::serve`], with panic locations shown relative to `source_root`, the
-    /// folder the submission was built from (`src/lib.rs:12:9`). The generated runner's
-    /// `main` names it, so no environment of the runner's carries the grader's paths.
-    pub fn serve_relative_to(self, source_root: &'static str) -> ! {
-        crate::runner::serve(self, source_root)
-    }
 }

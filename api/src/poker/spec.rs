@@ -9,11 +9,8 @@ use crate::card::Card;
 use crate::deck::HandSource;
 use crate::source::Source;
 use crate::spec::schema::AnyValue;
-use crate::spec::{
-    EveryHand, Generated, Grading, HandSize, Problem, Problems, Spec, SpecTest, Written,
-    bulk_checks, case_tests, check_of, dealt, exactly_one, expected, five, hand_source,
-    only_fields, unused,
-};
+use crate::spec::hands::{EveryHand, HandSize, five, hand_source};
+use crate::spec::{Generated, Grading, Problem, Problems, Spec, SpecTest, Written, bulk_checks, case_tests, check_of, dealt, exactly_one, expected, only_fields, unused};
 
 /// Every bulk hand of poker has five cards.
 pub(crate) type FiveCards = HandSize<5, 5>;
@@ -166,7 +163,7 @@ pub(crate) fn bulk_request(
         generate => {
             let source = hand_source(
                 name,
-                generate.map(|g| crate::spec::GenerateHands {
+                generate.map(|g| crate::spec::hands::GenerateHands {
                     count: g.count,
                     seed: g.seed,
                     hand_size: g.hand_size,
