@@ -31,15 +31,6 @@ fn entries(dir: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// Whether `text` holds `word` as a whole word: not inside a longer identifier.
-fn holds_word(text: &str, word: &str) -> bool {
-    let is_part = |c: char| c.is_alphanumeric() || c == '_';
-    text.match_indices(word).any(|(at, _)| {
-        !text[..at].chars().next_back().is_some_and(is_part)
-            && !text[at + word.len()..].chars().next().is_some_and(is_part)
-    })
-}
-
 #[test]
 fn every_assignment_is_whole_and_nothing_is_left_over() {
     let mut missing = Vec::new();
@@ -80,8 +71,12 @@ fn every_assignment_is_whole_and_nothing_is_left_over() {
                 "{name}: its section `### {name}` in specs/README.md"
             ));
         }
-        if !readme.contains(&format!("api/src/{name}.rs")) && !holds_word(&readme, name) {
-            missing.push(format!("{name}: a mention in README.md"));
+        if !readme.contains(&format!("`{name}.rs`"))
+            && !readme.contains(&format!("`api/src/{name}.rs`"))
+        {
+            missing.push(format!(
+                "{name}: its contract's file, `{name}.rs`, among those README.md's student quick start names"
+            ));
         }
     }
     assert!(missing.is_empty(), "missing:\n{}", missing.join("\n"));
@@ -139,13 +134,62 @@ const API_CORE: &[&str] = &[
     "wire.rs",
 ];
 
+/// The grader's core names no assignment: each lives in its own files of api, reference,
+/// specs and the student template, and joins the one list, `for_each_assignment!`.
 #[test]
-fn the_words_of_an_assignment_are_found_whole() {
-    assert!(holds_word("a war of cards", "war"));
-    assert!(holds_word("war", "war"));
-    assert!(!holds_word("a warning", "war"));
-    assert!(!holds_word("the_war_cry", "war"));
-    assert!(!holds_word("prewar", "war"));
+fn the_core_names_no_assignment() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut names: Vec<String> = Vec::new();
+    for unit in grader_api::ASSIGNMENTS {
+        names.push(unit.name().to_string());
+        names.extend(
+            unit.name()
+                .split('_')
+                .filter(|w| w.len() > 4)
+                .map(String::from),
+        );
+    }
+    names.extend(["crazy_eights", "crazy eights", "plaisante", "draw poker"].map(String::from));
+    let mut files = vec![root];
+    let mut offenders = Vec::new();
+    while let Some(path) = files.pop() {
+        if path.is_dir() {
+            files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap().to_lowercase();
+        for name in &names {
+            if names_word(&text, name) {
+                offenders.push(format!("{} names `{name}`", path.display()));
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "{}", offenders.join("\n"));
+}
+
+/// Whether `text` holds `word` as a whole word, or its plural: `eights` and `blackjacks`
+/// do, `weights` and `warning` (for `war`) do not.
+fn names_word(text: &str, word: &str) -> bool {
+    text.match_indices(word).any(|(at, _)| {
+        let after = text[at + word.len()..]
+            .strip_prefix('s')
+            .unwrap_or(&text[at + word.len()..]);
+        !text[..at]
+            .chars()
+            .next_back()
+            .is_some_and(char::is_alphanumeric)
+            && !after.chars().next().is_some_and(char::is_alphanumeric)
+    })
+}
+
+#[test]
+fn an_assignments_name_is_found_as_a_whole_word() {
+    assert!(names_word("two eights", "eight"));
+    assert!(names_word("blackjacks and", "blackjack"));
+    assert!(names_word("a war.", "war"));
+    assert!(!names_word("a warning", "war"));
+    assert!(!names_word("it is warm", "war"));
+    assert!(!names_word("weights", "eight"));
 }
 
 /// The modules of api/src each file is, by path (`spec::schema`), with its text up to its

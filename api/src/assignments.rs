@@ -9,14 +9,29 @@ use crate::unit::{Of, Unit};
 /// them. A new assignment is its own files and one line here.
 #[macro_export]
 macro_rules! for_each_assignment {
-    ($then:ident) => {
-        $then! {
+    ($($then:ident)::+) => {
+        $($then)::+! {
             plaisante_hand,
             tableau,
             blackjack,
             poker,
             draw_poker,
             crazy_eights,
+        }
+    };
+}
+
+/// A submission crate of one module per assignment, each with its `register`: their
+/// `pub mod`s and `submission()` registering each. The reference and the student template
+/// in the grader's checkout are made so:
+/// `grader_api::for_each_assignment!(grader_api::modules_and_submission)`.
+#[macro_export]
+macro_rules! modules_and_submission {
+    ($($assignment:ident),+ $(,)?) => {
+        $(pub mod $assignment;)+
+
+        pub fn submission() -> $crate::Submission {
+            $crate::Submission::new()$(.with($assignment::register))+
         }
     };
 }

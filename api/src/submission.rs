@@ -65,6 +65,13 @@ impl Submission {
         self
     }
 
+    /// This submission with what `register` adds: each assignment's module of a
+    /// submission may say what it registers in one function
+    /// (`Submission::new().with(poker::register)`).
+    pub fn with(self, register: impl FnOnce(Submission) -> Submission) -> Submission {
+        register(self)
+    }
+
     /// What is registered for `A`.
     pub fn registered<A: Assignment>(&self) -> Option<&A::Registered> {
         self.registered
