@@ -297,6 +297,19 @@ pub struct SpecTest<A: Assignment> {
     pub written: Vec<Written<A>>,
 }
 
+impl<A: Assignment> SpecTest<A> {
+    /// The one test of a whole group, which writes no expectation: graded in bulk or
+    /// driven.
+    pub fn whole(request: A::Request, grading: Grading) -> SpecTest<A> {
+        SpecTest {
+            case: None,
+            request,
+            grading,
+            written: Vec::new(),
+        }
+    }
+}
+
 /// Whether an answer is what a spec wrote.
 pub type Agrees<T> = Box<dyn Fn(&T) -> bool + Send + Sync>;
 
@@ -746,6 +759,26 @@ pub(crate) fn cards_expect(cards: &[crate::card::Card]) -> String {
         })
         .collect();
     format!("[{}]", cards.join(", "))
+}
+
+/// The tests of a group that lists cases or generates its inputs, exactly one of the two:
+/// the one bulk test of what `generated` makes of `generate:`, or a test per case, made by
+/// `case` as [`case_tests`] does.
+pub(crate) fn listed_or_generated<A: Assignment, C: Labelled, G>(
+    group: &str,
+    cases: Option<Vec<C>>,
+    generate: Option<G>,
+    generated: impl FnOnce(G) -> Result<A::Request, Problem>,
+    case: impl FnMut(C) -> Result<(A::Request, Vec<Written<A>>), String>,
+) -> Result<Vec<SpecTest<A>>, Problems> {
+    exactly_one(
+        group,
+        &[("cases", cases.is_some()), ("generate", generate.is_some())],
+    )?;
+    match generate {
+        Some(generate) => Ok(vec![SpecTest::whole(generated(generate)?, Grading::Bulk)]),
+        None => case_tests(group, cases.unwrap_or_default(), case),
+    }
 }
 
 /// Refuses a field that a group of this shape does not use, though the assignment's

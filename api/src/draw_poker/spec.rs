@@ -114,12 +114,7 @@ impl Spec for Contract {
                 DRAW_RULES,
             )?)
         };
-        Ok(vec![SpecTest {
-            case: None,
-            request,
-            grading: Grading::Bulk,
-            written: Vec::new(),
-        }])
+        Ok(vec![SpecTest::whole(request, Grading::Bulk)])
     }
 }
 

@@ -173,16 +173,11 @@ impl Spec for Contract {
         )?;
         let source = hand_source(name, group.generate, group.exhaustive)?;
         let checks = bulk_checks(name, group.checks)?;
-        Ok(vec![SpecTest {
-            case: None,
-            request: Request {
+        Ok(vec![SpecTest::whole(Request {
                 source,
                 checks,
                 multipliers,
-            },
-            grading: Grading::Bulk,
-            written: Vec::new(),
-        }])
+            }, Grading::Bulk)])
     }
 }
 

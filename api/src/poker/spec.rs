@@ -127,12 +127,7 @@ impl Spec for Contract {
             "a bulk group; give `checks`",
         )?;
         let request = bulk_request(name, group.checks, group.generate, group.exhaustive, rules)?;
-        Ok(vec![SpecTest {
-            case: None,
-            request,
-            grading: Grading::Bulk,
-            written: Vec::new(),
-        }])
+        Ok(vec![SpecTest::whole(request, Grading::Bulk)])
     }
 }
 
