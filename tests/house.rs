@@ -109,6 +109,22 @@ fn every_assignment_is_whole_and_nothing_is_left_over() {
             }
         }
     }
+    for (at, _) in check.match_indices("assert_each_is_caught(\"") {
+        let named = &check[at + "assert_each_is_caught(\"".len()..];
+        let named = &named[..named.find('"').unwrap_or(0)];
+        if !names.contains(&named) {
+            stray.push(format!("tests/check.rs: the mutant test of {named}"));
+        }
+    }
+    let libraries: Vec<&str> = reference::bugs::LIBRARIES
+        .iter()
+        .map(|library| library.assignment)
+        .collect();
+    if libraries != names {
+        stray.push(format!(
+            "reference::bugs::LIBRARIES, whose libraries are of {libraries:?}"
+        ));
+    }
     assert!(
         stray.is_empty(),
         "neither an assignment's (grader_api::for_each_assignment!) nor the house's: {}",
