@@ -27,7 +27,7 @@ use grader::runner::Launcher;
 use grader::sandbox::{self, Sandbox};
 use grader::verdict::Verdict;
 use grader::{compile, spec};
-use grader_api::assignment::Asked;
+use grader_api::unit::Asked;
 
 fn main() {
     // The sandbox runs its stages by re-executing the binary that grades: this one.

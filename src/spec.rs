@@ -7,9 +7,10 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use grader_api::assignment::Asked;
 pub use grader_api::spec::Scoring;
-use grader_api::spec::{DueDate, Grading, ParsedWritten, Place, Ranged};
+use grader_api::spec::{DueDate, Grading, Place, Ranged};
+use grader_api::unit::Asked;
+use grader_api::unit::ParsedWritten;
 use grader_api::{ASSIGNMENTS, Unit};
 
 mod recover;

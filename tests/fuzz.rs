@@ -426,20 +426,26 @@ static SHIPPED: LazyLock<Vec<String>> = LazyLock::new(|| {
         .collect()
 });
 
-/// Words and marks a spec is made of, and some it should never meet.
+/// Words and marks a spec is made of, and some it should never meet; [`tokens`] adds the
+/// assignments' names.
 #[rustfmt::skip]
 const TOKENS: &[&str] = &[
     "assignment", "groups", "name", "points", "check", "checks", "cases", "hand", "versus",
     "expect", "generate", "exhaustive", "count", "seed", "hand_size", "min_hand_size",
     "rules", "defaults", "timeout_ms", "build_timeout_s", "due", "visibility", "hint", "id",
     "weight", "deck", "steps", "players", "target", "games", "tables", "policy", "rounds",
-    "shuffled", "plaisante_hand", "tableau", "blackjack", "poker", "draw_poker",
-    "crazy_eights", "has_pair", "category", "KH", "10h", "T♥", "1X", "0", "-1", "1e300",
+    "shuffled", "has_pair", "category", "KH", "10h", "T♥", "1X", "0", "-1", "1e300",
     "4294967296", "18446744073709551616", ".nan", ".inf", "0x1F", "0o17", "~", "null",
     "true", "no", "2026-02-30", "9999-12-31", "[", "]", "{", "}", ",", ":", "- ", "? ",
     "&a", "*a", "!!str", "!!map", "!x", "|", ">-", "'", "\"", "#", "%", "@", "`", "\t",
     "\\", "é", "♥", "ǅ", "\u{feff}", "\u{200b}", "\r", "---", "...", "<<",
 ];
+
+/// [`TOKENS`] and every assignment's name.
+fn tokens() -> Vec<&'static str> {
+    let names = grader_api::ASSIGNMENTS.iter().map(|unit| unit.name());
+    TOKENS.iter().copied().chain(names).collect()
+}
 
 /// One edit of a spec's lines.
 #[derive(Clone, Debug)]
@@ -460,7 +466,7 @@ enum Edit {
 }
 
 fn edit() -> impl Strategy<Value = Edit> {
-    let token = select(TOKENS);
+    let token = select(tokens());
     prop_oneof![
         any::<Index>().prop_map(Edit::Delete),
         any::<Index>().prop_map(Edit::Duplicate),
@@ -606,7 +612,7 @@ fn double_quoted(text: &str) -> String {
 
 fn scalar() -> impl Strategy<Value = String> {
     prop_oneof![
-        4 => select(TOKENS).prop_map(str::to_string),
+        4 => select(tokens()).prop_map(str::to_string),
         1 => "[a-z_ ]{0,12}",
         1 => any::<String>().prop_map(|text| double_quoted(&text)),
         1 => "'[^'\\p{Cc}]{0,8}'",
@@ -718,7 +724,7 @@ fn block(node: &Node, indent: usize, out: &mut String) {
 fn document() -> impl Strategy<Value = String> {
     let header = prop_oneof![
         1 => Just(String::new()),
-        1 => select(TOKENS).prop_map(|name| format!("assignment: {name}\n")),
+        1 => select(tokens()).prop_map(|name| format!("assignment: {name}\n")),
         6 => select(
             grader_api::ASSIGNMENTS
                 .iter()
@@ -1292,7 +1298,18 @@ fn test_answered_like(assignment: &str, frame: &[u8]) -> &'static Asking {
 
 #[test]
 fn the_largest_answers_a_runner_may_send_are_read_within_the_caps() {
-    for (assignment, frame) in largest_answers() {
+    let answers = largest_answers();
+    let missing: Vec<&str> = grader_api::ASSIGNMENTS
+        .iter()
+        .map(|unit| unit.name())
+        .filter(|name| !answers.iter().any(|(assignment, _)| assignment == name))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "largest_answers() has none of: {}",
+        missing.join(", ")
+    );
+    for (assignment, frame) in answers {
         let asking = test_answered_like(assignment, &frame);
         let id = &asking.test.id;
         bounded(&format!("{id} reading its largest answer"), move || {

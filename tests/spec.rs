@@ -284,50 +284,6 @@ fn slugs_are_filter_friendly() {
     assert_eq!(spec::slug("A-2-3-4-5"), "a_2_3_4_5");
 }
 
-/// The grader's core names no assignment: each lives in its own files of api, reference,
-/// specs and the student template, and joins the one list in api/src/lib.rs.
-#[test]
-fn the_core_names_no_assignment() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut names: Vec<String> = Vec::new();
-    for unit in grader_api::ASSIGNMENTS {
-        names.push(unit.name().to_string());
-        names.extend(
-            unit.name()
-                .split('_')
-                .filter(|w| w.len() > 4)
-                .map(String::from),
-        );
-    }
-    names.extend(["crazy_eights", "crazy eights", "plaisante", "draw poker"].map(String::from));
-    let mut files = vec![root];
-    let mut offenders = Vec::new();
-    while let Some(path) = files.pop() {
-        if path.is_dir() {
-            files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).unwrap().to_lowercase();
-        for name in &names {
-            if names_word(&text, name) {
-                offenders.push(format!("{} names `{name}`", path.display()));
-            }
-        }
-    }
-    assert!(offenders.is_empty(), "{}", offenders.join("\n"));
-}
-
-/// Whether a word of `text` starts with `word`: `eights` and `blackjacks` do, `weights`
-/// does not.
-fn names_word(text: &str, word: &str) -> bool {
-    text.match_indices(word).any(|(at, _)| {
-        !text[..at]
-            .chars()
-            .next_back()
-            .is_some_and(char::is_alphanumeric)
-    })
-}
-
 #[test]
 fn a_students_copy_of_a_spec_leaves_out_what_students_may_not_see() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("split");

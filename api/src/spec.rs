@@ -9,30 +9,12 @@ use serde::de::DeserializeOwned;
 
 use std::ops::RangeInclusive;
 
-use crate::assignment::{Asked, AskedOf, Assignment, Graded};
-use crate::protocol::{Reply, decode_reply, group_digits};
+use crate::assignment::Assignment;
+use crate::text::from_text;
+use crate::text::group_digits;
 
+pub(crate) mod hands;
 pub(crate) mod schema;
-
-/// Reads a scalar with its `FromStr`. The error is raised inside the visitor, so it keeps
-/// the scalar's line and column; raised after the scalar is read, it would get its mapping's.
-pub(crate) fn from_text<'de, D, T>(deserializer: D, expecting: &'static str) -> Result<T, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: std::str::FromStr<Err: std::fmt::Display>,
-{
-    struct Text<T>(&'static str, std::marker::PhantomData<T>);
-    impl<T: std::str::FromStr<Err: std::fmt::Display>> serde::de::Visitor<'_> for Text<T> {
-        type Value = T;
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str(self.0)
-        }
-        fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<T, E> {
-            text.parse().map_err(E::custom)
-        }
-    }
-    deserializer.deserialize_str(Text(expecting, std::marker::PhantomData))
-}
 
 /// Who may see a group's results, as Gradescope names it.
 #[derive(
@@ -321,6 +303,19 @@ pub struct SpecTest<A: Assignment> {
     pub written: Vec<Written<A>>,
 }
 
+impl<A: Assignment> SpecTest<A> {
+    /// The one test of a whole group, which writes no expectation: graded in bulk or
+    /// driven.
+    pub fn whole(request: A::Request, grading: Grading) -> SpecTest<A> {
+        SpecTest {
+            case: None,
+            request,
+            grading,
+            written: Vec::new(),
+        }
+    }
+}
+
 /// Whether an answer is what a spec wrote.
 pub type Agrees<T> = Box<dyn Fn(&T) -> bool + Send + Sync>;
 
@@ -450,49 +445,23 @@ impl Field {
     }
 }
 
-/// A spec file, read: the groups that make tests, and what is wrong with the others.
-pub struct ParsedFile {
-    pub defaults: Defaults,
-    pub groups: Vec<ParsedGroup>,
-    pub problems: Problems,
-}
-
-pub struct ParsedGroup {
-    pub common: Common,
-    pub tests: Vec<ParsedTest>,
-}
-
-pub struct ParsedTest {
-    pub case: Option<Label>,
-    pub request: Box<dyn Asked>,
-    pub grading: Grading,
-    pub written: Vec<ParsedWritten>,
-}
-
-/// What a spec wrote about reply `index`; `agrees` reads the reference's reply frame.
-pub struct ParsedWritten {
-    pub index: usize,
-    pub text: String,
-    pub agrees: Agrees<[u8]>,
-}
-
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(
     deny_unknown_fields,
     bound(deserialize = "R: DeserializeOwned + Default, G: DeserializeOwned")
 )]
 #[schemars(bound = "R: schemars::JsonSchema + Default, G: schemars::JsonSchema")]
-struct SpecFile<R, G> {
+pub(crate) struct SpecFile<R, G> {
     /// The assignment the file grades.
     #[serde(rename = "assignment")]
     _assignment: String,
     /// The rules the reference plays by; a group may have its own.
     #[serde(default)]
-    rules: R,
+    pub(crate) rules: R,
     #[serde(default)]
-    defaults: Defaults,
+    pub(crate) defaults: Defaults,
     /// The groups of tests, each with its points, in the order reports list them.
-    groups: Vec<G>,
+    pub(crate) groups: Vec<G>,
 }
 
 /// The `assignment:` of a spec file.
@@ -504,51 +473,6 @@ pub fn assignment_of(text: &str) -> Result<String, Problem> {
     serde_yaml::from_str::<Head>(text)
         .map(|head| head.assignment)
         .map_err(Problem::from_yaml)
-}
-
-pub(crate) fn parse_file<A: Graded>(text: &str) -> Result<ParsedFile, Problem> {
-    let file: SpecFile<A::Rules, A::Group> =
-        serde_yaml::from_str(text).map_err(Problem::from_yaml)?;
-    let mut groups = Vec::new();
-    let mut problems = Vec::new();
-    for group in file.groups {
-        let common = group.common();
-        let tests = match A::tests(&file.rules, group) {
-            Ok(tests) => tests,
-            Err(found) => {
-                problems.extend(found);
-                continue;
-            }
-        };
-        let tests = tests
-            .into_iter()
-            .map(|test| ParsedTest {
-                case: test.case,
-                request: AskedOf::<A>::boxed(test.request),
-                grading: test.grading,
-                written: test
-                    .written
-                    .into_iter()
-                    .map(|written| {
-                        let agrees = written.agrees;
-                        ParsedWritten {
-                            index: written.index,
-                            text: written.text,
-                            agrees: Box::new(move |frame| {
-                                matches!(decode_reply::<A::Answer>(frame), Ok(Reply::Answer(answer)) if agrees(&answer))
-                            }),
-                        }
-                    })
-                    .collect(),
-            })
-            .collect();
-        groups.push(ParsedGroup { common, tests });
-    }
-    Ok(ParsedFile {
-        defaults: file.defaults,
-        groups,
-        problems,
-    })
 }
 
 /// A whole number a spec field takes, from `MIN` to `MAX`, held as `T`. It is refused as it
@@ -937,65 +861,23 @@ pub(crate) fn cards_expect(cards: &[crate::card::Card]) -> String {
     format!("[{}]", cards.join(", "))
 }
 
-/// The cards of a hand of a bulk group, `MIN` to `MAX`.
-pub(crate) type HandSize<const MIN: u64, const MAX: u64> = Ranged<u8, MIN, MAX>;
-
-/// The default hand size of generated and exhaustive groups.
-pub(crate) fn five<const MIN: u64, const MAX: u64>() -> HandSize<MIN, MAX> {
-    Ranged(5)
-}
-
-/// `generate:` of a group of hands, each of `MIN` to `MAX` cards.
-#[derive(Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct GenerateHands<const MIN: u64, const MAX: u64> {
-    pub count: Generated,
-    pub seed: u64,
-    #[serde(default = "five::<MIN, MAX>")]
-    pub hand_size: HandSize<MIN, MAX>,
-    /// Hands of `min_hand_size` up to `hand_size` cards; all of `hand_size` by default.
-    pub min_hand_size: Option<HandSize<MIN, MAX>>,
-}
-
-/// `exhaustive:` of a group of hands of `MIN` to `MAX` cards.
-#[derive(Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct EveryHand<const MIN: u64, const MAX: u64> {
-    #[serde(default = "five::<MIN, MAX>")]
-    pub hand_size: HandSize<MIN, MAX>,
-    /// Each hand's cards in a shuffled order instead of sorted.
-    #[serde(default)]
-    pub shuffled: bool,
-}
-
-/// The hands of a bulk group: generated or every hand of a size.
-pub(crate) fn hand_source<const MIN: u64, const MAX: u64>(
+/// The tests of a group that lists cases or generates its inputs, exactly one of the two:
+/// the one bulk test of what `generated` makes of `generate:`, or a test per case, made by
+/// `case` as [`case_tests`] does.
+pub(crate) fn listed_or_generated<A: Assignment, C: Labelled, G>(
     group: &str,
-    generate: Option<GenerateHands<MIN, MAX>>,
-    exhaustive: Option<EveryHand<MIN, MAX>>,
-) -> Result<crate::deck::HandSource, Problem> {
-    match (generate, exhaustive) {
-        (Some(g), _) => {
-            let Ranged(hand_size) = g.hand_size;
-            let min_hand_size = g.min_hand_size.map_or(hand_size, |size| size.0);
-            if min_hand_size > hand_size {
-                return Err(Problem::group(
-                    group,
-                    format!("min_hand_size {min_hand_size} is more than hand_size {hand_size}"),
-                ));
-            }
-            Ok(crate::deck::HandSource::Generated {
-                count: g.count.0,
-                seed: g.seed,
-                hand_size,
-                min_hand_size,
-            })
-        }
-        (None, Some(e)) => Ok(crate::deck::HandSource::Exhaustive {
-            hand_size: e.hand_size.0,
-            shuffled: e.shuffled,
-        }),
-        (None, None) => Err(Problem::group(group, "needs `generate` or `exhaustive`")),
+    cases: Option<Vec<C>>,
+    generate: Option<G>,
+    generated: impl FnOnce(G) -> Result<A::Request, Problem>,
+    case: impl FnMut(C) -> Result<(A::Request, Vec<Written<A>>), String>,
+) -> Result<Vec<SpecTest<A>>, Problems> {
+    exactly_one(
+        group,
+        &[("cases", cases.is_some()), ("generate", generate.is_some())],
+    )?;
+    match generate {
+        Some(generate) => Ok(vec![SpecTest::whole(generated(generate)?, Grading::Bulk)]),
+        None => case_tests(group, cases.unwrap_or_default(), case),
     }
 }
 

@@ -5,9 +5,9 @@ use std::sync::atomic::AtomicU64;
 use std::sync::mpsc::{SyncSender, sync_channel};
 
 use grader_api::Submission;
-use grader_api::assignment::Asked;
 use grader_api::protocol::group_digits;
 use grader_api::source::Window;
+use grader_api::unit::Asked;
 
 use super::failure::{describe_ending, explain_by_reference, explain_difference, finish, shown};
 use super::{patience, timed};

@@ -2,8 +2,10 @@
 //! the submission printed.
 
 use grader_api::Submission;
-use grader_api::assignment::{Asked, Lines, shorten};
+use grader_api::assignment::Lines;
 use grader_api::protocol::{group_digits, panic_of};
+use grader_api::text::shorten;
+use grader_api::unit::Asked;
 use similar::{ChangeTag, TextDiff};
 
 use super::bulk::PANICS_BEFORE_GIVING_UP;

@@ -1,9 +1,9 @@
 //! Listed tests: one input written in the spec, its replies compared with the reference's.
 
 use grader_api::Submission;
-use grader_api::assignment::Asked;
 use grader_api::protocol::each_frame;
 use grader_api::source::Window;
+use grader_api::unit::Asked;
 
 use super::failure::{
     describe_ending, explain_by_reference, explain_difference, finish, shown, unwritten,

@@ -163,12 +163,7 @@ impl Spec for Contract {
                 &[("check", group.check.is_some())],
                 "a bulk group; give `checks`",
             )?;
-            return Ok(vec![SpecTest {
-                case: None,
-                request,
-                grading: Grading::Bulk,
-                written: Vec::new(),
-            }]);
+            return Ok(vec![SpecTest::whole(request, Grading::Bulk)]);
         }
         unused(
             name,

@@ -21,7 +21,6 @@ fn value_with_aces_at(ace: u32) -> String {
 pub const LIBRARY: Library = Library {
     assignment: "blackjack",
     uses: &[],
-    registration: "blackjack::<Hand, Game>()",
     bugs,
 };
 

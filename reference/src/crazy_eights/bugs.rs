@@ -18,7 +18,6 @@ const CHEAT_ENDS: &str =
 pub const LIBRARY: Library = Library {
     assignment: "crazy_eights",
     uses: &[],
-    registration: "crazy_eights::<Engine>()\n        .crazy_eights_player::<Eager>(\"eager\")\n        .crazy_eights_player::<Cautious>(\"cautious\")",
     bugs,
 };
 

@@ -57,7 +57,6 @@ fn checked_by_hand(
 pub const LIBRARY: Library = Library {
     assignment: "draw_poker",
     uses: &["poker"],
-    registration: "draw_poker::<Game, poker::Hand>()",
     bugs,
 };
 

@@ -37,7 +37,6 @@ fn base_mult_written_in(by_hand: &[(&str, u32)]) -> String {
 pub const LIBRARY: Library = Library {
     assignment: "plaisante_hand",
     uses: &[],
-    registration: "plaisante_hand::<Hand>()",
     bugs,
 };
 

@@ -10,7 +10,6 @@ const PLAY_LOOP: &str = "for card in self.selected.drain(..) {";
 pub const LIBRARY: Library = Library {
     assignment: "tableau",
     uses: &[],
-    registration: "tableau::<Table>()",
     bugs,
 };
 

@@ -6,9 +6,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Receiver;
 
 use grader_api::Submission;
-use grader_api::assignment::{Asked, shorten};
 use grader_api::protocol::{each_frame, first_frame, is_panic};
 use grader_api::source::Window;
+use grader_api::text::shorten;
+use grader_api::unit::Asked;
 
 use super::super::failure::unwritten;
 use super::{SHOWN_BREAKDOWN, UNWRITTEN_EXPECTED};
