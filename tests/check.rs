@@ -1271,7 +1271,7 @@ fn told_split() -> support::Mutant {
 fn a_bulk_group_split_across_runners_is_reported_as_one_runner_would_report_it() {
     let spec = support::scratch_file(
         "split.yaml",
-        "assignment: plaisante_hand\ngroups:\n  - name: wrong pairs\n    points: 1\n    timeout_ms: 60000\n    generate: { count: 150000, seed: 11, hand_size: 5 }\n    checks: [has_pair, has_two_pair, score]\n  - name: a hang in every window\n    points: 1\n    timeout_ms: 1500\n    generate: { count: 100000, seed: 12, hand_size: 4 }\n    checks: [has_pair]\n",
+        "assignment: plaisante_hand\ngroups:\n  - name: wrong pairs\n    points: 1\n    timeout_ms: 60000\n    generate: { count: 150000, seed: 11, hand_size: 5 }\n    checks: [has_pair, has_two_pair, score]\n  - name: a hang in every window\n    points: 1\n    timeout_ms: 20000\n    generate: { count: 100000, seed: 12, hand_size: 4 }\n    checks: [has_pair]\n",
     );
     let submission = told_split().write();
     let answers = support::scratch().join("split-answers");

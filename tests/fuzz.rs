@@ -1076,11 +1076,9 @@ proptest! {
             let mut shown = Vec::new();
             for frame in &frames {
                 shown.push(request.show(frame));
-                request.lines(frame);
-                request.detail(&want, frame);
-                request.detail(frame, &want);
+                request.difference(&REFERENCE, &asking.input, position, &want, Some(frame));
+                request.difference(&REFERENCE, &asking.input, position, frame, Some(&want));
                 request.breakdown(position, &want, frame);
-                request.explain(&REFERENCE, &asking.input, &want, Some(frame));
                 protocol::panic_of(frame);
             }
             // Where the answers are the submission's own choices, the reference plays
@@ -1316,10 +1314,8 @@ fn the_largest_answers_a_runner_may_send_are_read_within_the_caps() {
             let request = &*asking.test.request;
             let want = asking.replies.first().cloned().unwrap_or_default();
             request.show(&frame);
-            request.lines(&frame);
-            request.detail(&want, &frame);
+            request.difference(&REFERENCE, &asking.input, 0, &want, Some(&frame));
             request.breakdown(0, &want, &frame);
-            request.explain(&REFERENCE, &asking.input, &want, Some(&frame));
             if let Some(pinned) = request.pinned(&[frame]) {
                 grader::grade::reference_answers(&REFERENCE, &*pinned);
             }
@@ -1564,10 +1560,8 @@ fn a_game_of_the_reference_with_a_table_or_calls_as_large_as_a_frame_holds_is_ex
             let want = &asking.replies[0];
             let request = &asking.test.request;
             let breakdown = request.breakdown(0, want, &frame);
-            (
-                request.detail(want, &frame).map(|(_, text)| text.len()),
-                breakdown,
-            )
+            let difference = request.difference(&REFERENCE, &asking.input, 0, want, Some(&frame));
+            (difference.detail.map(|(_, text)| text.len()), breakdown)
         });
         assert!(explained.0.is_some(), "{what}");
         assert!(explained.1.2.len() < 1_000, "{what}: {:?}", explained.1);

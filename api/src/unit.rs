@@ -56,6 +56,23 @@ pub trait Unit: Send + Sync {
     fn schema(&self, generator: &mut schemars::SchemaGenerator) -> schemars::Schema;
 }
 
+/// A wrong or missing reply as a failure shows it.
+pub struct Difference {
+    /// What the input is (`hand`, `deck`, ...) and the input, its replies up to this one in view.
+    pub input: (&'static str, String),
+    pub question: String,
+    pub expected: String,
+    /// `None` where no reply came.
+    pub actual: Option<String>,
+    /// The two answers in lines, where they span several (lists, states, rounds).
+    pub lines: Option<(Lines, Lines)>,
+    /// Where the two answers part, named by the assignment.
+    pub detail: Option<(&'static str, String)>,
+    /// What the reference makes of the input, where the assignment says more than the
+    /// answers do.
+    pub explanation: Option<String>,
+}
+
 /// One request, decoded once: what the core grades a test with.
 pub trait Asked: Send + Sync {
     /// The assignment's name.
@@ -79,21 +96,22 @@ pub trait Asked: Send + Sync {
         window: Window,
         on_input: &mut dyn FnMut(&[u8], &[u8]) -> bool,
     );
-    fn input_label(&self, input: &[u8]) -> &'static str;
+    /// An input as a report shows it, its replies up to `through` in view.
     fn describe_input(&self, input: &[u8], through: usize) -> String;
+    /// Reply `position` to `input`, `expected` of it and `actual`ly given (if any), as a
+    /// failure shows it: every field, each reply decoded once.
+    fn difference(
+        &self,
+        reference: &Submission,
+        input: &[u8],
+        position: usize,
+        expected: &[u8],
+        actual: Option<&[u8]>,
+    ) -> Difference;
     /// A reply as a report shows it.
     fn show(&self, reply: &[u8]) -> String;
     /// The request with the submission's own choices (in its `replies`) fixed.
     fn pinned(&self, replies: &[Vec<u8>]) -> Option<Box<dyn Asked>>;
-    fn explain(
-        &self,
-        reference: &Submission,
-        input: &[u8],
-        expected: &[u8],
-        actual: Option<&[u8]>,
-    ) -> Option<String>;
-    fn detail(&self, expected: &[u8], actual: &[u8]) -> Option<(&'static str, String)>;
-    fn lines(&self, reply: &[u8]) -> Option<Lines>;
     /// The question, expected and actual of a wrong reply, as a breakdown groups them.
     fn breakdown(&self, index: usize, expected: &[u8], actual: &[u8]) -> (String, String, String);
     /// Grades a test that the assignment drives itself, asking the runner through
@@ -241,8 +259,9 @@ fn show_reply<A: Assignment>(reply: &io::Result<Reply<A::Answer>>) -> String {
     }
 }
 
-fn answer_of<A: Assignment>(frame: &[u8]) -> Option<A::Answer> {
-    match decode_reply(frame) {
+/// The answer a decoded reply holds, if it holds one.
+fn answer<A: Assignment>(reply: &io::Result<Reply<A::Answer>>) -> Option<&A::Answer> {
+    match reply {
         Ok(Reply::Answer(answer)) => Some(answer),
         _ => None,
     }
@@ -254,10 +273,7 @@ fn breakdown_entry<A: Assignment>(
     reply: &io::Result<Reply<A::Answer>>,
     other: &io::Result<Reply<A::Answer>>,
 ) -> String {
-    let kind_of = |reply: &io::Result<Reply<A::Answer>>| match reply {
-        Ok(Reply::Answer(answer)) => A::kind(answer),
-        _ => None,
-    };
+    let kind_of = |reply| answer::<A>(reply).and_then(A::kind);
     match kind_of(reply) {
         Some(kind) if kind_of(other) != Some(kind) => format!("a {kind}"),
         _ => shorten(&show_reply::<A>(reply), 200),
@@ -341,14 +357,50 @@ impl<A: Graded> Asked for AskedOf<A> {
         );
     }
 
-    fn input_label(&self, input: &[u8]) -> &'static str {
-        decode::<A::Input>(input).map_or("input", |input| A::input_label(&input))
-    }
-
     fn describe_input(&self, input: &[u8], through: usize) -> String {
         match decode::<A::Input>(input) {
             Ok(input) => A::describe_input(&input, through),
             Err(error) => format!("an input the grader could not read ({error})"),
+        }
+    }
+
+    fn difference(
+        &self,
+        reference: &Submission,
+        input: &[u8],
+        position: usize,
+        expected: &[u8],
+        actual: Option<&[u8]>,
+    ) -> Difference {
+        let decoded_input = decode::<A::Input>(input);
+        let want = decode_reply::<A::Answer>(expected);
+        let got = actual.map(decode_reply::<A::Answer>);
+        let (want_answer, got_answer) = (answer::<A>(&want), got.as_ref().and_then(answer::<A>));
+        let both = want_answer.zip(got_answer);
+        let explanation = decoded_input
+            .as_ref()
+            .ok()
+            .zip(want_answer)
+            .and_then(|(input, want)| {
+                let registered = reference.registered::<A>()?;
+                guarded(|| A::explain(registered, &self.request, input, want, got_answer))
+                    .ok()
+                    .flatten()
+            });
+        Difference {
+            input: match &decoded_input {
+                Ok(input) => (A::input_label(input), A::describe_input(input, position)),
+                Err(error) => (
+                    "input",
+                    format!("an input the grader could not read ({error})"),
+                ),
+            },
+            question: A::question(&self.request, position),
+            expected: show_reply::<A>(&want),
+            actual: got.as_ref().map(show_reply::<A>),
+            lines: both.and_then(|(want, got)| Some((A::lines(want)?, A::lines(got)?))),
+            detail: both.and_then(|(want, got)| A::detail(want, got)),
+            explanation,
         }
     }
 
@@ -363,38 +415,6 @@ impl<A: Graded> Asked for AskedOf<A> {
             .collect::<io::Result<_>>()
             .ok()?;
         A::pinned(&self.request, &replies).map(AskedOf::<A>::boxed)
-    }
-
-    fn explain(
-        &self,
-        reference: &Submission,
-        input: &[u8],
-        expected: &[u8],
-        actual: Option<&[u8]>,
-    ) -> Option<String> {
-        let registered = reference.registered::<A>()?;
-        let input = decode::<A::Input>(input).ok()?;
-        let expected = answer_of::<A>(expected)?;
-        let actual = actual.and_then(answer_of::<A>);
-        guarded(|| {
-            A::explain(
-                registered,
-                &self.request,
-                &input,
-                &expected,
-                actual.as_ref(),
-            )
-        })
-        .ok()
-        .flatten()
-    }
-
-    fn detail(&self, expected: &[u8], actual: &[u8]) -> Option<(&'static str, String)> {
-        A::detail(&answer_of::<A>(expected)?, &answer_of::<A>(actual)?)
-    }
-
-    fn lines(&self, reply: &[u8]) -> Option<Lines> {
-        A::lines(&answer_of::<A>(reply)?)
     }
 
     fn breakdown(&self, index: usize, expected: &[u8], actual: &[u8]) -> (String, String, String) {
@@ -424,7 +444,7 @@ impl<A: Graded> Asked for AskedOf<A> {
 
     #[cfg(feature = "spec")]
     fn expect(&self, reply: &[u8]) -> Option<String> {
-        A::expect(&answer_of::<A>(reply)?)
+        A::expect(answer::<A>(&decode_reply(reply))?)
     }
 }
 

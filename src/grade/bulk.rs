@@ -9,7 +9,7 @@ use grader_api::protocol::group_digits;
 use grader_api::source::Window;
 use grader_api::unit::Asked;
 
-use super::failure::{describe_ending, explain_by_reference, explain_difference, finish, shown};
+use super::failure::{describe_ending, finish, show_difference};
 use super::{patience, timed};
 use crate::answers::{Answers, Blocks, Store};
 use crate::runner::{Ending, Exchange, Runner};
@@ -446,27 +446,14 @@ fn judge_bulk(reference: &Submission, group: &Group, request: &dyn Asked, all: R
     }
     for (index, sample) in comparison.samples.iter().enumerate() {
         let mut example = Failure::default();
-        example.text(
-            "input",
-            Tone::Plain,
-            request.describe_input(&sample.input, sample.position),
-        );
-        example.text("check", Tone::Plain, request.question(sample.position));
-        example.text(
-            "expected",
-            Tone::Expected,
-            shown(&request.show(&sample.expected)),
-        );
-        example.text("actual", Tone::Actual, shown(&request.show(&sample.actual)));
-        explain_difference(&mut example, request, &sample.expected, &sample.actual);
-        explain_by_reference(
-            &mut example,
-            request,
+        let difference = request.difference(
             reference,
             &sample.input,
+            sample.position,
             &sample.expected,
             Some(&sample.actual),
         );
+        show_difference(&mut example, difference, String::new());
         failure.push(
             &format!("example {} of a wrong answer", index + 1),
             Value::Example(example),
