@@ -336,28 +336,28 @@ pub fn parse(
     text: &str,
     timeout_override: Option<Duration>,
 ) -> Result<Suite, SpecErrors> {
-    let checked = check(file, text, timeout_override);
-    match checked.errors.is_empty() {
-        true => Ok(checked.suite),
-        false => Err(SpecErrors(checked.errors)),
+    let diagnosed = diagnose(file, text, timeout_override);
+    match diagnosed.errors.is_empty() {
+        true => Ok(diagnosed.suite),
+        false => Err(SpecErrors(diagnosed.errors)),
     }
 }
 
 /// A spec file read as far as it goes: the groups that load, with their warnings, and
 /// every error found, in file order.
-pub struct Checked {
+pub struct Diagnosed {
     pub suite: Suite,
     pub errors: Vec<SpecError>,
 }
 
 /// Reads one spec file's text, reading past each mistake to find the next.
-pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Checked {
+pub fn diagnose(file: &str, text: &str, timeout_override: Option<Duration>) -> Diagnosed {
     // Editors on Windows may start a UTF-8 file with a byte order mark, which the YAML
     // parser would take for the start of a second document.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let text = yaml::with_newlines(text);
     let text = &*text;
-    let mut checked = Checked {
+    let mut checked = Diagnosed {
         suite: Suite::default(),
         errors: Vec::new(),
     };

@@ -137,7 +137,7 @@ const API_CORE: &[&str] = &[
     "card.rs",
     "deck.rs",
     "protocol.rs",
-    "runner.rs",
+    "serve.rs",
     "source.rs",
     "spec.rs",
     "spec",

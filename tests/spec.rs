@@ -340,7 +340,7 @@ fn every_count_like_field_is_refused_outside_its_range_at_the_number() {
 /// Each mistake of a case or group is read past on its own, so one run tells them all.
 #[test]
 fn several_range_errors_of_one_group_and_one_case_are_each_told_at_its_number() {
-    let checked = spec::check(
+    let checked = spec::diagnose(
         "t.yaml",
         "assignment: blackjack\ndefaults: { timeout_ms: 0, build_timeout_s: 99999 }\ngroups:\n  - name: g\n    points: -5\n    timeout_ms: 0\n    cases:\n      - name: c\n        seed: 1\n        player: hit below 17\n        rounds: 1000000000\n        weight: 0\n      - { name: d, seed: 1, weight: 0, rounds: 0 }\n",
         None,
@@ -366,7 +366,7 @@ fn several_range_errors_of_one_group_and_one_case_are_each_told_at_its_number() 
 /// mistake of the same case is told too.
 #[test]
 fn bad_cards_in_tableau_toggles_are_each_told_at_the_card() {
-    let checked = spec::check(
+    let checked = spec::diagnose(
         "t.yaml",
         "assignment: tableau\ngroups:\n  - name: g\n    points: 1\n    cases:\n      - name: c\n        deck: [KH, QH]\n        steps: [deal, { toggle: 1X }, { toggle: [KH, 2Z] }, { play: ~, expect: { held: [QX] } }]\n",
         None,
@@ -391,7 +391,7 @@ fn bad_cards_in_tableau_toggles_are_each_told_at_the_card() {
 /// a name that a comma split says to quote the name.
 #[test]
 fn a_string_for_a_bool_or_a_number_and_a_name_split_by_a_comma_are_told_why() {
-    let checked = spec::check(
+    let checked = spec::diagnose(
         "t.yaml",
         "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 10\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH], expect: yes }\n      - { name: d, hand: [KH], expect: \"true\" }\n      - { name: e, hand: [KH], check: score, expect: \"90\" }\n      - { name: a, b, hand: [KH] }\n  - name: h\n    points: \"10\"\n    checks: [has_pair]\n    exhaustive: { hand_size: 2, shuffled: on }\n",
         None,
@@ -492,7 +492,7 @@ fn the_readmes_lint_example_is_what_lint_prints() {
 /// A key given twice is the second one's mistake, in a `{ ... }` and in lines alike.
 #[test]
 fn a_key_given_twice_is_placed_at_the_second() {
-    let checked = spec::check(
+    let checked = spec::diagnose(
         "t.yaml",
         "assignment: blackjack\ngroups:\n  - name: g\n    points: 1\n    points: 2\n    cases:\n      - { name: c, seed: 1, seed: 2, player: [stand] }\n      - { name: d, seed: 1, player: [stand], expect: { outcome: push, outcome: push } }\n      - name: e\n        seed: 1\n        player: [stand]\n        seed: 3\n",
         None,
@@ -587,7 +587,7 @@ groups:
 
 #[test]
 fn a_file_with_five_mistakes_gets_five_messages_in_file_order() {
-    let checked = spec::check("t.yaml", FIVE_MISTAKES, None);
+    let checked = spec::diagnose("t.yaml", FIVE_MISTAKES, None);
     let told: Vec<String> = checked.errors.iter().map(ToString::to_string).collect();
     let expected = [
         "t.yaml:8:34: hand[0]: `1X` is not a card",
@@ -615,7 +615,7 @@ fn a_file_with_five_mistakes_gets_five_messages_in_file_order() {
 
 #[test]
 fn a_group_that_lost_every_case_to_a_mistake_is_not_also_said_to_list_none() {
-    let checked = spec::check(
+    let checked = spec::diagnose(
         "t.yaml",
         "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH], wieght: 2 }\n",
         None,

@@ -1196,7 +1196,7 @@ impl<T: FnMut(Call) -> Result<Response, String>> RemoteStrategy<T> {
         }
     }
 
-    fn expect(&mut self, call: Call) {
+    fn call_unanswered(&mut self, call: Call) {
         let _ = self.call(call);
     }
 
@@ -1208,10 +1208,10 @@ impl<T: FnMut(Call) -> Result<Response, String>> RemoteStrategy<T> {
 
 impl<T: FnMut(Call) -> Result<Response, String>> PlayerStrategy for RemoteStrategy<T> {
     fn init(&mut self, player_id: u32, opponent_ids: &[u32]) {
-        self.expect(Call::Init(player_id, opponent_ids.to_vec()));
+        self.call_unanswered(Call::Init(player_id, opponent_ids.to_vec()));
     }
     fn receive_initial_cards(&mut self, cards: &[Card]) {
-        self.expect(Call::ReceiveInitialCards(cards.to_vec()));
+        self.call_unanswered(Call::ReceiveInitialCards(cards.to_vec()));
     }
     fn should_draw_card(&mut self, top: Card, declared_suit: Option<Suit>) -> bool {
         match self.call(Call::ShouldDrawCard(top, declared_suit)) {
@@ -1220,7 +1220,7 @@ impl<T: FnMut(Call) -> Result<Response, String>> PlayerStrategy for RemoteStrate
         }
     }
     fn receive_card(&mut self, card: Card) {
-        self.expect(Call::ReceiveCard(card));
+        self.call_unanswered(Call::ReceiveCard(card));
     }
     fn play_card(&mut self) -> Card {
         match self.call(Call::PlayCard) {
@@ -1236,10 +1236,10 @@ impl<T: FnMut(Call) -> Result<Response, String>> PlayerStrategy for RemoteStrate
         }
     }
     fn process_opponent_actions(&mut self, actions: &[PlayerTurn]) {
-        self.expect(Call::ProcessOpponentActions(actions.to_vec()));
+        self.call_unanswered(Call::ProcessOpponentActions(actions.to_vec()));
     }
     fn reset(&mut self) {
-        self.expect(Call::Reset);
+        self.call_unanswered(Call::Reset);
     }
 }
 

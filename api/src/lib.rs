@@ -95,7 +95,7 @@ pub mod assignment;
 pub mod card;
 pub mod deck;
 pub mod protocol;
-pub mod runner;
+pub mod serve;
 pub mod source;
 pub mod submission;
 pub mod text;

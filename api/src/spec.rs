@@ -258,7 +258,7 @@ pub trait Spec: Assignment {
 
     /// The `expect` that says `answer`, in the spec's own syntax: what `grader spec show`
     /// prints and `grader spec fill` writes. None for an answer that no `expect` says.
-    fn expect(_answer: &Self::Answer) -> Option<String> {
+    fn expect_text(_answer: &Self::Answer) -> Option<String> {
         None
     }
 

@@ -124,7 +124,7 @@ pub trait Asked: Send + Sync {
     ) -> crate::spec::Driven;
     /// The `expect` that says `reply`, as the spec would write it, if one does.
     #[cfg(feature = "spec")]
-    fn expect(&self, reply: &[u8]) -> Option<String>;
+    fn expect_text(&self, reply: &[u8]) -> Option<String>;
 }
 
 /// The runner's state for each assignment, kept from one request to the next.
@@ -443,8 +443,8 @@ impl<A: Graded> Asked for AskedOf<A> {
     }
 
     #[cfg(feature = "spec")]
-    fn expect(&self, reply: &[u8]) -> Option<String> {
-        A::expect(answer::<A>(&decode_reply(reply))?)
+    fn expect_text(&self, reply: &[u8]) -> Option<String> {
+        A::expect_text(answer::<A>(&decode_reply(reply))?)
     }
 }
 

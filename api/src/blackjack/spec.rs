@@ -95,7 +95,7 @@ impl Spec for Contract {
     type Rules = RulesSpec;
     type Group = Group;
 
-    fn expect(answer: &Answer) -> Option<String> {
+    fn expect_text(answer: &Answer) -> Option<String> {
         Some(match answer {
             Answer::Number(value) => value.to_string(),
             Answer::Bool(value) => value.to_string(),

@@ -48,11 +48,11 @@ impl Spec for Contract {
     type Rules = NoRules;
     type Group = Group;
 
-    fn expect(answer: &Answer) -> Option<String> {
+    fn expect_text(answer: &Answer) -> Option<String> {
         match answer {
             Answer::Cards(cards) => Some(cards_expect(cards)),
             Answer::Refused => Some("refused".into()),
-            Answer::Ranking(ranking) => <poker::Contract as Spec>::expect(ranking),
+            Answer::Ranking(ranking) => <poker::Contract as Spec>::expect_text(ranking),
             _ => None,
         }
     }

@@ -123,7 +123,7 @@ impl Spec for Contract {
     type Rules = RulesSpec;
     type Group = Group;
 
-    fn expect(answer: &Answer) -> Option<String> {
+    fn expect_text(answer: &Answer) -> Option<String> {
         Some(answer.to_string())
     }
 

@@ -83,7 +83,7 @@ impl Spec for Contract {
     type Rules = RulesSpec;
     type Group = Group;
 
-    fn expect(answer: &Answer) -> Option<String> {
+    fn expect_text(answer: &Answer) -> Option<String> {
         Some(match answer {
             Answer::Ordering(std::cmp::Ordering::Greater) => "greater".into(),
             Answer::Ordering(std::cmp::Ordering::Less) => "less".into(),
