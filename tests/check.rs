@@ -1295,9 +1295,18 @@ fn a_bulk_group_split_across_runners_is_reported_as_one_runner_would_report_it()
                 .collect();
         // Each test's result and failure, and the score: everything but the times, what
         // each runner printed, and the order in which two tests on several threads end.
+        // A stall's wait is a hundred times the reference's own time where that is longer
+        // than the group's stall limit, which a loaded machine can make it.
         let without_tokens = |text: &str| -> String {
             text.lines()
                 .filter(|line| !line.contains("runner-"))
+                .map(|line| match line.split_once("no answer for ") {
+                    Some((before, after)) => {
+                        let unit = after.find(" ms").unwrap_or(0);
+                        format!("{before}no answer for N{}", &after[unit..])
+                    }
+                    None => line.to_string(),
+                })
                 .collect::<Vec<_>>()
                 .join("\n")
         };
@@ -1324,7 +1333,7 @@ fn a_bulk_group_split_across_runners_is_reported_as_one_runner_would_report_it()
     // hangs on.
     let hang = failure_of(&one_runner, "plaisante_hand::a_hang_in_every_window");
     assert!(
-        hang.contains("no answer for 1,000 ms (an endless loop?)"),
+        hang.contains("no answer for N ms (an endless loop?)"),
         "{hang}"
     );
     let hand = stopped_on_hand(hang);
