@@ -296,7 +296,11 @@ pub fn build(
         submission.lib_name,
         layout.submission.display().to_string()
     );
-    write_runner_crate(&layout, dependency, &main, builder).map_err(io)?;
+    // A class's builds share a folder, and each crate in it is built once: incremental data
+    // would be written for nothing (it costs about 5% of a build). A student's own folder
+    // is built again at each save.
+    let incremental = build.shared.is_none();
+    write_runner_crate(&layout, dependency, &main, (builder, incremental)).map_err(io)?;
     if !layout.target.exists() {
         match &shared {
             Some(shared) => {
@@ -477,7 +481,7 @@ fn write_runner_crate(
     layout: &Layout,
     dependency: (String, PathDependency),
     main: &str,
-    builder: Builder,
+    (builder, incremental): (Builder, bool),
 ) -> std::io::Result<()> {
     let manifest = RunnerManifest {
         package: RunnerPackage {
@@ -496,7 +500,7 @@ fn write_runner_crate(
             "release".to_string(),
             RunnerProfile {
                 debug: false,
-                incremental: true,
+                incremental,
                 codegen_units: 16,
             },
         )]),
