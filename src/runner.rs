@@ -1,5 +1,9 @@
 //! The grader's side of the runner: start it in the sandbox, ask, time out, kill, and say
 //! what happened when it dies or leaves something running.
+//!
+//! Over 600 lines, as one concern: a runner's life from start to kill (the launcher, the
+//! handle, `ask` with its watch, the ending and its words) reads as one story; its channel,
+//! watch, home and pool are apart already.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};

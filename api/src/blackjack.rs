@@ -1,4 +1,7 @@
 //! Blackjack (seed 001): a hand that totals its aces right, and rounds against a dealer.
+//!
+//! Over 600 lines, as one concern: the contract is two traits (the hand and the game), the
+//! rounds' rules and their answers, which the seed states together; its spec side is apart.
 
 use std::fmt;
 use std::str::FromStr;
