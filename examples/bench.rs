@@ -27,7 +27,7 @@ use grader::runner::Launcher;
 use grader::sandbox::{self, Sandbox};
 use grader::verdict::Verdict;
 use grader::{compile, spec};
-use grader_api::assignment::Asked;
+use grader_api::unit::Asked;
 
 fn main() {
     // The sandbox runs its stages by re-executing the binary that grades: this one.
@@ -46,6 +46,26 @@ fn main() {
         let inputs = count_in_process(&reference, &*test.request);
         assert_eq!(inputs, test.request.input_count());
         println!("{} {}", ms(started.elapsed()), ms(cpu_of(Who::Myself)));
+        return;
+    }
+    // `floor [--assignment A] [--skip FILTER]`: the reference's own time, in ms, for every
+    // test of the built-in specs those keep (scripts/bench-batch.sh prints a class's floor).
+    if std::env::args().nth(1).as_deref() == Some(FLOOR) {
+        let arguments: Vec<String> = std::env::args().skip(2).collect();
+        let given = |flag: &str| {
+            arguments
+                .windows(2)
+                .find(|pair| pair[0] == flag)
+                .map(|pair| pair[1].clone())
+        };
+        let (assignment, skip) = (given("--assignment"), given("--skip"));
+        let took = reference_time(&reference, &suite, |test| {
+            assignment
+                .as_deref()
+                .is_none_or(|name| test.id.starts_with(&format!("{name}::")))
+                && skip.as_deref().is_none_or(|skip| !test.id.contains(skip))
+        });
+        println!("{}", ms(took));
         return;
     }
     let rounds: usize = std::env::args()
@@ -134,6 +154,31 @@ fn main() {
         .and_then(|exe| Some(exe.parent()?.parent()?.join("grader")))
         .filter(|path| path.exists())
         .expect("build the grader binary first: cargo build --release");
+    let cores_used = cores.min(2) as u32;
+    let floor = reference_time(&reference, &suite, |_| true) / cores_used;
+    let mut checks: Vec<Duration> = (0..rounds)
+        .map(|_| full_check(&grader_binary, &repo.join("reference")))
+        .collect();
+    let check = median(&mut checks);
+    println!(
+        "warm full `grader check reference` (every test, kept answers), {rounds} rounds, medians:"
+    );
+    println!(
+        "  floor: the reference's own time for the same tests, over {cores_used} cores  {:>8.1} ms",
+        ms(floor)
+    );
+    println!(
+        "  grader check                                                    {:>8.1} ms   ({:.2}x the floor; goal: at most 1.5x)",
+        ms(check),
+        ratio(check, floor)
+    );
+    let mut saves: Vec<Duration> = (0..rounds)
+        .map(|_| watched_save(&grader_binary, repo))
+        .collect();
+    println!(
+        "`grader check --watch` of a crate of the Plaisante hand alone, without the all-hands group: from saving src/plaisante_hand.rs to the report's last line, median {:.1} ms (goal: under 1,000 ms)",
+        ms(median(&mut saves))
+    );
     for (label, extra) in [
         ("all 63 Plaisante hand tests", None),
         ("without the all-hands group", Some("every_hand")),
@@ -145,6 +190,88 @@ fn main() {
         println!("  building (cargo + rustc)      {:>8.1} ms", ms(build));
         println!("  everything else               {:>8.1} ms", ms(rest));
     }
+}
+
+/// The reference's own time, in this process on one thread, to answer every input of the
+/// tests of `suite` that `keep` takes: what a check of those tests cannot do in less, on
+/// one core.
+fn reference_time(
+    reference: &grader_api::Submission,
+    suite: &grader::spec::Suite,
+    keep: impl Fn(&grader::spec::TestCase) -> bool,
+) -> Duration {
+    let started = Instant::now();
+    for (_, test) in suite.tests().filter(|(_, test)| keep(test)) {
+        count_in_process(reference, &*test.request);
+    }
+    started.elapsed()
+}
+
+/// The wall time of a warm `grader check` of `crate_dir`, every test of the built-in specs.
+fn full_check(grader_binary: &Path, crate_dir: &Path) -> Duration {
+    let started = Instant::now();
+    let status = Command::new(grader_binary)
+        .args(["check", "--format", "json", "--output", "/dev/null"])
+        .arg(crate_dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("the grader runs");
+    assert!(status.success(), "the reference passes every test");
+    started.elapsed()
+}
+
+/// How long `grader check --watch` takes, on a copy of the example student, from saving
+/// its `src/plaisante_hand.rs` to printing the report's last line (its total).
+fn watched_save(grader_binary: &Path, repo: &Path) -> Duration {
+    use std::io::BufRead;
+    let folder = std::env::temp_dir().join(format!("cardgrade-watch-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    let copied = Command::new("cp")
+        .arg("-r")
+        .arg(repo.join("tests/fixtures/example-student"))
+        .arg(&folder)
+        .status()
+        .expect("cp runs");
+    assert!(copied.success());
+    // Builds run as users of their own, who must read the crate.
+    let _ = Command::new("chmod")
+        .args(["-R", "a+rX"])
+        .arg(&folder)
+        .status();
+    let mut watching = Command::new(grader_binary)
+        .args([
+            "check",
+            "--watch",
+            "--color",
+            "never",
+            "--skip",
+            "every_hand",
+        ])
+        .arg(&folder)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the grader runs");
+    let mut lines = std::io::BufReader::new(watching.stdout.take().expect("piped")).lines();
+    let mut until_total = || {
+        lines
+            .by_ref()
+            .map_while(Result::ok)
+            .find(|line| line.trim_start().starts_with("total "))
+            .expect("a report with a total")
+    };
+    until_total();
+    let source = folder.join("src/plaisante_hand.rs");
+    let text = std::fs::read_to_string(&source).expect("readable");
+    let saved = Instant::now();
+    std::fs::write(&source, text + "\n").expect("writable");
+    until_total();
+    let took = saved.elapsed();
+    let _ = watching.kill();
+    let _ = watching.wait();
+    let _ = std::fs::remove_dir_all(&folder);
+    took
 }
 
 /// Touches a file of the reference, runs the grader on it, and splits the wall time into
@@ -234,6 +361,8 @@ fn medians(runs: &mut [(Duration, Duration)]) -> (Duration, Duration) {
 const ALL_HANDS: &str = "plaisante_hand::every_hand";
 /// The argument that makes this program the baseline: one round, then its figures.
 const BASELINE: &str = "baseline";
+/// The argument that makes this program print the reference's own time for some tests.
+const FLOOR: &str = "floor";
 
 /// One round of the baseline, in a process of its own: its wall and CPU time.
 fn baseline() -> (Duration, Duration) {

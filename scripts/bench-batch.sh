@@ -103,15 +103,47 @@ start=$(date +%s.%N)
 batch=$(echo "$(date +%s.%N) - $start" | bc)
 median_of() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 # Each check's own wall time in the batch, from its results (two run at once).
-in_batch=$(for f in "$work"/results/*.json; do
+# Each submission's results, not the batch's own manifest.
+results_files() { find "$work/results" -maxdepth 1 -name '*.json' ! -name batch.json; }
+in_batch=$(for f in $(results_files); do
   python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["execution_time_ms"] / 1000)' "$f"
 done | median_of)
 per=$(echo "scale=3; $batch / $n" | bc)
 # What the batch graded: each score, with how many submissions got it.
-scores=$(for f in "$work"/results/*.json; do
+scores=$(for f in $(results_files); do
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("%g of %g" % (r["score"], r["max_score"]))' "$f"
 done | sort | uniq -c | awk '{count=$1; $1=""; print count " ×" $0}' | paste -sd ';' -)
 echo "class of $n submissions, scored: $scores"
+# Where the batch's time went, from each check's results and the gradebook's wall times,
+# and the class's floor: the students' own compiles (deps warm) and the reference's own
+# time for every test of each, over the cores.
+reference_ms=$(cargo run -q --release --example bench -- floor ${options[@]+"${options[@]}"})
+python3 - "$work/results" "$batch" "$reference_ms" "$(nproc)" <<'PY'
+import csv, json, os, statistics, sys
+results, batch, reference_ms, cores = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+rows = {row["submission"]: row for row in csv.DictReader(open(os.path.join(results, "gradebook.csv")))}
+checks = []
+for name in rows:
+    path = os.path.join(results, name + ".json")
+    if os.path.exists(path):
+        checks.append((json.load(open(path)), float(rows[name]["seconds"]) * 1000))
+builds = [r["build_time_ms"] for r, _ in checks]
+warm = statistics.median(builds)
+dependencies = max(builds) - warm
+starts = sum(r.get("runner_start_ms", 0) for r, _ in checks)
+grading = sum(r["execution_time_ms"] - r["build_time_ms"] for r, _ in checks)
+writing = sum(wall - r["execution_time_ms"] for r, wall in checks)
+n = len(checks)
+floor = (warm * n + reference_ms * n) / cores / 1000
+print(f"  where the time went (added over the class; two checks run at once):")
+print(f"    dependency builds (the first build less a warm one)  {dependencies/1000:8.1f} s")
+print(f"    the students' compiles                               {(sum(builds)-dependencies)/1000:8.1f} s  (median {warm/1000:.2f} s each)")
+print(f"    runner start-ups (on the test threads)               {starts/1000:8.1f} s")
+print(f"    grading, less the start-ups                          {(grading-starts)/1000:8.1f} s")
+print(f"    writing results and the grader's own start and exit  {writing/1000:8.1f} s")
+print(f"  floor: a warm compile each plus the reference's own time for every test ({reference_ms/1000:.2f} s), over {cores} cores: {floor:.1f} s")
+print(f"  grader batch --jobs 2 took {batch:.1f} s: {batch/floor:.2}x the floor (goal: at most 1.3x)")
+PY
 $batch_only || median=$(printf '%s\n' "${alone[@]}" | median_of)
 $batch_only || echo "  each alone, fresh target dir: median $median s per submission"
 echo "  in grader batch --jobs 2:     median $in_batch s per submission (two at once)"

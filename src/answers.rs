@@ -13,8 +13,8 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use grader_api::assignment::Asked;
 use grader_api::source::Window;
+use grader_api::unit::Asked;
 use grader_api::wire::{put_varint, take_varint};
 
 /// Overrides where the store is.

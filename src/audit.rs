@@ -1,6 +1,8 @@
 //! `grader spec audit`: the reference's library of bugs students write, each built as a
 //! crate and graded against the specs as course staff see them (hidden groups too), then a
-//! table of which bugs each assignment's tests catch, by which tests, and which they miss.
+//! table of which bugs each assignment's tests catch, by which tests, and which they miss;
+//! or, with `--markdown`, the mutant table: each bug, the tests its library names as its
+//! catchers, and every test that fails on it.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -40,6 +42,10 @@ pub struct AuditArgs {
     /// build_timeout_s }`, else 300].
     #[arg(long, value_name = "SECS")]
     pub build_timeout: Option<u64>,
+    /// Print one Markdown table per assignment instead: each bug, the tests its library
+    /// names as its catchers (marked where one does not fail), and the tests that fail on it.
+    #[arg(long)]
+    pub markdown: bool,
 }
 
 /// What grading a bug found: the ids of the tests that failed, or why it was not graded.
@@ -90,14 +96,25 @@ fn audit(args: &AuditArgs) -> Result<bool, Stop> {
         threads: (cores / jobs).max(1),
     };
     let findings = grading.grade_all(&bugs, jobs);
-    let mut examples = BTreeMap::new();
-    for library in bugs.iter().map(|(library, _)| *library) {
-        if !examples.contains_key(library.assignment) {
-            let caught = caught_by_examples(library, &sandbox, &grading.build);
-            examples.insert(library.assignment, caught);
+    match args.markdown {
+        true => print_markdown(&suite, &bugs, &findings),
+        false => {
+            let mut examples = BTreeMap::new();
+            for library in bugs.iter().map(|(library, _)| *library) {
+                if !examples.contains_key(library.assignment) {
+                    let caught = caught_by_examples(library, &sandbox, &grading.build);
+                    examples.insert(library.assignment, caught);
+                }
+            }
+            print_table(&suite, &bugs, &findings, &examples);
         }
     }
-    Ok(print_table(&suite, &bugs, &findings, &examples))
+    let caught = findings
+        .iter()
+        .filter(|finding| finding.as_ref().is_ok_and(|failed| !failed.is_empty()))
+        .count();
+    println!("{caught} of {} caught", count(bugs.len(), "bug"));
+    Ok(caught == bugs.len())
 }
 
 /// The library's bugs of each assignment `suite` grades, in the order its groups come.
@@ -215,33 +232,19 @@ impl Grading<'_> {
 }
 
 /// Prints each assignment's bugs, each with whether a test of `suite` caught it and which
-/// did, and the count; whether every bug was caught.
-fn print_table(
-    suite: &Suite,
-    bugs: &[(&Library, Bug)],
-    findings: &[Finding],
-    examples: &Examples,
-) -> bool {
-    let mut caught = 0;
-    let mut assignment = "";
-    for ((library, bug), finding) in bugs.iter().zip(findings) {
-        if library.assignment != assignment {
-            assignment = library.assignment;
-            let of_it = bugs
-                .iter()
-                .filter(|(other, _)| other.assignment == assignment)
-                .count();
-            println!("{}: {}", assignment.bold(), count(of_it, "bug"));
+/// did, and whether the template's example tests catch it.
+fn print_table(suite: &Suite, bugs: &[(&Library, Bug)], findings: &[Finding], examples: &Examples) {
+    for (index, ((library, bug), finding)) in bugs.iter().zip(findings).enumerate() {
+        let assignment = library.assignment;
+        if let Some(of_it) = first_of_its_assignment(bugs, index) {
+            println!("{}: {of_it}", assignment.bold());
             if let Some(Err(why)) = examples.get(assignment) {
                 println!("  the template's example tests cannot be graded: {why}");
             }
         }
         let prefix = format!("{assignment}::");
         let label = match finding {
-            Ok(failed) if !failed.is_empty() => {
-                caught += 1;
-                format!("{:<8}", "caught").green()
-            }
+            Ok(failed) if !failed.is_empty() => format!("{:<8}", "caught").green(),
             Ok(_) => format!("{:<8}", "MISSED").red().bold(),
             Err(_) => format!("{:<8}", "error").yellow().bold(),
         };
@@ -251,11 +254,7 @@ fn print_table(
         match finding {
             Err(why) => println!("{INDENT}{}", why.replace('\n', &format!("\n{INDENT}"))),
             Ok(failed) => {
-                let shown: Vec<&str> = failed
-                    .iter()
-                    .map(|id| id.strip_prefix(&prefix).unwrap_or(id))
-                    .collect();
-                let pieces = grouped(&shown);
+                let pieces = grouped(&without(&prefix, failed));
                 let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
                 match pieces.is_empty() {
                     true => println!("{INDENT}no test fails"),
@@ -270,25 +269,87 @@ fn print_table(
                     }
                 }
                 for named in &bug.caught {
-                    let id = format!("{prefix}{}", named.test);
-                    if failed.contains(&id) {
-                        continue;
+                    if let Some(why) = escaped(suite, failed, &prefix, named.test) {
+                        println!(
+                            "{INDENT}{} should catch it, but {}",
+                            named.test,
+                            why.yellow()
+                        );
                     }
-                    let why = match suite.tests().any(|(_, test)| test.id == id) {
-                        true => "passes",
-                        false => "is not in the specs",
-                    };
-                    println!(
-                        "{INDENT}{} should catch it, but {}",
-                        named.test,
-                        why.yellow()
-                    );
                 }
             }
         }
     }
-    println!("{caught} of {} caught", count(bugs.len(), "bug"));
-    caught == bugs.len()
+}
+
+/// Prints, for each assignment, a Markdown table of its bugs: each bug, the catchers its
+/// library names, and the tests of `suite` that failed on it (or why it was not graded).
+fn print_markdown(suite: &Suite, bugs: &[(&Library, Bug)], findings: &[Finding]) {
+    for (index, ((library, bug), finding)) in bugs.iter().zip(findings).enumerate() {
+        let assignment = library.assignment;
+        if let Some(of_it) = first_of_its_assignment(bugs, index) {
+            println!("\n**{assignment}**: {of_it}\n");
+            println!("| bug | catchers | failing tests |\n|---|---|---|");
+        }
+        let prefix = format!("{assignment}::");
+        let (catchers, failing) = match finding {
+            Ok(failed) => {
+                let catchers: Vec<String> = bug
+                    .caught
+                    .iter()
+                    .map(|named| match escaped(suite, failed, &prefix, named.test) {
+                        Some(why) => format!("{} ({why})", named.test),
+                        None => named.test.to_string(),
+                    })
+                    .collect();
+                let failing = match failed.is_empty() {
+                    true => "MISSED: no test fails".to_string(),
+                    false => grouped(&without(&prefix, failed)).join(", "),
+                };
+                (catchers.join(", "), failing)
+            }
+            Err(why) => (
+                String::new(),
+                format!("not graded: {}", why.lines().next().unwrap_or_default()),
+            ),
+        };
+        println!("| {} | {catchers} | {failing} |", bug.name);
+    }
+    println!();
+}
+
+/// Test `ids` without their assignment's `prefix`.
+fn without<'a>(prefix: &str, ids: &'a [String]) -> Vec<&'a str> {
+    ids.iter()
+        .map(|id| id.strip_prefix(prefix).unwrap_or(id))
+        .collect()
+}
+
+/// Where the bug at `index` is the first of its assignment in `bugs` (which keep each
+/// assignment's together), the count of that assignment's bugs, as `N bugs`.
+fn first_of_its_assignment(bugs: &[(&Library, Bug)], index: usize) -> Option<String> {
+    let assignment = bugs[index].0.assignment;
+    if index > 0 && bugs[index - 1].0.assignment == assignment {
+        return None;
+    }
+    let of_it = bugs
+        .iter()
+        .filter(|(library, _)| library.assignment == assignment)
+        .count();
+    Some(count(of_it, "bug"))
+}
+
+/// Why `test`, a catcher a bug names, is not among the `failed` ids of its assignment
+/// (`prefix`): it passes, or `suite` does not hold it; `None` when it failed.
+fn escaped(suite: &Suite, failed: &[String], prefix: &str, test: &str) -> Option<&'static str> {
+    let id = format!("{prefix}{test}");
+    if failed.contains(&id) {
+        return None;
+    }
+    Some(match suite.tests().any(|(_, test)| test.id == id) {
+        true => "passes",
+        false => "is not in the specs",
+    })
 }
 
 /// `pieces` after `lead`, each followed by `after` but the last, in lines no wider than

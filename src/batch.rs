@@ -2,8 +2,6 @@
 //! child (the same sandbox, the same results), a few at a time, sharing one dependency
 //! dir; each result written as soon as it is done, so a killed batch resumes where it was.
 
-use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -20,10 +18,12 @@ use crate::exit;
 
 mod class_report;
 mod export;
+mod gradebook;
 mod intake;
 mod merge;
 
 pub use export::ExportArgs;
+use gradebook::gradebook;
 pub use merge::MergeArgs;
 
 /// Set for each `grader check` a batch starts: the batch's pid, so the check dies with it.
@@ -471,91 +471,6 @@ fn graded(out: &Path, names: &[String]) -> Graded {
         .collect()
 }
 
-/// Writes the gradebook: a row per submission with its score, maximum, the outcome, the
-/// time, a note (tests not run for lack of time) and each group's points. Returns its
-/// path.
-fn gradebook(out: &Path, class: &Graded) -> Result<PathBuf, String> {
-    let mut columns: Vec<String> = Vec::new();
-    let mut rows = Vec::new();
-    for (name, results) in class {
-        let Some(results) = results else {
-            rows.push((name.clone(), None, BTreeMap::new()));
-            continue;
-        };
-        let mut groups: BTreeMap<String, f64> = BTreeMap::new();
-        for test in results["tests"].as_array().into_iter().flatten() {
-            let column = format!(
-                "{}::{}",
-                test["assignment"].as_str().unwrap_or(""),
-                test["group"].as_str().unwrap_or("")
-            );
-            if !columns.contains(&column) {
-                columns.push(column.clone());
-            }
-            *groups.entry(column).or_default() += test["score"].as_f64().unwrap_or(0.0);
-        }
-        rows.push((name.clone(), Some(results), groups));
-    }
-    let mut csv = String::from("submission,score,max_score,outcome,seconds,note");
-    for column in &columns {
-        csv.push(',');
-        csv.push_str(&csv_field(column));
-    }
-    csv.push('\n');
-    for (name, results, groups) in rows {
-        csv.push_str(&csv_field(&name));
-        match results {
-            None => csv.push_str(",,,not_graded,,"),
-            Some(results) => {
-                let _ = write!(
-                    csv,
-                    ",{},{},{},{:.1},{}",
-                    results["score"],
-                    // Unknown when a check was killed before it wrote results.
-                    match &results["max_score"] {
-                        serde_json::Value::Null => String::new(),
-                        max => max.to_string(),
-                    },
-                    results["outcome"].as_str().unwrap_or(""),
-                    results["execution_time_ms"].as_f64().unwrap_or(0.0) / 1000.0,
-                    csv_field(&note(results))
-                );
-            }
-        }
-        for column in &columns {
-            match groups.get(column) {
-                Some(points) => {
-                    let _ = write!(csv, ",{}", (points * 100.0).round() / 100.0);
-                }
-                None => csv.push(','),
-            }
-        }
-        csv.push('\n');
-    }
-    write_atomically(out, GRADEBOOK, &csv)
-}
-
-/// What the gradebook says of a submission beyond its score: the tests its time left
-/// unrun, or why nothing was graded.
-fn note(results: &serde_json::Value) -> String {
-    let out_of_time = results["tests"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|test| test["output"] == crate::results::OUT_OF_TIME)
-        .count();
-    match results["outcome"].as_str() {
-        Some("out_of_time") if out_of_time > 0 => {
-            format!("{out_of_time} tests {}", crate::results::OUT_OF_TIME)
-        }
-        Some("out_of_time") => results["build_output"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string(),
-        _ => String::new(),
-    }
-}
-
 /// Writes the class report of every submission with results. Returns its path.
 fn class_report(out: &Path, class: &Graded) -> Result<PathBuf, String> {
     let graded: Vec<class_report::Graded> = class
@@ -578,15 +493,6 @@ fn write_atomically(out: &Path, name: &str, text: &str) -> Result<PathBuf, Strin
         .and_then(|()| std::fs::rename(&partial, &path))
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(path)
-}
-
-/// A CSV field, quoted where it must be.
-fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
 }
 
 #[cfg(test)]
@@ -632,12 +538,5 @@ mod tests {
         for bad in ["0", "-1", "x", "1h", "", "inf"] {
             assert!(check::budget(bad).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn csv_fields_are_quoted_where_they_must_be() {
-        assert_eq!(csv_field("alice"), "alice");
-        assert_eq!(csv_field("a,b"), "\"a,b\"");
-        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
     }
 }

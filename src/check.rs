@@ -199,7 +199,7 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
     let built = compile::build(&submission, &sandbox, &build);
     let build_time = build_started.elapsed();
     let ready = built.and_then(|built| handshake(sandbox, &built));
-    let (launcher, first_runner) = match ready {
+    let (pool, first_runner) = match ready {
         Ok(ready) => ready,
         Err(error) => return build_failed(&mut reporters, &suite, &error, started),
     };
@@ -255,7 +255,7 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         student_tests: Some(student_tests),
         ..Session::new(
             (&suite, &reference, &expected),
-            (launcher, first_runner),
+            (pool, first_runner),
             view,
             test_threads(args.test_threads),
         )
@@ -281,7 +281,7 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         run_tests(&session, &selected, &mut reporters);
         drop(run_ended);
     });
-    drop(session.pool.idle.lock().map(|mut idle| idle.clear()));
+    session.pool.clear();
     let results = Results {
         not_graded,
         ..session.results((started, build_time))

@@ -112,7 +112,7 @@ fn filling(reference: &grader_api::Submission, test: &TestCase) -> Option<Fillin
     Some(Filling {
         case: test.name.clone(),
         at: test.location?,
-        expect: test.request.expect(reply)?,
+        expect: test.request.expect_text(reply)?,
     })
 }
 

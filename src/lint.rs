@@ -125,7 +125,7 @@ fn lint(path: &Path, reference: &Submission, quick: bool) -> Findings {
             };
         }
     };
-    let checked = spec::check(&path.display().to_string(), &text, None);
+    let checked = spec::diagnose(&path.display().to_string(), &text, None);
     let mut suite = checked.suite;
     let mut findings = Findings {
         errors: checked.errors,

@@ -1,6 +1,6 @@
 //! A bug of the reference's library as a crate to grade: the reference's source for the
 //! bug's assignment, as embedded in the grader, with the bug's edits made and a
-//! `submission()` that registers that assignment alone. Made from the reference's own
+//! `submission()` that registers that assignment alone, by its module's `register`. Made from the reference's own
 //! text, a bug stays in step with it instead of being a copy; the grader's tests make
 //! their fixtures the same way.
 
@@ -41,8 +41,7 @@ impl Mutant {
                 "[package]\nname = {name:?}\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\ngrader-api = {{ path = \"../{API_FOLDER}\" }}\n\n[workspace]\n"
             ),
             library: format!(
-                "//! Bug: {description}\n{source}\npub fn submission() -> grader_api::Submission {{\n    grader_api::Submission::new().{}\n}}\n",
-                library.registration
+                "//! Bug: {description}\n{source}\npub fn submission() -> grader_api::Submission {{\n    register(grader_api::Submission::new())\n}}\n"
             ),
         })
     }

@@ -50,17 +50,15 @@ pub(crate) fn write_crate(path: &Path, assignments: &[String]) -> Result<(), Str
             ));
         }
     }
-    let library = TEMPLATE_FILES
-        .iter()
-        .find(|(relative, _)| *relative == "src/lib.rs")
-        .map_or("", |(_, text)| text);
-    let (library, modules) = match assignments.is_empty() {
-        true => (library.to_string(), None),
-        false => {
-            let (library, modules) = library_of(library, assignments);
-            (library, Some(modules))
-        }
+    let registered: Vec<&str> = match assignments.is_empty() {
+        true => grader_api::ASSIGNMENTS
+            .iter()
+            .map(|unit| unit.name())
+            .collect(),
+        false => assignments.iter().map(String::as_str).collect(),
     };
+    let modules = modules_for(&registered);
+    let library = library_of(&registered, &modules);
     let occupied = std::fs::read_dir(path).is_ok_and(|mut entries| entries.next().is_some());
     if occupied || path.is_file() {
         return Err(format!(
@@ -74,8 +72,8 @@ pub(crate) fn write_crate(path: &Path, assignments: &[String]) -> Result<(), Str
             .strip_prefix("src/")
             .and_then(|file| file.strip_suffix(".rs"))
             .filter(|&module| module != "lib");
-        if let (Some(module), Some(kept)) = (module, &modules)
-            && !kept.iter().any(|kept| kept == module)
+        if let Some(module) = module
+            && !modules.iter().any(|kept| kept == module)
         {
             continue;
         }
@@ -93,54 +91,55 @@ pub(crate) fn write_crate(path: &Path, assignments: &[String]) -> Result<(), Str
     write_api(&path.join(API_FOLDER)).map_err(failed)
 }
 
-/// The template's `src/lib.rs` with only the registrations of `assignments` (a method
-/// whose name starts with one's: an assignment and its players), the comments before
-/// them, and the modules they name; and those modules.
-fn library_of(library: &str, assignments: &[String]) -> (String, Vec<String>) {
-    let registers = |line: &str| {
-        let method = line.trim_start().strip_prefix('.').unwrap_or_default();
-        assignments
+/// The template's modules of `registered` and of those their code names (`crate::<module>`),
+/// in the order they are first needed.
+fn modules_for(registered: &[&str]) -> Vec<String> {
+    let mut modules: Vec<String> = registered.iter().map(|name| name.to_string()).collect();
+    let mut next = 0;
+    while let Some(module) = modules.get(next).cloned() {
+        next += 1;
+        let text = TEMPLATE_FILES
             .iter()
-            .any(|name| method.starts_with(name.as_str()))
-    };
-    let is_registration = |line: &str| line.trim_start().starts_with('.');
-    let kept_registrations: Vec<&str> = library
-        .lines()
-        .filter(|line| is_registration(line) && registers(line))
-        .collect();
-    let mut modules: Vec<String> = assignments.to_vec();
-    for line in &kept_registrations {
-        for (before, _) in line.match_indices("::") {
-            let named = line[..before]
-                .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .next()
-                .unwrap_or_default();
-            if !named.is_empty() && !modules.iter().any(|module| module == named) {
-                modules.push(named.to_string());
+            .find(|(relative, _)| *relative == format!("src/{module}.rs"))
+            .map_or("", |(_, text)| text);
+        for (at, _) in text.match_indices("crate::") {
+            let named: String = text[at + "crate::".len()..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if !named.is_empty() && !modules.contains(&named) {
+                modules.push(named);
             }
         }
     }
-    let lines: Vec<&str> = library.lines().collect();
-    let mut kept = Vec::new();
-    for (index, line) in lines.iter().enumerate() {
-        let module = line
-            .strip_prefix("pub mod ")
-            .and_then(|rest| rest.strip_suffix(';'));
-        let keep = match module {
-            Some(module) => modules.iter().any(|kept| kept == module),
-            None if is_registration(line) => registers(line),
-            // A comment goes with the registration after it.
-            None if line.trim_start().starts_with("//") => lines[index + 1..]
-                .iter()
-                .find(|next| !next.trim_start().starts_with("//"))
-                .is_none_or(|next| !is_registration(next) || registers(next)),
-            None => true,
-        };
-        if keep {
-            kept.push(*line);
-        }
+    modules
+}
+
+/// The crate's `src/lib.rs`: the template's opening comment, a `pub mod` per module and
+/// `submission()` registering `registered`, each by its module's `register`, written out
+/// for the student to edit.
+fn library_of(registered: &[&str], modules: &[String]) -> String {
+    let template = TEMPLATE_FILES
+        .iter()
+        .find(|(relative, _)| *relative == "src/lib.rs")
+        .map_or("", |(_, text)| text);
+    let mut library: String = template
+        .lines()
+        .take_while(|line| line.starts_with("//!"))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    library.push_str("\nuse grader_api::Submission;\n\n");
+    let mut sorted = modules.to_vec();
+    sorted.sort();
+    for module in &sorted {
+        library.push_str(&format!("pub mod {module};\n"));
     }
-    (kept.join("\n") + "\n", modules)
+    library.push_str("\npub fn submission() -> Submission {\n    Submission::new()");
+    for name in registered {
+        library.push_str(&format!("\n        .with({name}::register)"));
+    }
+    library.push_str("\n}\n");
+    library
 }
 
 /// The template's manifest with grader-api taken from the crate's own copy.

@@ -1,4 +1,6 @@
-//! Scores and the machine-readable results: Gradescope's results.json and our own schema.
+//! A check's results and their scores in hundredths, the score table, and what every
+//! machine format shares; each format in a file of its own: gradescope, json (ours),
+//! junit, github.
 
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -6,11 +8,12 @@ use std::time::Duration;
 use colored::Colorize;
 use serde::Serialize;
 
-use crate::spec::slug;
-use crate::spec::{Group, Suite, TestCase, Visibility};
+use crate::spec::{Group, Suite, TestCase};
 use crate::verdict::{Credit, Failure, Verdict};
 
 mod github;
+mod gradescope;
+mod json;
 mod junit;
 
 /// The result of one test; `None` verdict when a filter left it out, or the submission's
@@ -39,6 +42,9 @@ pub struct Results<'a> {
     pub build_time: Duration,
     /// Lines beyond pass and fail, such as each strategy's win rate.
     pub notes: Vec<String>,
+    /// Runner processes started, and the time their starts took together (part of
+    /// `elapsed`, on the test threads).
+    pub runner_starts: (usize, Duration),
     /// Assignments of the specs a student's report left out: the submission does not
     /// register them.
     pub not_graded: Vec<&'static str>,
@@ -67,6 +73,7 @@ impl<'a> Results<'a> {
             elapsed,
             build_time: elapsed,
             notes: Vec::new(),
+            runner_starts: (0, Duration::ZERO),
             not_graded: Vec::new(),
         }
     }
@@ -184,123 +191,6 @@ impl Results<'_> {
             let _ = writeln!(out, "  {}", line.dimmed());
         }
         out
-    }
-
-    pub fn gradescope_json(&self) -> serde_json::Value {
-        let mut numbers = Vec::new();
-        for (group_number, group) in (1..).zip(&self.suite.groups) {
-            numbers.extend((1..=group.tests.len()).map(|test| format!("{group_number}.{test}")));
-        }
-        let tests: Vec<GradescopeTest> = self
-            .per_test()
-            .zip(numbers)
-            .map(|((group, test, result, worth), number)| GradescopeTest {
-                name: if test.name == group.name {
-                    group.name.clone()
-                } else {
-                    format!("{}: {}", group.name, test.name)
-                },
-                number,
-                tags: vec![group.assignment.name().to_string(), slug(&group.name)],
-                score: earned(result, worth),
-                max_score: worth,
-                // Gradescope knows only passed and failed; a test not run earned nothing.
-                status: if status(result) == "passed" {
-                    "passed"
-                } else {
-                    "failed"
-                },
-                output: match output(result, worth) {
-                    text if text.is_empty() => text,
-                    text => format!("`{}`\n\n```\n{}\n```", test.id, fence(&text)),
-                },
-                output_format: "md",
-                visibility: group.visibility,
-            })
-            .collect();
-        let report = GradescopeReport {
-            score: self.score(),
-            execution_time: self.elapsed.as_secs_f64().ceil() as u64,
-            output: self.summary(),
-            visibility: Visibility::Visible,
-            // The autograder's own log holds build output and every test's name.
-            stdout_visibility: Visibility::Hidden,
-            tests,
-        };
-        machine_json(report)
-    }
-
-    pub fn cardgrade_json(&self, submission: &str) -> serde_json::Value {
-        let tests: Vec<OurTest> = self
-            .per_test()
-            .map(|(group, test, result, worth)| OurTest {
-                name: test.id.clone(),
-                assignment: group.assignment.name(),
-                group: group.name.clone(),
-                status: status(result),
-                score: earned(result, worth),
-                max_score: worth,
-                visibility: group.visibility,
-                duration_ms: result.duration.as_millis() as u64,
-                tally: scored(result, worth),
-                output: output(result, worth),
-                fields: match &result.verdict {
-                    Some(Verdict::Failed(failure)) => failure
-                        .fields
-                        .iter()
-                        .map(|field| OurField {
-                            name: field.name.clone(),
-                            text: field.value.plain(),
-                        })
-                        .collect(),
-                    _ => Vec::new(),
-                },
-            })
-            .collect();
-        let report = OurReport {
-            schema: "cardgrade.results.v1",
-            submission: submission.to_string(),
-            outcome: if self.build_failure.is_some() {
-                "build_failed"
-            } else if self.out_of_time() > 0 {
-                "out_of_time"
-            } else if tests.iter().all(|t| t.status == "passed") {
-                "passed"
-            } else {
-                "failed"
-            },
-            score: self.score(),
-            max_score: self.max_score(),
-            execution_time_ms: self.elapsed.as_millis() as u64,
-            build_time_ms: self.build_time.as_millis() as u64,
-            build_output: self.build_failure.clone(),
-            notes: self.notes.clone(),
-            tests,
-        };
-        machine_json(report)
-    }
-
-    /// The top-level text of a results file. Where some tests are not visible it counts
-    /// only the visible ones, so it gives away neither their number nor their points.
-    fn summary(&self) -> String {
-        if let Some(failure) = &self.build_failure {
-            return failure.clone();
-        }
-        let all_visible = self
-            .suite
-            .groups
-            .iter()
-            .all(|group| group.visibility == Visibility::Visible);
-        if !all_visible {
-            let (got, max) = self.score_of(|group| group.visibility == Visibility::Visible);
-            return format!("{got} / {max} points on the tests you can see");
-        }
-        let mut summary = format!("{} / {} points", self.score(), self.max_score());
-        for note in &self.notes {
-            summary.push('\n');
-            summary.push_str(note);
-        }
-        summary
     }
 }
 
@@ -503,72 +393,6 @@ pub fn visible_controls(text: &str) -> String {
     out
 }
 
-/// Gradescope's autograder results.json, per its specification.
-#[derive(Serialize)]
-struct GradescopeReport {
-    score: Points,
-    execution_time: u64,
-    output: String,
-    visibility: Visibility,
-    stdout_visibility: Visibility,
-    tests: Vec<GradescopeTest>,
-}
-
-#[derive(Serialize)]
-struct GradescopeTest {
-    name: String,
-    /// Group and test, counting from 1: `2.3`.
-    number: String,
-    /// The assignment and the group.
-    tags: Vec<String>,
-    score: Points,
-    max_score: Points,
-    status: &'static str,
-    output: String,
-    output_format: &'static str,
-    visibility: Visibility,
-}
-
-/// Our own schema, documented in the README.
-#[derive(Serialize)]
-struct OurReport {
-    schema: &'static str,
-    submission: String,
-    outcome: &'static str,
-    score: Points,
-    max_score: Points,
-    execution_time_ms: u64,
-    build_time_ms: u64,
-    build_output: Option<String>,
-    notes: Vec<String>,
-    tests: Vec<OurTest>,
-}
-
-#[derive(Serialize)]
-struct OurTest {
-    name: String,
-    assignment: &'static str,
-    group: String,
-    status: &'static str,
-    score: Points,
-    max_score: Points,
-    /// For a failed test scored by its answers: how many were wrong beside its points.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    tally: Option<String>,
-    visibility: Visibility,
-    /// How long the test took, its runner's start included.
-    duration_ms: u64,
-    output: String,
-    /// A failure's fields (input, check, expected, actual, diff, hint, output), plain.
-    fields: Vec<OurField>,
-}
-
-#[derive(Serialize)]
-struct OurField {
-    name: String,
-    text: String,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -607,6 +431,7 @@ mod tests {
             elapsed: Duration::ZERO,
             build_time: Duration::ZERO,
             notes: Vec::new(),
+            runner_starts: (0, Duration::ZERO),
             not_graded: Vec::new(),
         }
     }

@@ -1,30 +1,37 @@
 //! The grader's side of the runner: start it in the sandbox, ask, time out, kill, and say
 //! what happened when it dies or leaves something running.
+//!
+//! Over 600 lines, as one concern: a runner's life from start to kill (the launcher, the
+//! handle, `ask` with its watch, the ending and its words) reads as one story; its channel,
+//! watch, home and pool are apart already.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, IoSliceMut, Read, Write};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use std::os::unix::fs::{FileExt, PermissionsExt};
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use grader_api::protocol::{self, Hello, Item};
 use grader_api::source::Window;
-use nix::fcntl::{FcntlArg, fcntl};
-use nix::sys::socket::{ControlMessageOwned, MsgFlags, recvmsg};
 
 use crate::capture::{Capture, Printed};
 use crate::sandbox::cgroup::{Cgroup, Population};
 use crate::sandbox::{self, Jail, Limits, Sandbox};
 
+mod channel;
+mod home;
 pub(crate) mod once;
 mod pool;
+mod watch;
 
+use channel::{DeadlineStream, progress_with_first_byte};
+use home::{RunnerHome, Scratch};
 pub(crate) use pool::Pool;
+use watch::Watch;
 
 /// How long a runner may take to start and say hello.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
@@ -623,205 +630,13 @@ fn is_timeout(error: &io::Error) -> bool {
     )
 }
 
-/// Reads the first byte of the runner's hello by itself, for the progress page that comes
-/// with it: kept only if it is a memory file, which no read can block on, unlike a pipe or
-/// a device a hostile runner might send instead.
-#[allow(unsafe_code)]
-fn progress_with_first_byte(
-    stream: &UnixStream,
-    deadline: Instant,
-) -> io::Result<(Vec<u8>, Option<File>)> {
-    stream.set_read_timeout(Some(deadline.saturating_duration_since(Instant::now())))?;
-    let mut first_byte = [0u8];
-    // Room for as many descriptors as one message can carry, so none is cut off unclosed.
-    let mut space = nix::cmsg_space!([RawFd; 253]);
-    let (read, fds) = loop {
-        match recvmsg::<()>(
-            stream.as_raw_fd(),
-            &mut [IoSliceMut::new(&mut first_byte)],
-            Some(&mut space),
-            MsgFlags::MSG_CMSG_CLOEXEC,
-        ) {
-            Err(nix::errno::Errno::EINTR) => continue,
-            Err(error) => return Err(error.into()),
-            Ok(message) => {
-                let mut fds = Vec::new();
-                for control in message.cmsgs().into_iter().flatten() {
-                    if let ControlMessageOwned::ScmRights(received) = control {
-                        // SAFETY: the kernel has just installed these descriptors in this
-                        // process for this message; nothing else holds them.
-                        fds.extend(
-                            received
-                                .into_iter()
-                                .map(|fd| unsafe { OwnedFd::from_raw_fd(fd) }),
-                        );
-                    }
-                }
-                break (message.bytes, fds);
-            }
-        }
-    };
-    let progress = fds
-        .into_iter()
-        .next()
-        .filter(|fd| fcntl(fd, FcntlArg::F_GET_SEALS).is_ok())
-        .map(File::from);
-    Ok((first_byte[..read].to_vec(), progress))
-}
-
-/// A socket whose reads give up at a deadline, however the buffered reader splits them.
-struct DeadlineStream {
-    stream: UnixStream,
-    deadline: Instant,
-    /// While a request is answered: how long a read waits before it gives up, so that the
-    /// runner can be looked at in between.
-    look_every: Option<Duration>,
-}
-
-impl Read for DeadlineStream {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let left = self.deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(io::Error::from(io::ErrorKind::TimedOut));
-        }
-        let wait = self.look_every.map_or(left, |every| every.min(left));
-        self.stream.set_read_timeout(Some(wait))?;
-        self.stream.read(buf)
-    }
-}
-
-/// A runner answering a request, looked at while it sends nothing: whether it still moves
-/// (its count of inputs answered, or the replies it sends) and how much it has printed.
-struct Watch {
-    marker: (Option<u64>, u64),
-    moved: Instant,
-    printed_before: u64,
-}
-
-impl Watch {
-    fn new(runner: &Runner) -> Watch {
-        Watch {
-            marker: (runner.inputs_done(), runner.replies_read),
-            moved: Instant::now(),
-            printed_before: runner.printed(),
-        }
-    }
-
-    /// How the request ends, if the runner has printed more than a request may.
-    fn flooded(&self, runner: &Runner) -> Option<Ending> {
-        let printed = runner.printed().saturating_sub(self.printed_before);
-        (printed > FLOOD_BYTES).then_some(Ending::Flooded(printed))
-    }
-
-    /// How the request ends, if the runner is flooding its output or has stalled.
-    fn look(
-        &mut self,
-        runner: &Runner,
-        patience: &mut dyn FnMut(u64) -> Duration,
-    ) -> Option<Ending> {
-        if let Some(flooded) = self.flooded(runner) {
-            return Some(flooded);
-        }
-        let marker = (runner.inputs_done(), runner.replies_read);
-        if marker != self.marker {
-            self.marker = marker;
-            self.moved = Instant::now();
-            return None;
-        }
-        let inputs_done = marker.0.unwrap_or(marker.1);
-        let quiet = self.moved.elapsed();
-        let limit = patience(inputs_done);
-        (quiet >= limit).then_some(Ending::Stalled {
-            quiet: limit,
-            inputs_done,
-        })
-    }
-}
-
-/// A folder of the grader's own, for one `grader check`: the runner's copy, and a home per
-/// runner. Only the grader writes here, but for each runner's `tmp`.
-struct Scratch {
-    path: PathBuf,
-}
-
-impl Scratch {
-    /// A new folder; those of graders killed outright are removed on the way.
-    fn create() -> io::Result<Scratch> {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        sandbox::sweep_leftovers(&std::env::temp_dir(), |folder| {
-            std::fs::remove_dir_all(folder)
-        });
-        let nonce = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or_default();
-        let path = std::env::temp_dir().join(format!(
-            "cardgrade-{}-{}-{nonce:08x}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir(&path)?;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
-        Ok(Scratch { path })
-    }
-
-    /// A uid no other grading shares, so runners of two submissions cannot touch each other
-    /// even where landlock is missing.
-    fn uid(&self) -> u32 {
-        use std::hash::BuildHasher;
-        let hash = std::collections::hash_map::RandomState::new().hash_one(&self.path);
-        200_000 + (hash % 1_000_000_000) as u32
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
-    }
-}
-
-/// One runner's folder: the status its sandbox records, and `tmp`, the only place the
-/// runner may write.
-struct RunnerHome {
-    path: PathBuf,
-}
-
-impl RunnerHome {
-    /// A home whose `tmp` belongs to `owner`, when the grader may give it away.
-    fn create(scratch: &Path, number: u64, owner: Option<u32>) -> io::Result<RunnerHome> {
-        let path = scratch.join(format!("run-{number}"));
-        std::fs::create_dir(&path)?;
-        let home = RunnerHome { path };
-        std::fs::create_dir(home.tmp())?;
-        std::fs::set_permissions(home.tmp(), std::fs::Permissions::from_mode(0o700))?;
-        if let Some(uid) = owner {
-            std::os::unix::fs::chown(home.tmp(), Some(uid), Some(sandbox::NOBODY))?;
-        }
-        Ok(home)
-    }
-
-    fn tmp(&self) -> PathBuf {
-        self.path.join("tmp")
-    }
-
-    fn status_file(&self) -> PathBuf {
-        self.path.join("status")
-    }
-}
-
-impl Drop for RunnerHome {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use nix::sys::memfd::{MFdFlags, memfd_create};
-    use nix::sys::socket::{ControlMessage, sendmsg};
+    use nix::sys::socket::{ControlMessage, MsgFlags, sendmsg};
     use std::io::IoSlice;
-    use std::os::fd::AsFd;
+    use std::os::fd::{AsFd, AsRawFd, RawFd};
 
     /// What the grader keeps of a hello's first byte sent with `fds`.
     fn received_with(fds: &[&dyn AsFd]) -> (Vec<u8>, Option<File>) {

@@ -42,7 +42,7 @@ fn show(args: &ShowArgs) -> Result<(), String> {
         for (_, replies) in reference_answers(&reference, request) {
             for (index, reply) in replies.iter().enumerate() {
                 let question = request.question(index);
-                match request.expect(reply) {
+                match request.expect_text(reply) {
                     Some(expect) => println!("  {question}: expect: {expect}"),
                     None => {
                         let answer = request.show(reply).replace('\n', "\n      ");

@@ -3,17 +3,23 @@
 //! group shares and places every error in its file, at a line and column where it can.
 
 use std::collections::{HashMap, HashSet};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use grader_api::assignment::Asked;
 pub use grader_api::spec::Scoring;
-use grader_api::spec::{DueDate, Grading, ParsedWritten, Place, Ranged};
+use grader_api::spec::{DueDate, Grading, Place, Ranged};
+use grader_api::unit::Asked;
+use grader_api::unit::ParsedWritten;
 use grader_api::{ASSIGNMENTS, Unit};
 
+mod files;
+mod places;
 mod recover;
 mod yaml;
+
+pub use files::{fingerprint, read, spec_files};
+pub use places::group_item;
+use places::{Places, locate, locate_key, past, place, place_in};
 
 use recover::Recovery;
 
@@ -147,22 +153,6 @@ fn built_in() -> Vec<(&'static str, &'static str)> {
     specs
 }
 
-/// A hash of every spec text `load` would read for these paths: two gradings with the same
-/// fingerprint graded against the same specs.
-pub fn fingerprint(paths: &[PathBuf], added: &[PathBuf]) -> Result<u64, String> {
-    let mut texts: Vec<String> = Vec::new();
-    if paths.is_empty() {
-        texts.extend(built_in().into_iter().map(|(_, text)| text.to_string()));
-    }
-    for file in spec_files(paths)?.iter().chain(&spec_files(added)?) {
-        texts.push(
-            std::fs::read_to_string(file)
-                .map_err(|e| format!("cannot read {}: {e}", file.display()))?,
-        );
-    }
-    Ok(crate::compile::stable_hash(&texts))
-}
-
 /// Loads the given spec files, or the built-in specs when none are given, then the
 /// `added` ones over them: an added group of the same assignment and name replaces the
 /// group it is named after, in its place; any other is added at the end.
@@ -274,59 +264,6 @@ fn parse_file(path: &Path, timeout_override: Option<Duration>) -> Result<Suite, 
     parse(&path.display().to_string(), &text, timeout_override)
 }
 
-/// The text of one spec file, refusing one too big to be a spec unread, and one that is not
-/// UTF-8 at the line and column of the first byte that is not.
-pub fn read(path: &Path) -> Result<String, SpecError> {
-    let unreadable = |location, message: String| SpecError {
-        file: path.display().to_string(),
-        location,
-        message,
-    };
-    let size = std::fs::metadata(path)
-        .map_err(|error| unreadable(None, format!("cannot read the spec: {error}")))?
-        .len();
-    if size > MOST_SPEC_BYTES {
-        return Err(unreadable(
-            None,
-            format!("the spec is {size} bytes; a spec may be at most {MOST_SPEC_BYTES} (8 MiB)"),
-        ));
-    }
-    // A device or a pipe has no size to check first, and may never end.
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|file| file.take(MOST_SPEC_BYTES + 1).read_to_end(&mut bytes))
-        .map_err(|error| unreadable(None, format!("cannot read the spec: {error}")))?;
-    if bytes.len() as u64 > MOST_SPEC_BYTES {
-        return Err(unreadable(
-            None,
-            format!(
-                "the spec is longer than {MOST_SPEC_BYTES} bytes (8 MiB), the most a spec may be"
-            ),
-        ));
-    }
-    String::from_utf8(bytes).map_err(|error| {
-        let offset = error.utf8_error().valid_up_to();
-        let before = &error.as_bytes()[..offset];
-        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let line_start = before
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |at| at + 1);
-        // Valid up to `offset`, so the characters before it on its line can be counted.
-        let column = String::from_utf8_lossy(&before[line_start..])
-            .chars()
-            .count()
-            + 1;
-        unreadable(
-            Some((line, column)),
-            format!(
-                "byte {offset} (0x{:02x}) is not UTF-8 text; save the spec as UTF-8",
-                error.as_bytes()[offset]
-            ),
-        )
-    })
-}
-
 /// The structural mistakes read past in one file before giving up: each costs a reading of
 /// the whole file.
 const MOST_RECOVERIES: usize = 25;
@@ -337,28 +274,28 @@ pub fn parse(
     text: &str,
     timeout_override: Option<Duration>,
 ) -> Result<Suite, SpecErrors> {
-    let checked = check(file, text, timeout_override);
-    match checked.errors.is_empty() {
-        true => Ok(checked.suite),
-        false => Err(SpecErrors(checked.errors)),
+    let diagnosed = diagnose(file, text, timeout_override);
+    match diagnosed.errors.is_empty() {
+        true => Ok(diagnosed.suite),
+        false => Err(SpecErrors(diagnosed.errors)),
     }
 }
 
 /// A spec file read as far as it goes: the groups that load, with their warnings, and
 /// every error found, in file order.
-pub struct Checked {
+pub struct Diagnosed {
     pub suite: Suite,
     pub errors: Vec<SpecError>,
 }
 
 /// Reads one spec file's text, reading past each mistake to find the next.
-pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Checked {
+pub fn diagnose(file: &str, text: &str, timeout_override: Option<Duration>) -> Diagnosed {
     // Editors on Windows may start a UTF-8 file with a byte order mark, which the YAML
     // parser would take for the start of a second document.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let text = yaml::with_newlines(text);
     let text = &*text;
-    let mut checked = Checked {
+    let mut checked = Diagnosed {
         suite: Suite::default(),
         errors: Vec::new(),
     };
@@ -633,178 +570,9 @@ pub fn check(file: &str, text: &str, timeout_override: Option<Duration>) -> Chec
     checked
 }
 
-/// `file:line:column`, or the file alone when the place is not known.
-fn place_in(file: &str, location: Option<(usize, usize)>) -> String {
-    match location {
-        Some((line, column)) => format!("{file}:{line}:{column}"),
-        None => file.to_string(),
-    }
-}
-
-/// Where in `text` a problem is.
-fn place(text: &str, at: &Place) -> Option<(usize, usize)> {
-    Places::new(text).of(at)
-}
-
-/// Places problems in a text read into lines once. A file's problems come in its order, so
-/// each is looked for from where the one before it was found (from the top only when it is
-/// not there): placing a problem for every case reads the file once, not once per case,
-/// and cases of one name are each placed where each is.
-struct Places<'t> {
-    lines: Vec<&'t str>,
-    group: Option<PlacedGroup>,
-}
-
-/// The group last placed, where it is, and where to look for its next case.
-struct PlacedGroup {
-    name: String,
-    at: (usize, usize),
-    next_case: (usize, usize),
-}
-
-impl<'t> Places<'t> {
-    fn new(text: &'t str) -> Places<'t> {
-        Places {
-            lines: text.lines().collect(),
-            group: None,
-        }
-    }
-
-    fn of(&mut self, at: &Place) -> Option<(usize, usize)> {
-        match at {
-            Place::At(line, column) => Some((*line, *column)),
-            Place::Group(group) => self.group(group),
-            Place::Case { group, case } => {
-                let in_group = self.group(group).map_or((0, 0), |at| past(&self.lines, at));
-                let from = match &self.group {
-                    Some(placed) if placed.name == *group => placed.next_case,
-                    _ => in_group,
-                };
-                let at = locate(&self.lines, case, from)
-                    .or_else(|| locate(&self.lines, case, in_group))?;
-                if let Some(placed) = &mut self.group
-                    && placed.name == *group
-                {
-                    placed.next_case = past(&self.lines, at);
-                }
-                Some(at)
-            }
-            Place::File => None,
-        }
-    }
-
-    fn group(&mut self, name: &str) -> Option<(usize, usize)> {
-        if let Some(placed) = &self.group
-            && placed.name == name
-        {
-            return Some(placed.at);
-        }
-        let from = self
-            .group
-            .as_ref()
-            .map_or((0, 0), |placed| past(&self.lines, placed.at));
-        let at = locate(&self.lines, name, from).or_else(|| locate(&self.lines, name, (0, 0)))?;
-        self.group = Some(PlacedGroup {
-            name: name.to_string(),
-            at,
-            next_case: past(&self.lines, at),
-        });
-        Some(at)
-    }
-}
-
-/// Line and column (1-based) of the first `name: <name>` in the text at or after `from`, a
-/// line (0-based) and a byte of it, for errors about things the YAML parser accepted but we
-/// refuse. Every `name:` of a line counts: a group written on one line holds its cases.
-fn locate(
-    lines: &[&str],
-    name: &str,
-    (from_line, from_byte): (usize, usize),
-) -> Option<(usize, usize)> {
-    lines
-        .iter()
-        .enumerate()
-        .skip(from_line)
-        .find_map(|(index, line)| {
-            let start = if index == from_line { from_byte } else { 0 };
-            line.match_indices("name:")
-                .filter(|&(column, _)| column >= start)
-                .find_map(|(column, _)| {
-                    let value = line[column + 5..].trim_start();
-                    let value = value.trim_start_matches(['"', '\'']);
-                    let rest = value.strip_prefix(name)?.trim_start();
-                    // The whole name, not a longer one that starts the same.
-                    let whole = rest.is_empty() || rest.starts_with([',', '}', '"', '\'', '#']);
-                    // Columns count characters, as the YAML parser's and an editor's do.
-                    whole.then_some((index + 1, line[..column].chars().count() + 1))
-                })
-        })
-}
-
-/// Where to look for the next name after the one [`locate`] found `at`: past its `name:`.
-fn past(lines: &[&str], (line, column): (usize, usize)) -> (usize, usize) {
-    let byte = lines[line - 1]
-        .char_indices()
-        .nth(column - 1)
-        .map_or(0, |(byte, _)| byte);
-    (line - 1, byte + 1)
-}
-
-/// The list item of group `name` at or after line `from` (0-based): the line its `-` is on
-/// and the `-`'s column (0-based).
-pub fn group_item(text: &str, name: &str, from: usize) -> Option<(usize, usize)> {
-    let lines: Vec<&str> = text.lines().collect();
-    let (line, _) = locate(&lines, name, (from, 0))?;
-    let at = line - 1;
-    let dash = |index: usize| {
-        let line = lines.get(index)?;
-        let trimmed = line.trim_start();
-        (trimmed.starts_with("- ") || trimmed == "-").then(|| line.len() - trimmed.len())
-    };
-    match dash(at) {
-        Some(column) => Some((at, column)),
-        None => at
-            .checked_sub(1)
-            .and_then(|above| Some((above, dash(above)?))),
-    }
-}
-
-/// The spec files `paths` name: each file as given, each folder's `.yaml` files in order.
-pub fn spec_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-    let mut files = Vec::new();
-    for path in paths {
-        if path.is_dir() {
-            let mut inside: Vec<PathBuf> = std::fs::read_dir(path)
-                .map_err(|e| format!("cannot read {}: {e}", path.display()))?
-                .flatten()
-                .map(|entry| entry.path())
-                .filter(|p| {
-                    p.extension()
-                        .is_some_and(|ext| ext == "yaml" || ext == "yml")
-                })
-                .collect();
-            if inside.is_empty() {
-                return Err(format!("{} holds no .yaml spec", path.display()));
-            }
-            inside.sort();
-            files.extend(inside);
-        } else {
-            files.push(path.clone());
-        }
-    }
-    Ok(files)
-}
-
 /// `YYYY-MM-DD` as days since 1970-01-01, as `--due` takes it.
 pub fn due_date(text: &str) -> Result<u64, String> {
     text.parse().map(|DueDate(days)| days)
-}
-
-/// Line and column of a top-level `key:`.
-fn locate_key(text: &str, key: &str) -> Option<(usize, usize)> {
-    text.lines()
-        .position(|line| line.starts_with(&format!("{key}:")))
-        .map(|index| (index + 1, 1))
 }
 
 /// A test-name segment: lowercase words joined by `_`.

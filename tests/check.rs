@@ -4,7 +4,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use support::{check, failure_of, grader, repo, result_line};
+use support::{built_in_points, check, failure_of, grader, not_graded, repo, result_line};
 
 fn fixture(name: &str) -> PathBuf {
     repo().join("tests/fixtures").join(name)
@@ -55,19 +55,25 @@ fn the_reference_scores_full_marks_exactly_on_every_group() {
         &["--format", "json", "--output", out.to_str().unwrap()],
     );
     assert_eq!(code, 0, "{stdout}\n{stderr}");
-    assert!(stdout.contains("total 605 / 605"), "{stdout}");
+    let hundredths = built_in_points();
+    let points = hundredths as f64 / 100.0;
+    assert!(
+        stdout.contains(&format!("total {points} / {points}")),
+        "{stdout}"
+    );
     assert!(result_line(&stdout, "plaisante_hand::every_hand").ends_with("ok"));
     let results = read_json(&out);
-    // Groups such as 25 points over 13 tests do not divide; the sum must still be 605, not 604.99….
+    // Groups such as 25 points over 13 tests do not divide; the sum must still be the
+    // specs' whole points, not a hundredth short.
     assert_eq!(
         results["score"].as_f64(),
-        Some(605.0),
+        Some(points),
         "{}",
         results["score"]
     );
-    assert_eq!(results["max_score"].as_f64(), Some(605.0));
-    assert_eq!(sum_of_tests(&results, "score"), 60_500);
-    assert_eq!(sum_of_tests(&results, "max_score"), 60_500);
+    assert_eq!(results["max_score"].as_f64(), Some(points));
+    assert_eq!(sum_of_tests(&results, "score"), hundredths);
+    assert_eq!(sum_of_tests(&results, "max_score"), hundredths);
 }
 
 #[test]
@@ -129,84 +135,6 @@ fn the_template_fails_every_test_as_not_yet_implemented() {
         !stderr.contains("panicked"),
         "the grader itself panicked:\n{stderr}"
     );
-}
-
-/// Grades each bug of `assignment`'s library on `assignment` alone and checks that it
-/// fails, that the tests it names fail, and that each failure block names the difference
-/// and gives the group's hint; reports every bug that does not, not only the first. The
-/// every-hand groups (seconds each) run only for the bugs that name them.
-fn assert_each_is_caught(assignment: &str) {
-    let library = support::library(assignment);
-    let mut problems = Vec::new();
-    for bug in (library.bugs)() {
-        let name = bug.name;
-        if bug.caught.is_empty() {
-            problems.push(format!("{name} names no test that catches it"));
-            continue;
-        }
-        let mut args = vec!["--assignment", assignment];
-        if !bug.caught.iter().any(|caught| caught.test == "every_hand") {
-            args.extend(["--skip", "every_hand"]);
-        }
-        let (code, stdout, stderr) = check(&support::write_bug(library, &bug), &args);
-        if code != 1 {
-            problems.push(format!(
-                "{name} should fail with exit code 1, not {code}:\n{stdout}\n{stderr}"
-            ));
-            continue;
-        }
-        // A breakdown names what was wrong by value, never "its" answer against "another".
-        problems.extend(
-            stdout
-                .lines()
-                .filter(|line| line.contains("expected its ") || line.contains("but got another "))
-                .map(|line| format!("{name}: a breakdown line names no value: {line}")),
-        );
-        for caught in &bug.caught {
-            let id = format!("{assignment}::{}", caught.test);
-            if !result_line(&stdout, &id).ends_with("FAILED") {
-                problems.push(format!("{name}: {id} did not fail:\n{stdout}"));
-                continue;
-            }
-            let block = failure_of(&stdout, &id);
-            for phrase in caught.says.iter().chain(&["hint"]) {
-                if !block.contains(phrase) {
-                    problems.push(format!("{name}: `{phrase}` missing from:\n{block}"));
-                }
-            }
-        }
-    }
-    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
-}
-
-#[test]
-fn every_buggy_submission_is_caught_by_a_test_that_names_the_difference() {
-    assert_each_is_caught("plaisante_hand");
-}
-
-#[test]
-fn every_buggy_tableau_is_caught_by_a_test_that_names_the_difference() {
-    assert_each_is_caught("tableau");
-}
-
-#[test]
-fn every_buggy_blackjack_is_caught_by_a_test_that_names_the_difference() {
-    assert_each_is_caught("blackjack");
-}
-
-#[test]
-fn every_buggy_poker_hand_is_caught_by_a_test_that_names_the_difference() {
-    assert_each_is_caught("poker");
-}
-
-#[test]
-fn every_buggy_draw_game_is_caught_by_a_test_that_names_the_difference() {
-    assert_each_is_caught("draw_poker");
-}
-
-#[test]
-fn every_buggy_crazy_eights_engine_is_caught_by_a_test_that_names_the_difference() {
-    assert_each_is_caught("crazy_eights");
 }
 
 #[test]
@@ -710,11 +638,11 @@ fn a_new_crate_for_one_assignment_holds_its_module_and_those_it_uses_and_grades_
     assert_eq!(modules, ["draw_poker.rs", "lib.rs", "poker.rs"]);
     let library = std::fs::read_to_string(crate_dir.join("src/lib.rs")).unwrap();
     assert!(
-        library.contains(".draw_poker::<draw_poker::Game, poker::Hand>()"),
+        library.contains("pub mod poker;") && library.contains(".with(draw_poker::register)"),
         "{library}"
     );
     assert!(
-        !library.contains(".poker::<") && !library.contains("crazy_eights"),
+        !library.contains(".with(poker::register)") && !library.contains("crazy_eights"),
         "{library}"
     );
     let (code, stdout, stderr) = check(&crate_dir, &[]);
@@ -1126,8 +1054,8 @@ fn gradescope_max_is_the_specs_not_what_a_submission_registers() {
     let results: serde_json::Value = serde_json::from_str(&stdout).expect("stdout is only JSON");
     assert_eq!(
         sum_of_tests(&results, "max_score"),
-        60_500,
-        "the reference's 605"
+        built_in_points(),
+        "the reference's full marks"
     );
     let tests = results["tests"].as_array().unwrap();
     let poker = tests
@@ -1150,10 +1078,11 @@ fn a_students_report_grades_what_is_registered_and_names_the_rest() {
     assert_eq!(code, 1, "{stderr}");
     assert!(!stdout.contains("test poker::"), "{stdout}");
     assert!(stdout.contains(" / 105\n"), "{stdout}");
+    let not_graded = format!("not graded: {}", not_graded(&["plaisante_hand"]));
     assert!(
-        stdout.contains(
-            "not graded: tableau, blackjack, poker, draw_poker, crazy_eights (your submission() does not register them; --assignment NAME grades one anyway)"
-        ),
+        stdout.contains(&format!(
+            "{not_graded} (your submission() does not register them; --assignment NAME grades one anyway)"
+        )),
         "{stdout}"
     );
     // A filter that only matches what is left out runs nothing: that is said, not passed.
@@ -1163,10 +1092,7 @@ fn a_students_report_grades_what_is_registered_and_names_the_rest() {
         stderr.contains("no test matches `poker` in the assignments your submission() registers"),
         "{stderr}"
     );
-    assert!(
-        stderr.contains("not graded: tableau, blackjack, poker"),
-        "{stderr}"
-    );
+    assert!(stderr.contains(&not_graded), "{stderr}");
 }
 
 #[test]
@@ -1229,7 +1155,7 @@ fn a_build_failure_still_writes_results_with_zero() {
     assert_eq!(results["score"], 0.0);
     assert_eq!(
         sum_of_tests(&results, "max_score"),
-        60_000,
+        built_in_points(),
         "every test of the specs counts, as for a submission that builds"
     );
     assert!(
@@ -1346,7 +1272,7 @@ fn told_split() -> support::Mutant {
 fn a_bulk_group_split_across_runners_is_reported_as_one_runner_would_report_it() {
     let spec = support::scratch_file(
         "split.yaml",
-        "assignment: plaisante_hand\ngroups:\n  - name: wrong pairs\n    points: 1\n    timeout_ms: 60000\n    generate: { count: 150000, seed: 11, hand_size: 5 }\n    checks: [has_pair, has_two_pair, score]\n  - name: a hang in every window\n    points: 1\n    timeout_ms: 1500\n    generate: { count: 100000, seed: 12, hand_size: 4 }\n    checks: [has_pair]\n",
+        "assignment: plaisante_hand\ngroups:\n  - name: wrong pairs\n    points: 1\n    timeout_ms: 60000\n    generate: { count: 150000, seed: 11, hand_size: 5 }\n    checks: [has_pair, has_two_pair, score]\n  - name: a hang in every window\n    points: 1\n    timeout_ms: 20000\n    generate: { count: 100000, seed: 12, hand_size: 4 }\n    checks: [has_pair]\n",
     );
     let submission = told_split().write();
     let answers = support::scratch().join("split-answers");
@@ -1370,9 +1296,18 @@ fn a_bulk_group_split_across_runners_is_reported_as_one_runner_would_report_it()
                 .collect();
         // Each test's result and failure, and the score: everything but the times, what
         // each runner printed, and the order in which two tests on several threads end.
+        // A stall's wait is a hundred times the reference's own time where that is longer
+        // than the group's stall limit, which a loaded machine can make it.
         let without_tokens = |text: &str| -> String {
             text.lines()
                 .filter(|line| !line.contains("runner-"))
+                .map(|line| match line.split_once("no answer for ") {
+                    Some((before, after)) => {
+                        let unit = after.find(" ms").unwrap_or(0);
+                        format!("{before}no answer for N{}", &after[unit..])
+                    }
+                    None => line.to_string(),
+                })
                 .collect::<Vec<_>>()
                 .join("\n")
         };
@@ -1399,7 +1334,7 @@ fn a_bulk_group_split_across_runners_is_reported_as_one_runner_would_report_it()
     // hangs on.
     let hang = failure_of(&one_runner, "plaisante_hand::a_hang_in_every_window");
     assert!(
-        hang.contains("no answer for 1,000 ms (an endless loop?)"),
+        hang.contains("no answer for N ms (an endless loop?)"),
         "{hang}"
     );
     let hand = stopped_on_hand(hang);

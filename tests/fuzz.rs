@@ -426,20 +426,26 @@ static SHIPPED: LazyLock<Vec<String>> = LazyLock::new(|| {
         .collect()
 });
 
-/// Words and marks a spec is made of, and some it should never meet.
+/// Words and marks a spec is made of, and some it should never meet; [`tokens`] adds the
+/// assignments' names.
 #[rustfmt::skip]
 const TOKENS: &[&str] = &[
     "assignment", "groups", "name", "points", "check", "checks", "cases", "hand", "versus",
     "expect", "generate", "exhaustive", "count", "seed", "hand_size", "min_hand_size",
     "rules", "defaults", "timeout_ms", "build_timeout_s", "due", "visibility", "hint", "id",
     "weight", "deck", "steps", "players", "target", "games", "tables", "policy", "rounds",
-    "shuffled", "plaisante_hand", "tableau", "blackjack", "poker", "draw_poker",
-    "crazy_eights", "has_pair", "category", "KH", "10h", "T♥", "1X", "0", "-1", "1e300",
+    "shuffled", "has_pair", "category", "KH", "10h", "T♥", "1X", "0", "-1", "1e300",
     "4294967296", "18446744073709551616", ".nan", ".inf", "0x1F", "0o17", "~", "null",
     "true", "no", "2026-02-30", "9999-12-31", "[", "]", "{", "}", ",", ":", "- ", "? ",
     "&a", "*a", "!!str", "!!map", "!x", "|", ">-", "'", "\"", "#", "%", "@", "`", "\t",
     "\\", "é", "♥", "ǅ", "\u{feff}", "\u{200b}", "\r", "---", "...", "<<",
 ];
+
+/// [`TOKENS`] and every assignment's name.
+fn tokens() -> Vec<&'static str> {
+    let names = grader_api::ASSIGNMENTS.iter().map(|unit| unit.name());
+    TOKENS.iter().copied().chain(names).collect()
+}
 
 /// One edit of a spec's lines.
 #[derive(Clone, Debug)]
@@ -460,7 +466,7 @@ enum Edit {
 }
 
 fn edit() -> impl Strategy<Value = Edit> {
-    let token = select(TOKENS);
+    let token = select(tokens());
     prop_oneof![
         any::<Index>().prop_map(Edit::Delete),
         any::<Index>().prop_map(Edit::Duplicate),
@@ -606,7 +612,7 @@ fn double_quoted(text: &str) -> String {
 
 fn scalar() -> impl Strategy<Value = String> {
     prop_oneof![
-        4 => select(TOKENS).prop_map(str::to_string),
+        4 => select(tokens()).prop_map(str::to_string),
         1 => "[a-z_ ]{0,12}",
         1 => any::<String>().prop_map(|text| double_quoted(&text)),
         1 => "'[^'\\p{Cc}]{0,8}'",
@@ -718,7 +724,7 @@ fn block(node: &Node, indent: usize, out: &mut String) {
 fn document() -> impl Strategy<Value = String> {
     let header = prop_oneof![
         1 => Just(String::new()),
-        1 => select(TOKENS).prop_map(|name| format!("assignment: {name}\n")),
+        1 => select(tokens()).prop_map(|name| format!("assignment: {name}\n")),
         6 => select(
             grader_api::ASSIGNMENTS
                 .iter()
@@ -1070,11 +1076,9 @@ proptest! {
             let mut shown = Vec::new();
             for frame in &frames {
                 shown.push(request.show(frame));
-                request.lines(frame);
-                request.detail(&want, frame);
-                request.detail(frame, &want);
+                request.difference(&REFERENCE, &asking.input, position, &want, Some(frame));
+                request.difference(&REFERENCE, &asking.input, position, frame, Some(&want));
                 request.breakdown(position, &want, frame);
-                request.explain(&REFERENCE, &asking.input, &want, Some(frame));
                 protocol::panic_of(frame);
             }
             // Where the answers are the submission's own choices, the reference plays
@@ -1187,6 +1191,7 @@ fn largest_answers() -> Vec<(&'static str, Vec<u8>)> {
             starter: Some(card),
             hands: vec![vec![card; 48]; LIST],
         },
+        told: Vec::new(),
     };
     vec![
         (
@@ -1291,17 +1296,26 @@ fn test_answered_like(assignment: &str, frame: &[u8]) -> &'static Asking {
 
 #[test]
 fn the_largest_answers_a_runner_may_send_are_read_within_the_caps() {
-    for (assignment, frame) in largest_answers() {
+    let answers = largest_answers();
+    let missing: Vec<&str> = grader_api::ASSIGNMENTS
+        .iter()
+        .map(|unit| unit.name())
+        .filter(|name| !answers.iter().any(|(assignment, _)| assignment == name))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "largest_answers() has none of: {}",
+        missing.join(", ")
+    );
+    for (assignment, frame) in answers {
         let asking = test_answered_like(assignment, &frame);
         let id = &asking.test.id;
         bounded(&format!("{id} reading its largest answer"), move || {
             let request = &*asking.test.request;
             let want = asking.replies.first().cloned().unwrap_or_default();
             request.show(&frame);
-            request.lines(&frame);
-            request.detail(&want, &frame);
+            request.difference(&REFERENCE, &asking.input, 0, &want, Some(&frame));
             request.breakdown(0, &want, &frame);
-            request.explain(&REFERENCE, &asking.input, &want, Some(&frame));
             if let Some(pinned) = request.pinned(&[frame]) {
                 grader::grade::reference_answers(&REFERENCE, &*pinned);
             }
@@ -1491,34 +1505,65 @@ fn a_spec_of_groups_each_written_on_one_line_is_placed_in_one_reading() {
 }
 
 #[test]
-fn a_game_of_the_reference_with_a_table_as_large_as_a_frame_holds_is_explained_within_the_caps() {
-    use grader_api::crazy_eights::{Answer, TableSeen};
+fn a_game_of_the_reference_with_a_table_or_calls_as_large_as_a_frame_holds_is_explained_within_the_caps()
+ {
+    use grader_api::crazy_eights::{Answer, PlayerTurn, TableSeen, Told};
     use grader_api::protocol::{Reply, decode_reply, put_reply};
     let card: Card = "10H".parse().unwrap();
-    let (asking, result) = ASKINGS
+    let (asking, result, table, told) = ASKINGS
         .iter()
         .find_map(
             |asking| match decode_reply::<Answer>(asking.replies.first()?) {
-                Ok(Reply::Answer(Answer::Game { result, .. })) => Some((asking, result)),
+                Ok(Reply::Answer(Answer::Game {
+                    result,
+                    table,
+                    told,
+                })) => Some((asking, result, table, told)),
                 _ => None,
             },
         )
         .expect("a shipped test plays a game");
-    // The same turns as the reference's, so that the tables are what the report compares.
-    let mut frame = Vec::new();
-    let table = TableSeen {
+    let huge_table = TableSeen {
         starter: Some(card),
         hands: vec![vec![card; 60]; 1 << 18],
     };
-    put_reply(&mut frame, &Reply::Answer(Answer::Game { result, table }));
-    assert!(frame.len() as u64 <= MOST_REPLY_BYTES);
-    let detail = bounded("explaining a game with a huge table", move || {
-        let want = &asking.replies[0];
-        asking
-            .test
-            .request
-            .detail(want, &frame)
-            .map(|(_, text)| text.len())
-    });
-    assert!(detail.is_some());
+    let turn = PlayerTurn {
+        player_id: 1,
+        drew_a_card: false,
+        played_card: Some(card),
+        declared_suit: None,
+    };
+    // As many seats, and turns in a call, as a list may hold.
+    let mut huge_told = vec![Vec::new(); 1 << 18];
+    let call = Told {
+        before_turn: 1,
+        turns: vec![turn; 1 << 18],
+    };
+    huge_told[0] = vec![call; 8];
+    // The same turns as the reference's, so that what differs is the table, or the calls.
+    let games = [
+        (huge_table, told.clone(), "a huge table"),
+        (table, huge_told, "huge calls"),
+    ];
+    for (table, told, what) in games {
+        let mut frame = Vec::new();
+        put_reply(
+            &mut frame,
+            &Reply::Answer(Answer::Game {
+                result: result.clone(),
+                table,
+                told,
+            }),
+        );
+        assert!(frame.len() as u64 <= MOST_REPLY_BYTES, "{what}");
+        let explained = bounded(&format!("explaining a game with {what}"), move || {
+            let want = &asking.replies[0];
+            let request = &asking.test.request;
+            let breakdown = request.breakdown(0, want, &frame);
+            let difference = request.difference(&REFERENCE, &asking.input, 0, want, Some(&frame));
+            (difference.detail.map(|(_, text)| text.len()), breakdown)
+        });
+        assert!(explained.0.is_some(), "{what}");
+        assert!(explained.1.2.len() < 1_000, "{what}: {:?}", explained.1);
+    }
 }

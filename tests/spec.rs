@@ -284,50 +284,6 @@ fn slugs_are_filter_friendly() {
     assert_eq!(spec::slug("A-2-3-4-5"), "a_2_3_4_5");
 }
 
-/// The grader's core names no assignment: each lives in its own files of api, reference,
-/// specs and the student template, and joins the one list in api/src/lib.rs.
-#[test]
-fn the_core_names_no_assignment() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut names: Vec<String> = Vec::new();
-    for unit in grader_api::ASSIGNMENTS {
-        names.push(unit.name().to_string());
-        names.extend(
-            unit.name()
-                .split('_')
-                .filter(|w| w.len() > 4)
-                .map(String::from),
-        );
-    }
-    names.extend(["crazy_eights", "crazy eights", "plaisante", "draw poker"].map(String::from));
-    let mut files = vec![root];
-    let mut offenders = Vec::new();
-    while let Some(path) = files.pop() {
-        if path.is_dir() {
-            files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).unwrap().to_lowercase();
-        for name in &names {
-            if names_word(&text, name) {
-                offenders.push(format!("{} names `{name}`", path.display()));
-            }
-        }
-    }
-    assert!(offenders.is_empty(), "{}", offenders.join("\n"));
-}
-
-/// Whether a word of `text` starts with `word`: `eights` and `blackjacks` do, `weights`
-/// does not.
-fn names_word(text: &str, word: &str) -> bool {
-    text.match_indices(word).any(|(at, _)| {
-        !text[..at]
-            .chars()
-            .next_back()
-            .is_some_and(char::is_alphanumeric)
-    })
-}
-
 #[test]
 fn a_students_copy_of_a_spec_leaves_out_what_students_may_not_see() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("split");
@@ -384,7 +340,7 @@ fn every_count_like_field_is_refused_outside_its_range_at_the_number() {
 /// Each mistake of a case or group is read past on its own, so one run tells them all.
 #[test]
 fn several_range_errors_of_one_group_and_one_case_are_each_told_at_its_number() {
-    let checked = spec::check(
+    let checked = spec::diagnose(
         "t.yaml",
         "assignment: blackjack\ndefaults: { timeout_ms: 0, build_timeout_s: 99999 }\ngroups:\n  - name: g\n    points: -5\n    timeout_ms: 0\n    cases:\n      - name: c\n        seed: 1\n        player: hit below 17\n        rounds: 1000000000\n        weight: 0\n      - { name: d, seed: 1, weight: 0, rounds: 0 }\n",
         None,
@@ -410,7 +366,7 @@ fn several_range_errors_of_one_group_and_one_case_are_each_told_at_its_number() 
 /// mistake of the same case is told too.
 #[test]
 fn bad_cards_in_tableau_toggles_are_each_told_at_the_card() {
-    let checked = spec::check(
+    let checked = spec::diagnose(
         "t.yaml",
         "assignment: tableau\ngroups:\n  - name: g\n    points: 1\n    cases:\n      - name: c\n        deck: [KH, QH]\n        steps: [deal, { toggle: 1X }, { toggle: [KH, 2Z] }, { play: ~, expect: { held: [QX] } }]\n",
         None,
@@ -435,7 +391,7 @@ fn bad_cards_in_tableau_toggles_are_each_told_at_the_card() {
 /// a name that a comma split says to quote the name.
 #[test]
 fn a_string_for_a_bool_or_a_number_and_a_name_split_by_a_comma_are_told_why() {
-    let checked = spec::check(
+    let checked = spec::diagnose(
         "t.yaml",
         "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 10\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH], expect: yes }\n      - { name: d, hand: [KH], expect: \"true\" }\n      - { name: e, hand: [KH], check: score, expect: \"90\" }\n      - { name: a, b, hand: [KH] }\n  - name: h\n    points: \"10\"\n    checks: [has_pair]\n    exhaustive: { hand_size: 2, shuffled: on }\n",
         None,
@@ -536,7 +492,7 @@ fn the_readmes_lint_example_is_what_lint_prints() {
 /// A key given twice is the second one's mistake, in a `{ ... }` and in lines alike.
 #[test]
 fn a_key_given_twice_is_placed_at_the_second() {
-    let checked = spec::check(
+    let checked = spec::diagnose(
         "t.yaml",
         "assignment: blackjack\ngroups:\n  - name: g\n    points: 1\n    points: 2\n    cases:\n      - { name: c, seed: 1, seed: 2, player: [stand] }\n      - { name: d, seed: 1, player: [stand], expect: { outcome: push, outcome: push } }\n      - name: e\n        seed: 1\n        player: [stand]\n        seed: 3\n",
         None,
@@ -631,7 +587,7 @@ groups:
 
 #[test]
 fn a_file_with_five_mistakes_gets_five_messages_in_file_order() {
-    let checked = spec::check("t.yaml", FIVE_MISTAKES, None);
+    let checked = spec::diagnose("t.yaml", FIVE_MISTAKES, None);
     let told: Vec<String> = checked.errors.iter().map(ToString::to_string).collect();
     let expected = [
         "t.yaml:8:34: hand[0]: `1X` is not a card",
@@ -659,7 +615,7 @@ fn a_file_with_five_mistakes_gets_five_messages_in_file_order() {
 
 #[test]
 fn a_group_that_lost_every_case_to_a_mistake_is_not_also_said_to_list_none() {
-    let checked = spec::check(
+    let checked = spec::diagnose(
         "t.yaml",
         "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH], wieght: 2 }\n",
         None,
@@ -1111,14 +1067,15 @@ fn the_audit_of_a_shipped_spec_finds_every_bug_caught_by_the_tests_it_names() {
     assert!(!table.contains("should catch it"), "{table}");
 }
 
+/// Tableau's spec cut to one case, toggling a card twice: it catches few of the library's
+/// bugs, and holds few of the catchers they name.
+const ONE_TABLEAU_CASE: &str = "assignment: tableau\ngroups:\n  - name: toggle_selection\n    points: 10\n    cases:\n      - name: toggling twice deselects\n        deck: [2C, 3C, 4C, 5C, 6C, 7C, 8C, 9C]\n        steps: [deal, { toggle: 5C }, { toggle: 5C, expect: { selected: [] } }]\n";
+
 /// A spec of one group of one case: the bugs it lets through are missed, and the catchers
 /// the library names are not in it.
 #[test]
 fn an_audit_of_a_weak_spec_tells_each_bug_it_misses_and_fails() {
-    let spec = support::scratch_file(
-        "one-tableau-case.yaml",
-        "assignment: tableau\ngroups:\n  - name: toggle_selection\n    points: 10\n    cases:\n      - name: toggling twice deselects\n        deck: [2C, 3C, 4C, 5C, 6C, 7C, 8C, 9C]\n        steps: [deal, { toggle: 5C }, { toggle: 5C, expect: { selected: [] } }]\n",
-    );
+    let spec = support::scratch_file("one-tableau-case.yaml", ONE_TABLEAU_CASE);
     let (code, table, stderr) = audit(&[spec.to_str().unwrap()]);
     assert_eq!(code, 1, "{table}\n{stderr}");
     let bugs = (support::library("tableau").bugs)();
@@ -1141,6 +1098,48 @@ fn an_audit_of_a_weak_spec_tells_each_bug_it_misses_and_fails() {
                 "move_selected_to_play_area::play_five_adjacent_cards should catch it, but is not in the specs"
             ),
         "{missed}"
+    );
+}
+
+/// The mutant table of a spec of one case: a row for each bug, its catchers as the library
+/// names them, each that does not fail marked with why, and the tests that fail on it.
+#[test]
+fn the_audit_as_markdown_gives_each_bug_its_catchers_and_the_tests_that_fail() {
+    let spec = support::scratch_file("one-tableau-case-markdown.yaml", ONE_TABLEAU_CASE);
+    let (code, table, stderr) = audit(&[spec.to_str().unwrap(), "--markdown"]);
+    assert_eq!(code, 1, "{table}\n{stderr}");
+    let bugs = (support::library("tableau").bugs)();
+    assert!(
+        table.contains(&format!(
+            "**tableau**: {} bugs\n\n| bug | catchers | failing tests |\n|---|---|---|\n",
+            bugs.len()
+        )),
+        "{table}"
+    );
+    let rows: Vec<&str> = table
+        .lines()
+        .filter(|line| line.starts_with("| tableau-"))
+        .collect();
+    assert_eq!(rows.len(), bugs.len(), "{table}");
+    for (bug, row) in bugs.iter().zip(&rows) {
+        assert!(row.starts_with(&format!("| {} | ", bug.name)), "{row}");
+        for caught in &bug.caught {
+            assert!(row.contains(caught.test), "{}: {row}", caught.test);
+        }
+    }
+    assert!(
+        table.contains(
+            "| tableau-deselect-keeps-card | toggle_selection::toggling_twice_deselects, random_step_sequences (is not in the specs) | toggle_selection::toggling_twice_deselects |\n"
+        ),
+        "{table}"
+    );
+    assert!(
+        table.contains("| tableau-play-area-reversed | move_selected_to_play_area::play_five_adjacent_cards (is not in the specs), random_step_sequences (is not in the specs) | MISSED: no test fails |\n"),
+        "{table}"
+    );
+    assert!(
+        table.contains(&format!("\n2 of {} bugs caught\n", bugs.len())),
+        "{table}"
     );
 }
 

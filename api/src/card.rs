@@ -160,7 +160,7 @@ pub fn format_cards(cards: &[Card]) -> String {
 #[cfg(feature = "spec")]
 impl<'de> serde::Deserialize<'de> for Card {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Card, D::Error> {
-        crate::spec::from_text(deserializer, "a card such as `KH`, `10h` or `K♥`")
+        crate::text::from_text(deserializer, "a card such as `KH`, `10h` or `K♥`")
     }
 }
 

@@ -174,7 +174,7 @@ impl HandSource {
                 hand_size,
                 min_hand_size,
             } => {
-                let count = crate::protocol::group_digits(u64::from(*count));
+                let count = crate::text::group_digits(u64::from(*count));
                 match min_hand_size < hand_size {
                     true => format!(
                         "{count} hands of {min_hand_size} to {hand_size} cards generated from seed {seed}"

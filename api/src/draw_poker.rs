@@ -1,5 +1,8 @@
 //! Five-card draw (seed 004): discard up to three cards by position, draw replacements,
 //! and a whole hand against the dealer under the `draw_1572` rules.
+//!
+//! Over 600 lines, as one concern: the draw game's rules (discards, replacements, the
+//! dealer, the `draw_1572` ranking) are one contract; its spec side is apart.
 
 use std::cmp::Ordering;
 use std::fmt;

@@ -65,6 +65,13 @@ impl Submission {
         self
     }
 
+    /// This submission with what `register` adds: each assignment's module of a
+    /// submission may say what it registers in one function
+    /// (`Submission::new().with(poker::register)`).
+    pub fn with(self, register: impl FnOnce(Submission) -> Submission) -> Submission {
+        register(self)
+    }
+
     /// What is registered for `A`.
     pub fn registered<A: Assignment>(&self) -> Option<&A::Registered> {
         self.registered
@@ -79,18 +86,5 @@ impl Submission {
             .iter()
             .map(|(name, _)| name.to_string())
             .collect()
-    }
-
-    /// Runs this submission as cardgrade's runner: the generated runner's `main` calls
-    /// this. It never returns.
-    pub fn serve(self) -> ! {
-        crate::runner::serve(self, "")
-    }
-
-    /// As [`Submission::serve`], with panic locations shown relative to `source_root`, the
-    /// folder the submission was built from (`src/lib.rs:12:9`). The generated runner's
-    /// `main` names it, so no environment of the runner's carries the grader's paths.
-    pub fn serve_relative_to(self, source_root: &'static str) -> ! {
-        crate::runner::serve(self, source_root)
     }
 }

@@ -11,8 +11,6 @@ pub struct Library {
     /// Other modules of the reference a bug's crate holds, as inline `pub mod`s after the
     /// assignment's own; edits may change them too.
     pub uses: &'static [&'static str],
-    /// What a bug's `submission()` registers on `Submission::new()`, the assignment alone.
-    pub registration: &'static str,
     /// The bugs, made when asked for: their edits are written with the reference's text.
     pub bugs: fn() -> Vec<Bug>,
 }
@@ -62,12 +60,11 @@ impl Bug {
     }
 }
 
-/// Every assignment's library.
-pub static LIBRARIES: &[Library] = &[
-    crate::plaisante_hand::bugs::LIBRARY,
-    crate::tableau::bugs::LIBRARY,
-    crate::blackjack::bugs::LIBRARY,
-    crate::poker::bugs::LIBRARY,
-    crate::draw_poker::bugs::LIBRARY,
-    crate::crazy_eights::bugs::LIBRARY,
-];
+/// Every assignment's library, in the order of `grader_api::for_each_assignment!`.
+macro_rules! libraries {
+    ($($assignment:ident),+ $(,)?) => {
+        pub static LIBRARIES: &[Library] = &[$(crate::$assignment::bugs::LIBRARY),+];
+    };
+}
+
+grader_api::for_each_assignment!(libraries);

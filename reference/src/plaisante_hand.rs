@@ -3,6 +3,11 @@
 use grader_api::Card;
 use grader_api::plaisante_hand::{COUNTS_LEN, PlaisanteHand};
 
+/// What `submission()` registers of this assignment: the reference's types.
+pub fn register(submission: grader_api::Submission) -> grader_api::Submission {
+    submission.plaisante_hand::<Hand>()
+}
+
 pub struct Hand {
     cards: Vec<Card>,
 }

@@ -102,7 +102,7 @@ impl<'a> Session<'a> {
     /// they need from `launcher`.
     pub(crate) fn new(
         (suite, reference, expected): (&'a Suite, &'a Submission, &'a [grade::Expected]),
-        (launcher, first_runner): (Launcher, Runner),
+        (pool, first_runner): (Pool, Runner),
         view: View,
         threads: usize,
     ) -> Session<'a> {
@@ -116,9 +116,9 @@ impl<'a> Session<'a> {
             registered: first_runner.hello().assignments.clone(),
             view,
             notes: Mutex::new(Vec::new()),
-            pool: Pool {
-                launcher,
-                idle: Mutex::new(vec![first_runner]),
+            pool: {
+                pool.give_back(first_runner);
+                pool
             },
             results: Mutex::new(vec![TestResult::default(); suite.tests().count()]),
             test_threads: threads,
@@ -146,6 +146,7 @@ impl<'a> Session<'a> {
             elapsed: started.elapsed(),
             build_time,
             notes: self.notes.lock().map(|n| n.clone()).unwrap_or_default(),
+            runner_starts: self.pool.starts(),
             not_graded: Vec::new(),
         }
     }
@@ -231,12 +232,11 @@ pub(crate) fn grade_built(
 pub(crate) fn handshake(
     sandbox: Sandbox,
     built: &compile::Built,
-) -> Result<(Launcher, Runner), BuildError> {
+) -> Result<(Pool, Runner), BuildError> {
     let launcher = Launcher::new(sandbox, &built.runner)
         .map_err(|e| BuildError::RunnerStart(format!("cannot set the runner up: {e}")))?;
-    let runner = launcher
-        .start()
-        .map_err(|e| BuildError::RunnerStart(e.to_string()))?;
+    let (pool, runner) =
+        Pool::started(launcher).map_err(|e| BuildError::RunnerStart(e.to_string()))?;
     let hello = runner.hello();
     if hello.protocol != protocol::PROTOCOL_VERSION || hello.api_version != protocol::API_VERSION {
         return Err(BuildError::ApiMismatch(format!(
@@ -251,7 +251,7 @@ pub(crate) fn handshake(
             protocol::PROTOCOL_VERSION
         )));
     }
-    Ok((launcher, runner))
+    Ok((pool, runner))
 }
 
 /// Runs test `index`, records its verdict and returns it.

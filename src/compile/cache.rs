@@ -36,7 +36,8 @@ pub fn warm(shared: &Path, sandbox: &Sandbox, build: &Build) -> Result<PathBuf, 
             package: "grader-api".into(),
         },
     );
-    write_runner_crate(&layout, dependency, "fn main() {}\n", builder).map_err(io)?;
+    // Without incremental data, as the shared builds it serves are made.
+    write_runner_crate(&layout, dependency, "fn main() {}\n", (builder, false)).map_err(io)?;
     super::make_dir(&layout.target, builder).map_err(io)?;
     let quiet = Build {
         color: false,

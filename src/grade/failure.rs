@@ -1,9 +1,10 @@
 //! What a failure shows, whatever graded it: the answers' diff, the runner's ending, what
 //! the submission printed.
 
-use grader_api::Submission;
-use grader_api::assignment::{Asked, Lines, shorten};
+use grader_api::assignment::Lines;
 use grader_api::protocol::{group_digits, panic_of};
+use grader_api::text::shorten;
+use grader_api::unit::{Asked, Difference};
 use similar::{ChangeTag, TextDiff};
 
 use super::bulk::PANICS_BEFORE_GIVING_UP;
@@ -74,12 +75,33 @@ pub(super) fn describe_ending(ending: &Ending) -> String {
     }
 }
 
-/// A line diff of two replies of the same kind that span several lines (lists, states,
-/// rounds), emphasising what differs; `None` where expected and actual say it all.
-pub(super) fn answer_diff(request: &dyn Asked, expected: &[u8], actual: &[u8]) -> Option<Value> {
-    lines_diff(request.lines(expected)?, request.lines(actual)?)
+/// Puts into `failure` every field of a wrong or missing reply, in the order a student
+/// reads them: the input, the check, expected, actual (or `missing`, where no reply came),
+/// a line diff of answers that span several lines, where the assignment says they part,
+/// and what the reference makes of the input.
+pub(super) fn show_difference(failure: &mut Failure, difference: Difference, missing: String) {
+    let (label, input) = difference.input;
+    failure.text(label, Tone::Plain, input);
+    failure.text("check", Tone::Plain, difference.question);
+    failure.text("expected", Tone::Expected, shown(&difference.expected));
+    let actual = difference.actual.map_or(missing, |actual| shown(&actual));
+    failure.text("actual", Tone::Actual, actual);
+    if let Some(diff) = difference
+        .lines
+        .and_then(|(expected, actual)| lines_diff(expected, actual))
+    {
+        failure.push("diff", diff);
+    }
+    if let Some((label, detail)) = difference.detail {
+        failure.text(label, Tone::Plain, detail);
+    }
+    if let Some(explanation) = difference.explanation {
+        failure.text("reference", Tone::Plain, explanation);
+    }
 }
 
+/// A line diff of two answers that span several lines (lists, states, rounds),
+/// emphasising what differs; `None` where expected and actual say it all.
 pub(super) fn lines_diff(expected: Lines, actual: Lines) -> Option<Value> {
     let mut diff = Diff::default();
     let (old, new) = match (expected, actual) {
@@ -116,21 +138,6 @@ pub(super) fn lines_diff(expected: Lines, actual: Lines) -> Option<Value> {
     Some(Value::Diff(diff))
 }
 
-/// The diff and any detail the assignment gives of where `expected` and `actual` part.
-pub(super) fn explain_difference(
-    failure: &mut Failure,
-    request: &dyn Asked,
-    expected: &[u8],
-    actual: &[u8],
-) {
-    if let Some(diff) = answer_diff(request, expected, actual) {
-        failure.push("diff", diff);
-    }
-    if let Some((label, detail)) = request.detail(expected, actual) {
-        failure.text(label, Tone::Plain, detail);
-    }
-}
-
 /// The question of reply `position` and where its `todo!()` is, when `reply` is one.
 pub(super) fn unwritten(request: &dyn Asked, position: usize, reply: &[u8]) -> Option<Unwritten> {
     let panic = panic_of(reply).filter(|panic| panic.is_not_yet_implemented())?;
@@ -138,21 +145,6 @@ pub(super) fn unwritten(request: &dyn Asked, position: usize, reply: &[u8]) -> O
         question: request.question(position),
         todo: panic.to_string(),
     })
-}
-
-/// What the reference makes of `input` where its answer and the submission's part, if the
-/// assignment says more than the answers do.
-pub(super) fn explain_by_reference(
-    failure: &mut Failure,
-    request: &dyn Asked,
-    reference: &Submission,
-    input: &[u8],
-    expected: &[u8],
-    actual: Option<&[u8]>,
-) {
-    if let Some(explanation) = request.explain(reference, input, expected, actual) {
-        failure.text("reference", Tone::Plain, explanation);
-    }
 }
 
 #[cfg(test)]

@@ -1,13 +1,11 @@
 //! Listed tests: one input written in the spec, its replies compared with the reference's.
 
 use grader_api::Submission;
-use grader_api::assignment::Asked;
 use grader_api::protocol::each_frame;
 use grader_api::source::Window;
+use grader_api::unit::Asked;
 
-use super::failure::{
-    describe_ending, explain_by_reference, explain_difference, finish, shown, unwritten,
-};
+use super::failure::{describe_ending, finish, show_difference, unwritten};
 use super::{patience, timed};
 use crate::runner::{Ending, Runner};
 use crate::spec::{Group, TestCase};
@@ -86,28 +84,15 @@ pub fn grade_listed(
         .unwrap_or(0);
     let got = actual.get(first).map(Vec::as_slice);
     let mut failure = Failure::default();
-    failure.text(
-        request.input_label(input),
-        Tone::Plain,
-        request.describe_input(input, first),
-    );
-    failure.text("check", Tone::Plain, request.question(first));
-    failure.text(
-        "expected",
-        Tone::Expected,
-        shown(&request.show(&want[first])),
-    );
-    let actual_text = match (&exchange.ending, got) {
-        (_, Some(frame)) => shown(&request.show(frame)),
-        (Ending::Answered, None) => "no answer".to_string(),
-        (ending, None) => describe_ending(ending),
+    let missing = match &exchange.ending {
+        Ending::Answered => "no answer".to_string(),
+        ending => describe_ending(ending),
     };
-    failure.text("actual", Tone::Actual, actual_text);
+    let difference = request.difference(reference, input, first, &want[first], got);
+    show_difference(&mut failure, difference, missing);
     if let Some(got) = got {
-        explain_difference(&mut failure, request, &want[first], got);
         failure.unwritten.extend(unwritten(request, first, got));
     }
-    explain_by_reference(&mut failure, request, reference, input, &want[first], got);
     let unchecked = want.len() - first - 1;
     if unchecked > 0 {
         let later = if unchecked == 1 { "answer" } else { "answers" };

@@ -1,17 +1,43 @@
 //! Idle runners of one submission, which its tests share.
 
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use super::{Launcher, Runner, StartError};
 use crate::verdict::{Failure, Verdict};
 
 /// Idle runners; a test takes one, or starts one, and gives it back if it survived.
 pub(crate) struct Pool {
-    pub(crate) launcher: Launcher,
-    pub(crate) idle: Mutex<Vec<Runner>>,
+    launcher: Launcher,
+    idle: Mutex<Vec<Runner>>,
+    /// Runners started, and the time their starts took together.
+    starts: Mutex<(usize, Duration)>,
 }
 
 impl Pool {
+    /// Starts the first runner; gives it back in the pool with what its start took.
+    pub(crate) fn started(launcher: Launcher) -> Result<(Pool, Runner), StartError> {
+        let pool = Pool {
+            launcher,
+            idle: Mutex::new(Vec::new()),
+            starts: Mutex::new((0, Duration::ZERO)),
+        };
+        let first = pool.start()?;
+        Ok((pool, first))
+    }
+
+    /// Runners started so far, and the time their starts took together.
+    pub(crate) fn starts(&self) -> (usize, Duration) {
+        self.starts
+            .lock()
+            .map_or((0, Duration::ZERO), |starts| *starts)
+    }
+
+    /// Stops every idle runner.
+    pub(crate) fn clear(&self) {
+        drop(self.idle.lock().map(|mut idle| idle.clear()));
+    }
+
     pub(crate) fn take(&self) -> Result<Runner, StartError> {
         let idle = self.idle.lock().ok().and_then(|mut idle| idle.pop());
         match idle {
@@ -21,7 +47,12 @@ impl Pool {
     }
 
     pub(crate) fn start(&self) -> Result<Runner, StartError> {
-        self.launcher.start()
+        let started = Instant::now();
+        let runner = self.launcher.start();
+        if let Ok(mut starts) = self.starts.lock() {
+            *starts = (starts.0 + 1, starts.1 + started.elapsed());
+        }
+        runner
     }
 
     pub(crate) fn give_back(&self, runner: Runner) {

@@ -2,9 +2,9 @@
 //! the reference, one per bug, one that they pass on the student's own code. They ask the
 //! runner nothing ([`NoRequest`]): the grader runs the student's tests itself.
 
-use grader_api::assignment::{Asked, Lines};
 use grader_api::source::Window;
 use grader_api::spec::StudentTests;
+use grader_api::unit::{Asked, Difference};
 use grader_api::{Submission, nearest};
 use reference::bugs::{Bug, LIBRARIES, Library};
 
@@ -95,25 +95,31 @@ impl Asked for NoRequest {
         "your own tests".into()
     }
     fn respond_within(&self, _: &Submission, _: Window, _: &mut dyn FnMut(&[u8], &[u8]) -> bool) {}
-    fn input_label(&self, _: &[u8]) -> &'static str {
-        "tests"
-    }
     fn describe_input(&self, _: &[u8], _: usize) -> String {
         String::new()
+    }
+    fn difference(
+        &self,
+        _: &Submission,
+        _: &[u8],
+        _: usize,
+        _: &[u8],
+        _: Option<&[u8]>,
+    ) -> Difference {
+        Difference {
+            input: ("tests", String::new()),
+            question: "your tests".into(),
+            expected: String::new(),
+            actual: None,
+            lines: None,
+            detail: None,
+            explanation: None,
+        }
     }
     fn show(&self, _: &[u8]) -> String {
         String::new()
     }
     fn pinned(&self, _: &[Vec<u8>]) -> Option<Box<dyn Asked>> {
-        None
-    }
-    fn explain(&self, _: &Submission, _: &[u8], _: &[u8], _: Option<&[u8]>) -> Option<String> {
-        None
-    }
-    fn detail(&self, _: &[u8], _: &[u8]) -> Option<(&'static str, String)> {
-        None
-    }
-    fn lines(&self, _: &[u8]) -> Option<Lines> {
         None
     }
     fn breakdown(&self, _: usize, _: &[u8], _: &[u8]) -> (String, String, String) {
@@ -130,7 +136,7 @@ impl Asked for NoRequest {
             notes: Vec::new(),
         }
     }
-    fn expect(&self, _: &[u8]) -> Option<String> {
+    fn expect_text(&self, _: &[u8]) -> Option<String> {
         None
     }
 }

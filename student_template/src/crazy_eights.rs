@@ -3,10 +3,20 @@
 //! The exact rules your engine follows (deal order, the starter 8, turn order, when the
 //! game ends, scoring, cheating) are in the documentation of `grader_api::crazy_eights`: the
 //! grader plays your engine and the reference engine on the same deck with the same
-//! players and compares every turn, the outcome, and the hands the players are left with.
+//! players and compares every turn, the outcome, the hands the players are left with, and
+//! what each player is told of the others' turns and when.
 
 use grader_api::crazy_eights::{Engine as EngineTrait, GameResult, PlayerStrategy, PlayerTurn, TournamentResult};
 use grader_api::{Card, Deck, Suit};
+
+/// What `submission()` in `lib.rs` registers of this assignment: your types.
+pub fn register(submission: grader_api::Submission) -> grader_api::Submission {
+    submission
+        .crazy_eights::<Engine>()
+        .crazy_eights_player::<FirstStrategy>("first")
+        // Write a second strategy that plays differently, and register it instead of this.
+        .crazy_eights_player::<FirstStrategy>("second")
+}
 
 pub struct Engine;
 
@@ -17,7 +27,9 @@ impl EngineTrait for Engine {
 
     /// One game: deal five cards each, one at a time in seat order (`deck.draw()`); turn
     /// over a starter, burying 8s with `deck.bury`; then turns in seat order: tell the
-    /// player what the others did (`process_opponent_actions`), ask `should_draw_card`,
+    /// player what the others did, in one `process_opponent_actions` call with every turn
+    /// since its own last (all turns so far before its first, so `[]` for player 0 before
+    /// turn 1; the grader checks every call each player gets), ask `should_draw_card`,
     /// then draw for it or take `play_card` and check the card (not already played, held,
     /// legal — `grader_api::crazy_eights::is_legal`), asking `declare_suit` after an 8. End on an
     /// empty hand or an empty draw pile and score with `grader_api::crazy_eights::points`;

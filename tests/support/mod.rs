@@ -120,6 +120,41 @@ pub fn runners() -> PathBuf {
     scratch().join("runners")
 }
 
+/// The points of every built-in spec (`specs/<assignment>.yaml` of each assignment), in
+/// hundredths: the reference's full marks, and the maximum of any run of the specs.
+pub fn built_in_points() -> u64 {
+    grader_api::ASSIGNMENTS
+        .iter()
+        .map(|unit| {
+            let path = repo().join("specs").join(format!("{}.yaml", unit.name()));
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+            let spec: serde_yaml::Value = serde_yaml::from_str(&text).expect("a spec is YAML");
+            spec["groups"]
+                .as_sequence()
+                .expect("a spec has groups")
+                .iter()
+                .map(|group| {
+                    let points = group["points"]
+                        .as_f64()
+                        .expect("a built-in group has points");
+                    (points * 100.0).round() as u64
+                })
+                .sum::<u64>()
+        })
+        .sum()
+}
+
+/// The assignments but `registered`, in the order a report lists them as not graded.
+pub fn not_graded(registered: &[&str]) -> String {
+    grader_api::ASSIGNMENTS
+        .iter()
+        .map(|unit| unit.name())
+        .filter(|name| !registered.contains(name))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The library of `assignment`'s bugs, and how a crate of it is made.
 pub fn library(assignment: &str) -> &'static Library {
     reference::bugs::LIBRARIES

@@ -95,7 +95,7 @@ impl Spec for Contract {
     type Rules = RulesSpec;
     type Group = Group;
 
-    fn expect(answer: &Answer) -> Option<String> {
+    fn expect_text(answer: &Answer) -> Option<String> {
         Some(match answer {
             Answer::Number(value) => value.to_string(),
             Answer::Bool(value) => value.to_string(),
@@ -163,12 +163,7 @@ impl Spec for Contract {
                 &[("check", group.check.is_some())],
                 "a bulk group; give `checks`",
             )?;
-            return Ok(vec![SpecTest {
-                case: None,
-                request,
-                grading: Grading::Bulk,
-                written: Vec::new(),
-            }]);
+            return Ok(vec![SpecTest::whole(request, Grading::Bulk)]);
         }
         unused(
             name,

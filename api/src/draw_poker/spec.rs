@@ -7,10 +7,8 @@ use crate::card::Card;
 use crate::poker;
 use crate::poker::spec::{EveryFiveCardHand, Generate};
 use crate::spec::schema::AnyValue;
-use crate::spec::{
-    GenerateHands, Grading, NoRules, Problem, Problems, Spec, SpecTest, Written, cards_expect,
-    case_tests, exactly_one, hand_source, only_fields, unused,
-};
+use crate::spec::hands::{GenerateHands, hand_source};
+use crate::spec::{Grading, NoRules, Problem, Problems, Spec, SpecTest, Written, cards_expect, case_tests, exactly_one, only_fields, unused};
 
 spec_group!(Group {
     /// The check of every case that ranks a hand and does not name its own.
@@ -50,11 +48,11 @@ impl Spec for Contract {
     type Rules = NoRules;
     type Group = Group;
 
-    fn expect(answer: &Answer) -> Option<String> {
+    fn expect_text(answer: &Answer) -> Option<String> {
         match answer {
             Answer::Cards(cards) => Some(cards_expect(cards)),
             Answer::Refused => Some("refused".into()),
-            Answer::Ranking(ranking) => <poker::Contract as Spec>::expect(ranking),
+            Answer::Ranking(ranking) => <poker::Contract as Spec>::expect_text(ranking),
             _ => None,
         }
     }
@@ -116,12 +114,7 @@ impl Spec for Contract {
                 DRAW_RULES,
             )?)
         };
-        Ok(vec![SpecTest {
-            case: None,
-            request,
-            grading: Grading::Bulk,
-            written: Vec::new(),
-        }])
+        Ok(vec![SpecTest::whole(request, Grading::Bulk)])
     }
 }
 

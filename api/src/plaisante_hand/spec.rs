@@ -10,10 +10,8 @@ use super::{Answer, Check, Contract, HandName, Multipliers, Request};
 use crate::card::Card;
 use crate::deck::HandSource;
 use crate::spec::schema::AnyValue;
-use crate::spec::{
-    EveryHand, GenerateHands, Grading, Problems, Spec, SpecTest, Written, bulk_checks, case_tests,
-    check_of, dealt, exactly_one, expected, hand_source, unused,
-};
+use crate::spec::hands::{EveryHand, GenerateHands, hand_source};
+use crate::spec::{Grading, Problems, Spec, SpecTest, Written, bulk_checks, case_tests, check_of, dealt, exactly_one, expected, unused};
 
 /// `rules:` of a Plaisante hand file or group.
 #[derive(Deserialize, Default, Clone, Copy, JsonSchema)]
@@ -125,7 +123,7 @@ impl Spec for Contract {
     type Rules = RulesSpec;
     type Group = Group;
 
-    fn expect(answer: &Answer) -> Option<String> {
+    fn expect_text(answer: &Answer) -> Option<String> {
         Some(answer.to_string())
     }
 
@@ -175,16 +173,11 @@ impl Spec for Contract {
         )?;
         let source = hand_source(name, group.generate, group.exhaustive)?;
         let checks = bulk_checks(name, group.checks)?;
-        Ok(vec![SpecTest {
-            case: None,
-            request: Request {
+        Ok(vec![SpecTest::whole(Request {
                 source,
                 checks,
                 multipliers,
-            },
-            grading: Grading::Bulk,
-            written: Vec::new(),
-        }])
+            }, Grading::Bulk)])
     }
 }
 

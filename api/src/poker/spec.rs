@@ -9,11 +9,8 @@ use crate::card::Card;
 use crate::deck::HandSource;
 use crate::source::Source;
 use crate::spec::schema::AnyValue;
-use crate::spec::{
-    EveryHand, Generated, Grading, HandSize, Problem, Problems, Spec, SpecTest, Written,
-    bulk_checks, case_tests, check_of, dealt, exactly_one, expected, five, hand_source,
-    only_fields, unused,
-};
+use crate::spec::hands::{EveryHand, HandSize, five, hand_source};
+use crate::spec::{Generated, Grading, Problem, Problems, Spec, SpecTest, Written, bulk_checks, case_tests, check_of, dealt, exactly_one, expected, only_fields, unused};
 
 /// Every bulk hand of poker has five cards.
 pub(crate) type FiveCards = HandSize<5, 5>;
@@ -86,7 +83,7 @@ impl Spec for Contract {
     type Rules = RulesSpec;
     type Group = Group;
 
-    fn expect(answer: &Answer) -> Option<String> {
+    fn expect_text(answer: &Answer) -> Option<String> {
         Some(match answer {
             Answer::Ordering(std::cmp::Ordering::Greater) => "greater".into(),
             Answer::Ordering(std::cmp::Ordering::Less) => "less".into(),
@@ -130,12 +127,7 @@ impl Spec for Contract {
             "a bulk group; give `checks`",
         )?;
         let request = bulk_request(name, group.checks, group.generate, group.exhaustive, rules)?;
-        Ok(vec![SpecTest {
-            case: None,
-            request,
-            grading: Grading::Bulk,
-            written: Vec::new(),
-        }])
+        Ok(vec![SpecTest::whole(request, Grading::Bulk)])
     }
 }
 
@@ -166,7 +158,7 @@ pub(crate) fn bulk_request(
         generate => {
             let source = hand_source(
                 name,
-                generate.map(|g| crate::spec::GenerateHands {
+                generate.map(|g| crate::spec::hands::GenerateHands {
                     count: g.count,
                     seed: g.seed,
                     hand_size: g.hand_size,

@@ -3,12 +3,11 @@
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 
-use super::SpecFile;
-use crate::assignment::Graded;
+use super::{Spec, SpecFile};
 
 /// The JSON Schema of a spec file of `A`: [`SpecFile`]'s, its `assignment` fixed to `A`'s
 /// name so that an editor knows which groups the file's are.
-pub(crate) fn file_schema<A: Graded>(generator: &mut SchemaGenerator) -> Schema {
+pub(crate) fn file_schema<A: Spec>(generator: &mut SchemaGenerator) -> Schema {
     let mut schema = SpecFile::<A::Rules, A::Group>::json_schema(generator);
     schema
         .pointer_mut("/properties/assignment")

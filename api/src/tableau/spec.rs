@@ -9,7 +9,7 @@ use crate::card::{Card, format_cards};
 use crate::source::Source;
 use crate::spec::schema::AnyValue;
 use crate::spec::{
-    Generated, Grading, NoRules, Problems, Spec, SpecTest, Written, case_tests, dealt, exactly_one,
+    Generated, NoRules, Problems, Spec, SpecTest, Written, dealt, listed_or_generated,
 };
 
 spec_group!(Group {
@@ -193,27 +193,13 @@ impl Spec for Contract {
     type Group = Group;
 
     fn tests(_: &NoRules, group: Group) -> Result<Vec<SpecTest<Contract>>, Problems> {
-        let name = &group.name;
-        exactly_one(
-            name,
-            &[
-                ("cases", group.cases.is_some()),
-                ("generate", group.generate.is_some()),
-            ],
-        )?;
-        if let Some(generate) = group.generate {
-            return Ok(vec![SpecTest {
-                case: None,
-                request: Source::Generated(RandomScripts {
-                    count: generate.count.0,
-                    seed: generate.seed,
-                }),
-                grading: Grading::Bulk,
-                written: Vec::new(),
-            }]);
-        }
-        let cases = group.cases.unwrap_or_default();
-        case_tests(name, cases, |case| {
+        let generated = |generate: Generate| {
+            Ok(Source::Generated(RandomScripts {
+                count: generate.count.0,
+                seed: generate.seed,
+            }))
+        };
+        listed_or_generated(&group.name, group.cases, group.generate, generated, |case| {
             dealt("a deck", &case.deck, 0..=Card::COUNT)?;
             let (steps, written) = script_steps(&case.steps)?;
             let script = Script {

@@ -6,6 +6,8 @@ use crate::bugs::{Bug, Library};
 const DEAL: &str = "        for _ in 0..HAND_SIZE {\n            for hand in hands.iter_mut() {\n                hand.extend(deck.draw());\n            }\n        }\n";
 const DECLARED: &str = "declared = (card.value() == 8).then(|| players[seat].declare_suit());";
 const HELD: &str = "let Some(position) = hands[seat].iter().position(|&c| c == card) else {\n                    return finish(&hands, None, log, Some(cheat(CheatKind::NotHeld)));\n                };";
+const TELL: &str =
+    "            players[seat].process_opponent_actions(&log[last_turn_of[seat]..]);\n";
 const BURY: &str = "        deck.bury(card);\n";
 const STARTER: &str = "let Some(mut top) = turn_over_starter(deck) else {";
 const CHEAT_ENDS_SETUP: &str = "                result.cheater = game.cheater;\n";
@@ -16,7 +18,6 @@ const CHEAT_ENDS: &str =
 pub const LIBRARY: Library = Library {
     assignment: "crazy_eights",
     uses: &[],
-    registration: "crazy_eights::<Engine>()\n        .crazy_eights_player::<Eager>(\"eager\")\n        .crazy_eights_player::<Cautious>(\"cautious\")",
     bugs,
 };
 
@@ -35,6 +36,15 @@ fn bugs() -> Vec<Bug> {
             "strategy `eager`, game 1 of 40 (seat 0)",
             "its code failed: ShouldDrawCard",
             "no answer for 1,000 ms (an endless loop?)",
+        ])
+        .caught_by("your_strategies::strategy_2", &[
+            "strategy `cautious`, game 1 of 40 (seat 0)",
+            "no answer for 1,000 ms (an endless loop?)",
+        ])
+        .caught_by("your_strategies_against_other_players", &[
+            "strategy `eager`, game 1 of 20 (seat 0)",
+            "its code failed: ShouldDrawCard",
+            "no answer for 1,000 ms (an endless loop?)",
         ]),
         Bug::new(
             "crazy_eights-strategy-plays-a-card-not-held",
@@ -49,6 +59,10 @@ fn bugs() -> Vec<Bug> {
             "an illegal move: player 0 cheated: played",
             "(a card it does not hold)",
             "turns        1. player 0",
+        ])
+        .caught_by("your_strategies_against_other_players", &[
+            "strategy `cautious`, game 1 of 20 (seat 0)",
+            "an illegal move: player 0 cheated: played 2♦ (a card it does not hold)",
         ]),
         Bug::new(
             "crazy_eights-declared-suit-ignored",
@@ -153,6 +167,29 @@ fn bugs() -> Vec<Bug> {
             "index out of bounds: the len is 4 but the index is 4",
         ]),
         Bug::new(
+            "crazy_eights-cheating-turn-logged",
+            "the cheating turn written to the log before the card is checked, and left there when the check ends the game.",
+            &[
+                (
+                    "                let card = players[seat].play_card();\n",
+                    "                let card = players[seat].play_card();\n                log.push(PlayerTurn {\n                    player_id: seat as u32,\n                    drew_a_card: false,\n                    played_card: Some(card),\n                    declared_suit: None,\n                });\n",
+                ),
+                (
+                    "                hands[seat].remove(position);\n",
+                    "                log.pop();\n                hands[seat].remove(position);\n",
+                ),
+            ],
+        )
+        .caught_by("cheaters::a_card_not_held", &[
+            ">6    (game over)                              player 1 plays 2♦",
+            "the cheating turn is not logged",
+        ])
+        .caught_by("generated_games_with_a_cheater", &[
+            "expected turns 9 but got turns 10  ×200",
+            ">10   (game over)                              player 1 plays 2♦",
+            "end the game without logging that turn",
+        ]),
+        Bug::new(
             "crazy_eights-already-played-check-missing",
             "already-played check missing: a replayed card is only caught as not held.",
             &[(
@@ -164,6 +201,9 @@ fn bugs() -> Vec<Bug> {
             "cheater (AlreadyPlayed from turn 3)",
             "expected   scores   [0, 0, 0, 0]\n             winner   none\n             cheater  player 0 cheated: played 8♣ (a card already played)",
             "actual     scores   [0, 0, 0, 0]\n             winner   none\n             cheater  player 0 cheated: played 8♣ (a card it does not hold)",
+        ])
+        .caught_by("generated_tournaments_with_a_cheater", &[
+            "expected cheater player 3 cheated: played 5♦ (a card already played) but got cheater player 3 cheated: played 5♦ (a card it does not hold)",
         ]),
         Bug::new(
             "crazy_eights-starter-8-kept",
@@ -242,6 +282,11 @@ fn bugs() -> Vec<Bug> {
         .caught_by("one_game::four_first_legal_players", &[
             ">1    player 0 plays 8♣, declares diamonds     player 0 draws",
             "2    player 1 plays 6♦                        player 1 draws",
+        ])
+        .caught_by("generated_games", &[
+            "500 of 500 answered wrongly",
+            ">1    player 0 plays 4♥                        player 0 plays 7♥",
+            "player 0: 9♦ 4♥ 2♠ A♠ 5♣ (21 points)",
         ]),
         Bug::new(
             "crazy_eights-totals-assigned",
@@ -284,6 +329,15 @@ fn bugs() -> Vec<Bug> {
         .caught_by("scoring::no_winner_when_the_pile_runs_out", &[
             "expected   scores   [327, 441, 274, 389]",
             "actual     scores   [150, 36, 203, 88]",
+        ])
+        .caught_by("one_game::drawing_until_the_pile_is_empty", &[
+            "expected   scores   [424, 334, 353, 386]",
+            "actual     scores   [75, 165, 146, 113]",
+        ])
+        .caught_by("generated_short_decks", &[
+            "expected scores [100, 133, 141, 124] but got scores [66, 33, 25, 42]",
+            "expected   scores   [180, 162, 164, 85]",
+            "actual     scores   [17, 35, 33, 112]",
         ]),
         Bug::new(
             "crazy_eights-eight-scored-at-face-value",
@@ -301,6 +355,11 @@ fn bugs() -> Vec<Bug> {
             "actual     scores   [0, 0, 68, 0]",
             "at the end the reference's table:\n               starter J♣, top card 8♠ (declared clubs)\n               player 0: 6♥ 8♣ J♥ Q♠ (76 points)",
             "your engine's table:\n               starter J♣, top card 8♠ (declared clubs)\n               player 0: 6♥ 8♣ J♥ Q♠ (76 points)",
+        ])
+        .caught_by("one_game::a_starter_8_is_buried", &[
+            "expected   scores   [110, 150, 143, 155]",
+            "actual     scores   [110, 108, 101, 113]",
+            "player 0: 2♣ 2♦ 6♣ 6♦ 8♠ J♣ (76 points)",
         ]),
         Bug::new(
             "crazy_eights-declare-suit-never-asked",
@@ -322,15 +381,43 @@ fn bugs() -> Vec<Bug> {
         Bug::new(
             "crazy_eights-opponent-actions-never-sent",
             "process_opponent_actions never called.",
-            &[(
-                "            players[seat].process_opponent_actions(&log[last_turn_of[seat]..]);\n",
-                "",
-            )],
+            &[(TELL, "")],
         )
         // The cheater picks a card it has not seen; told nothing, it picks one played.
         .caught_by("cheaters::a_cheat_ends_the_tournament", &[
             "cheater  player 3 cheated: played 2♥ (a card it does not hold)",
             "cheater  player 3 cheated: played 2♣ (a card already played)",
+        ])
+        .caught_by("one_game::four_first_legal_players", &[
+            "told       player 0's process_opponent_actions calls, from the first that differs:",
+            "before turn 1: []",
+            "before turn 5: [player 1 plays 6♦, player 2 plays 4♦, player 3 plays Q♦]",
+            "no more calls",
+        ])
+        .caught_by("generated_games", &[
+            "expected player 0, before turn 1: [] but got player 0, no more calls  ×500",
+        ]),
+        Bug::new(
+            "crazy_eights-opponent-actions-one-turn-at-a-time",
+            "process_opponent_actions called after each turn for each other player with that turn alone, not once before a player's turn with every turn since its last; player 0 hears nothing before its first turn.",
+            &[
+                (TELL, ""),
+                (
+                    "            log.push(turn);\n",
+                    "            log.push(turn);\n            for other in (0..seats).filter(|&other| other != seat) {\n                players[other].process_opponent_actions(&[turn]);\n            }\n",
+                ),
+            ],
+        )
+        .caught_by("one_game::four_first_legal_players", &[
+            "told       player 0's process_opponent_actions calls, from the first that differs:",
+            "before turn 1: []",
+            "before turn 5: [player 1 plays 6♦, player 2 plays 4♦, player 3 plays Q♦]",
+            "before turn 3: [player 1 plays 6♦]",
+            "before turn 4: [player 2 plays 4♦]",
+        ])
+        .caught_by("generated_games", &[
+            "expected player 0, before turn 1: [] but got player 0, before turn 3: [player 1 draws]  ×61",
+            "before turn 3: [player 1 plays 7♥]",
         ]),
         Bug::new(
             "crazy_eights-game-goes-on-with-an-empty-pile",
@@ -344,6 +431,15 @@ fn bugs() -> Vec<Bug> {
             "3    player 2 draws                           player 2 draws",
             ">4    (game over)                              player 3 plays 5♣",
             "expected   scores   [110, 150, 143, 155]\n             winner   none\n             turns    3",
+        ])
+        .caught_by("one_game::drawing_until_the_pile_is_empty", &[
+            "player 3's process_opponent_actions calls, from the first that differs:",
+            "no more calls",
+            "before turn 32: [player 0 draws, player 1 draws, player 2 draws]",
+        ])
+        .caught_by("generated_games", &[
+            "6 of 500 answered wrongly",
+            ">73   (game over)                              player 0 plays 6♦",
         ]),
         Bug::new(
             "crazy_eights-deck-not-renewed",
@@ -353,6 +449,10 @@ fn bugs() -> Vec<Bug> {
         .caught_by("tournaments::to_200", &[
             "expected   totals   [65, 278, 117, 63] after 7 games",
             "actual     totals   [142, 132, 119, 119] after 1000 games",
+        ])
+        .caught_by("generated_tournaments", &[
+            "expected   totals   [18, 0, 264, 168] after 9 games",
+            "actual     totals   [27, 59, 45, 163] after 1000 games",
         ]),
         Bug::new(
             "crazy_eights-tie-for-the-lead-to-the-last-seat",
@@ -365,6 +465,10 @@ fn bugs() -> Vec<Bug> {
         .caught_by("tournaments::a_tie_for_the_lead_goes_to_the_lowest_seat", &[
             "expected   totals   [287, 55, 279, 287] after 11 games\n             winner   player 0",
             "actual     totals   [287, 55, 279, 287] after 11 games\n             winner   player 3",
+        ])
+        .caught_by("tournaments::a_three_way_tie_for_the_lead_goes_to_the_lowest_of_the_three", &[
+            "expected   totals   [108, 430, 430, 430] after 2 games\n             winner   player 1",
+            "actual     totals   [108, 430, 430, 430] after 2 games\n             winner   player 3",
         ]),
         Bug::new(
             "crazy_eights-draw-from-an-empty-pile-unwrapped",
@@ -390,6 +494,13 @@ fn bugs() -> Vec<Bug> {
         .caught_by("cheaters::a_cheat_ends_the_tournament", &[
             "expected   totals   [0, 0, 0, 0] after 1 game",
             "actual     totals   [0, 0, 0, 0] after 1000 games",
+        ])
+        .caught_by("cheaters::a_cheat_in_a_later_game_keeps_the_totals_so_far", &[
+            "expected   totals   [81, 187, 51, 56] after 6 games",
+            "actual     totals   [81, 222, 51, 56] after 7 games",
+        ])
+        .caught_by("generated_tournaments_with_a_cheater", &[
+            "expected totals [0, 0, 0, 0] after 1 game but got totals [0, 156, 0, 276] after 10 games",
         ]),
         Bug::new(
             "crazy_eights-cheat-zeroes-the-totals",
@@ -399,6 +510,9 @@ fn bugs() -> Vec<Bug> {
         .caught_by("cheaters::a_cheat_in_a_later_game_keeps_the_totals_so_far", &[
             "expected   totals   [81, 187, 51, 56] after 6 games",
             "actual     totals   [0, 0, 0, 0] after 6 games",
+        ])
+        .caught_by("generated_tournaments_with_a_cheater", &[
+            "expected totals [0, 0, 0, 49] after 2 games but got totals [0, 0, 0, 0] after 2 games",
         ]),
         Bug::new(
             "crazy_eights-cheat-crowns-the-leader",
@@ -408,6 +522,14 @@ fn bugs() -> Vec<Bug> {
         .caught_by("cheaters::a_cheat_in_a_later_game_keeps_the_totals_so_far", &[
             "expected   totals   [81, 187, 51, 56] after 6 games\n             winner   none",
             "actual     totals   [81, 187, 51, 56] after 6 games\n             winner   player 1",
+        ])
+        .caught_by("cheaters::a_cheat_ends_the_tournament", &[
+            "expected   totals   [0, 0, 0, 0] after 1 game\n             winner   none",
+            "actual     totals   [0, 0, 0, 0] after 1 game\n             winner   player 0",
+            "It ends a tournament too, which then has no winner",
+        ])
+        .caught_by("generated_tournaments_with_a_cheater", &[
+            "expected winner none but got winner player 0  ×16",
         ]),
     ]
 }

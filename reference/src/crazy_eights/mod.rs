@@ -9,6 +9,14 @@ use std::marker::PhantomData;
 use grader_api::crazy_eights::Harness;
 use grader_api::{Card, Deck, Suit};
 
+/// What `submission()` registers of this assignment: the reference's types.
+pub fn register(submission: grader_api::Submission) -> grader_api::Submission {
+    submission
+        .crazy_eights::<Engine>()
+        .crazy_eights_player::<Eager>("eager")
+        .crazy_eights_player::<Cautious>("cautious")
+}
+
 pub struct Engine;
 
 impl EngineTrait for Engine {
@@ -236,7 +244,7 @@ fn finish(
 mod tests {
     use super::*;
     use grader_api::crazy_eights::Answer;
-    use grader_api::crazy_eights::{Harness, Setup};
+    use grader_api::crazy_eights::{Harness, Setup, Told};
 
     fn game(players: [Harness; 4], seed: u64) -> GameResult {
         let setup = Setup {
@@ -276,6 +284,46 @@ mod tests {
                     turn.played_card.is_some_and(|c| c.value() == 8)
                 );
             }
+        }
+    }
+
+    /// One call before each of a player's turns, with every turn since its last: player 0
+    /// is told `[]` before turn 1, player 1 turn 1 before turn 2, player 0 turns 2 to 4
+    /// before turn 5; so each seat hears every other seat's turn once, in order.
+    #[test]
+    fn each_player_is_told_the_turns_since_its_last_before_each_of_its_turns() {
+        let setup = Setup {
+            deck: Vec::new(),
+            seed: 1,
+            players: vec![Harness::FirstLegal; 4],
+            target: 0,
+        };
+        let Answer::Game { result, told, .. } = grader_api::crazy_eights::play(&setup, &Engine)
+        else {
+            panic!("not a game")
+        };
+        let log = &result.log;
+        assert!(log.len() > 8 && result.cheater.is_none());
+        let call = |before_turn: u32, turns: &[PlayerTurn]| Told {
+            before_turn,
+            turns: turns.to_vec(),
+        };
+        assert_eq!(told[0][..2], [call(1, &[]), call(5, &log[1..4])]);
+        assert_eq!(told[1][0], call(2, &log[..1]));
+        for (seat, calls) in told.iter().enumerate() {
+            let own_turns: Vec<u32> = (1..=log.len() as u32)
+                .filter(|turn| (turn - 1) as usize % 4 == seat)
+                .collect();
+            let before: Vec<u32> = calls.iter().map(|told| told.before_turn).collect();
+            assert_eq!(before, own_turns, "seat {seat}");
+            let heard: Vec<PlayerTurn> = calls.iter().flat_map(|told| told.turns.clone()).collect();
+            let last = *own_turns.last().unwrap() as usize - 1;
+            let others: Vec<PlayerTurn> = log[..last]
+                .iter()
+                .copied()
+                .filter(|turn| turn.player_id as usize != seat)
+                .collect();
+            assert_eq!(heard, others, "seat {seat}");
         }
     }
 

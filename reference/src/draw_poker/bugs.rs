@@ -57,7 +57,6 @@ fn checked_by_hand(
 pub const LIBRARY: Library = Library {
     assignment: "draw_poker",
     uses: &["poker"],
-    registration: "draw_poker::<Game, poker::Hand>()",
     bugs,
 };
 
@@ -92,6 +91,11 @@ fn bugs() -> Vec<Bug> {
             "positions: [2, 2]",
             "expected   an error (refused)",
             "actual     2♣ Q♥ 4♥ 5♠ 7♣",
+        ])
+        .caught_by("refused_discards::a_position_repeated_after_another", &[
+            "positions: [1, 3, 1]",
+            "expected   an error (refused)",
+            "actual     J♥ 3♦ Q♥ 5♠ 7♣",
         ]),
         checked_by_hand(
             "draw-position-out-of-range-panics",
@@ -147,6 +151,11 @@ fn bugs() -> Vec<Bug> {
             "positions: [4, 1, 2]",
             "expected   Q♥ J♥ 4♥ K♥ 7♣",
             "actual     K♥ Q♥ 4♥ J♥ 7♣",
+        ])
+        .caught_by("whole_hands::ace_high_ties_go_to_the_suit_of_the_ace", &[
+            "dealer discards: [[5, 4, 3]]",
+            "dealer  A♣ K♦ 10♥ 10♦ 10♣  three of a kind",
+            "dealer  A♣ K♦ 10♣ 10♦ 10♥  three of a kind",
         ]),
         Bug::new(
             "draw-dealer-discards-four",
@@ -155,6 +164,10 @@ fn bugs() -> Vec<Bug> {
         )
         .caught_by("the_dealers_discards", &[
             "expected within the rules but got against the rules: 4 positions: at most 3 cards may be discarded",
+        ])
+        .caught_by("whole_hands::high_card_against_high_card", &[
+            "check      dealer_discards (hand 1)",
+            "actual     discard [1, 2, 3, 4], against the rules: 4 positions: at most 3 cards may be discarded",
         ]),
         Bug::new(
             "draw-standard-ties",
@@ -166,6 +179,12 @@ fn bugs() -> Vec<Bug> {
             "dealer  5♦ 6♣ 7♠ 8♥ 9♣  straight",
             "winner  the player",
             "winner  nobody (a tie)",
+        ])
+        .caught_by("random_pairs", &[
+            "first:  4♣ J♣ 8♠ 7♣ A♦",
+            "expected   Less",
+            "actual     Greater",
+            "second  J♦ 6♣ A♠ 5♠ 8♣   high card          1 14 [4]",
         ]),
         Bug::new(
             "draw-wheel-not-a-straight",

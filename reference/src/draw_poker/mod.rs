@@ -5,6 +5,11 @@ use std::collections::HashMap;
 use grader_api::draw_poker::{DiscardError, DrawGame, check_positions};
 use grader_api::{Card, Deck};
 
+/// What `submission()` registers of this assignment: the reference's types.
+pub fn register(submission: grader_api::Submission) -> grader_api::Submission {
+    submission.draw_poker::<Game, crate::poker::Hand>()
+}
+
 pub struct Game;
 
 impl DrawGame for Game {

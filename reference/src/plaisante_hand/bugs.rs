@@ -37,7 +37,6 @@ fn base_mult_written_in(by_hand: &[(&str, u32)]) -> String {
 pub const LIBRARY: Library = Library {
     assignment: "plaisante_hand",
     uses: &[],
-    registration: "plaisante_hand::<Hand>()",
     bugs,
 };
 
@@ -274,12 +273,22 @@ fn bugs() -> Vec<Bug> {
         .caught_by(
             "a_courses_own_multipliers::a_pair_multiplies_by_3_here",
             &["expected   3", "actual     2", "Pair: total_value 45 x base_mult 3 = score 135", "multipliers: High Card x1, Pair x3, Two Pair x5"],
-        ),
+        )
+        .caught_by("a_courses_own_multipliers::k_k_3_7_9_scores_135_here", &[
+            "check      score()",
+            "expected   135",
+            "actual     90",
+        ]),
         Bug::new(
             "bug-multipliers-straight-and-flush-swapped",
             "base_mult gives a straight the flush's multiplier and a flush the straight's.",
             &[(BEFORE_STRAIGHT, &base_mult_written_in(&straight_and_flush_swapped))],
         )
-        .caught_by("10_000_hands_from_a_seed", &["score(): expected 250 but got 300", "example 1 of a wrong answer"]),
+        .caught_by("10_000_hands_from_a_seed", &["score(): expected 250 but got 300", "example 1 of a wrong answer"])
+        .caught_by("a_courses_own_multipliers::a_straight_multiplies_by_9_here", &[
+            "5♣ 6♦ 7♥ 8♠ 9♣",
+            "expected   9",
+            "actual     6",
+        ]),
     ]
 }

@@ -33,7 +33,6 @@ fn ranks_changed(category: &str, change: &str) -> String {
 pub const LIBRARY: Library = Library {
     assignment: "poker",
     uses: &[],
-    registration: "poker::<Hand>()",
     bugs,
 };
 

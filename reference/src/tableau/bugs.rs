@@ -10,7 +10,6 @@ const PLAY_LOOP: &str = "for card in self.selected.drain(..) {";
 pub const LIBRARY: Library = Library {
     assignment: "tableau",
     uses: &[],
-    registration: "tableau::<Table>()",
     bugs,
 };
 
@@ -105,6 +104,11 @@ fn bugs() -> Vec<Bug> {
         .caught_by("move_selected_to_play_area::play_five_adjacent_cards", &[
             "- expected play_area 3♣ 4♣ 5♣ 6♣ 7♣",
             "+ actual   play_area 7♣ 6♣ 5♣ 4♣ 3♣",
+        ])
+        .caught_by("random_step_sequences", &[
+            "12. move_selected_to_play_area()",
+            "- expected play_area 9♠ 4♦ 10♠",
+            "+ actual   play_area 10♠ 4♦ 9♠",
         ]),
         Bug::new(
             "tableau-played-cards-stay-held",
@@ -114,6 +118,11 @@ fn bugs() -> Vec<Bug> {
         .caught_by("move_selected_to_play_area::play_five_adjacent_cards", &[
             "- expected held      2♣ 8♣ 9♣",
             "+ actual   held      2♣ 3♣ 4♣ 5♣ 6♣ 7♣ 8♣ 9♣",
+        ])
+        .caught_by("random_step_sequences", &[
+            "12. move_selected_to_play_area()",
+            "- expected held      J♣ K♠ 9♥ A♥ 10♦",
+            "+ actual   held      J♣ 4♦ K♠ 10♠ 9♠ 9♥ A♥ 10♦",
         ]),
         Bug::new(
             "tableau-deselect-removes-from-held",
@@ -126,6 +135,11 @@ fn bugs() -> Vec<Bug> {
         .caught_by("toggle_selection::toggling_twice_deselects", &[
             "- expected held      2♣ 3♣ 4♣ 5♣ 6♣ 7♣ 8♣ 9♣",
             "+ actual   held      2♣ 3♣ 4♣ 6♣ 7♣ 8♣ 9♣",
+        ])
+        .caught_by("random_step_sequences", &[
+            "7. toggle_selection(6♣)",
+            "- expected held      10♥ 7♣ J♠ 8♣ 6♠ Q♥ J♥ 6♣",
+            "+ actual   held      10♥ 7♣ J♠ 8♣ 6♠ Q♥ J♥\n",
         ]),
         Bug::new(
             "tableau-play-replaces-play-area",
@@ -135,7 +149,12 @@ fn bugs() -> Vec<Bug> {
                 "self.play_area.clear();\n        for card in self.selected.drain(..) {",
             )],
         )
-        .caught_by("move_selected_to_play_area::plays_add_to_the_end_of_the_play_area", &["- expected play_area 8♣ 2♣ 5♣", "+ actual   play_area 5♣"]),
+        .caught_by("move_selected_to_play_area::plays_add_to_the_end_of_the_play_area", &["- expected play_area 8♣ 2♣ 5♣", "+ actual   play_area 5♣"])
+        .caught_by("random_step_sequences", &[
+            "15. move_selected_to_play_area()",
+            "- expected play_area 9♠ 4♦ 10♠",
+            "+ actual   play_area (none)",
+        ]),
         Bug::new(
             "tableau-full-selection-refuses-deselect",
             "the limit checked before deselecting: a card of a full selection cannot be deselected.",
@@ -148,6 +167,11 @@ fn bugs() -> Vec<Bug> {
             "the state after step 8",
             "- expected selected  2♥ 4♥ 5♥ 6♥",
             "+ actual   selected  2♥ 3♥ 4♥ 5♥ 6♥",
+        ])
+        .caught_by("random_step_sequences", &[
+            "25. toggle_selection(10♥)",
+            "- expected selected  J♠ 6♣ J♥ 7♣\n",
+            "+ actual   selected  J♠ 6♣ J♥ 7♣ 10♥",
         ]),
     ]
 }

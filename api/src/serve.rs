@@ -1,7 +1,6 @@
 //! The runner's side of the pipe. It runs in the child process the grader starts, the only
 //! process where a student's code runs.
 
-use std::cell::RefCell;
 use std::io::IoSlice;
 use std::io::{self, BufReader, BufWriter, Write};
 use std::num::NonZeroUsize;
@@ -14,18 +13,27 @@ use nix::sys::mman::{MapFlags, ProtFlags, mmap};
 use nix::sys::socket::{ControlMessage, MsgFlags, sendmsg};
 use nix::unistd::ftruncate;
 
-use crate::assignment::Sessions;
+use crate::assignment::record_panic_location;
 use crate::protocol::{self, Hello, PROGRESS_BYTES};
 use crate::submission::Submission;
+use crate::unit::Sessions;
 use crate::wire::invalid;
 
-thread_local! {
-    static PANIC_LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
-}
+// The runner's entry points are `Submission`'s methods, written here so that the registry
+// needs nothing of the runner.
+impl Submission {
+    /// Runs this submission as cardgrade's runner: the generated runner's `main` calls
+    /// this. It never returns.
+    pub fn serve(self) -> ! {
+        serve(self, "")
+    }
 
-/// Where the last panic on this thread happened, if the runner's hook saw it.
-pub(crate) fn take_panic_location() -> Option<String> {
-    PANIC_LOCATION.with(|slot| slot.borrow_mut().take())
+    /// As [`Submission::serve`], with panic locations shown relative to `source_root`, the
+    /// folder the submission was built from (`src/lib.rs:12:9`). The generated runner's
+    /// `main` names it, so no environment of the runner's carries the grader's paths.
+    pub fn serve_relative_to(self, source_root: &'static str) -> ! {
+        serve(self, source_root)
+    }
 }
 
 /// Serves requests from the grader until it hangs up, then exits.
@@ -47,7 +55,7 @@ pub fn serve(submission: Submission, source_root: &'static str) -> ! {
                 .map_or(file, |rest| rest.trim_start_matches('/'));
             format!("{relative}:{}:{}", l.line(), l.column())
         });
-        PANIC_LOCATION.with(|slot| *slot.borrow_mut() = location);
+        record_panic_location(location);
     }));
     let code = match take_channel().and_then(|channel| talk(&submission, channel)) {
         Ok(()) => 0,
@@ -84,7 +92,7 @@ fn talk(submission: &Submission, stream: UnixStream) -> io::Result<()> {
     let mut sequence = 0u64;
     let mut sessions = Sessions::default();
     while let Some((name, payload, window)) = protocol::read_request(&mut requests)? {
-        let unit = crate::assignment(&name).ok_or_else(|| {
+        let unit = crate::assignments::assignment(&name).ok_or_else(|| {
             invalid(&format!(
                 "a request for `{name}`, an assignment this api does not know"
             ))

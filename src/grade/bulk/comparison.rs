@@ -1,0 +1,438 @@
+//! A bulk group's answers compared with the reference's as they arrive: counts, a
+//! breakdown by kind, the first examples, and where a `todo!()` answered.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::Receiver;
+
+use grader_api::Submission;
+use grader_api::protocol::{each_frame, first_frame, is_panic};
+use grader_api::source::Window;
+use grader_api::text::shorten;
+use grader_api::unit::Asked;
+
+use super::super::failure::unwritten;
+use super::{SHOWN_BREAKDOWN, UNWRITTEN_EXPECTED};
+use crate::answers::{Answers, KeptReader, Place, place_at};
+use crate::runner::Replies;
+use crate::verdict::Unwritten;
+
+/// How many wrong inputs of a bulk group are shown in full.
+const SHOWN_MISMATCHES: usize = 3;
+
+/// A bulk group stops after this many wrong answers that panicked: a `todo!()` would
+/// otherwise panic millions of times, and the count says nothing more than the first
+/// thousand.
+pub(in crate::grade) const PANICS_BEFORE_GIVING_UP: u64 = 1_000;
+
+/// Kinds of wrong answer a bulk group's breakdown holds at most; answers of further kinds
+/// are counted as wrong but not held, so a runner cannot grow the grader without end.
+const HELD_BREAKDOWN: usize = 10_000;
+
+/// Characters of an answer that a breakdown holds as its kind, as the assignments cut theirs.
+const SHOWN_KIND: usize = 200;
+
+pub(super) struct Sample {
+    pub(super) input: Vec<u8>,
+    pub(super) position: usize,
+    pub(super) expected: Vec<u8>,
+    pub(super) actual: Vec<u8>,
+    /// Its kind of wrong answer: examples show different kinds where there are several.
+    pub(super) kind: (String, String, String),
+}
+
+/// The reference's answers as a comparison reads them: records laid end to end (see
+/// [`Answers`]), a block at a time from a kept entry, or in chunks while they are computed.
+pub(super) struct Wanted<'a> {
+    pub(super) records: Vec<u8>,
+    /// Where the next record starts.
+    pub(super) at: usize,
+    pub(super) more: More<'a>,
+    /// A block of the kept entry was damaged: the reference answered in its place.
+    pub(super) damaged: bool,
+}
+
+/// Where a comparison's further records come from.
+pub(super) enum More<'a> {
+    /// The kept entry's blocks, and what answers the rest of the window, up to input `end`,
+    /// if one of them is damaged.
+    Kept {
+        reader: KeptReader<'a>,
+        reference: &'a Submission,
+        request: &'a dyn Asked,
+        end: u64,
+    },
+    /// Chunks, while the reference is computing them.
+    Computed(Receiver<Vec<u8>>),
+    Nothing,
+}
+
+impl<'a> Wanted<'a> {
+    pub(super) fn new(more: More<'a>) -> Wanted<'a> {
+        Wanted {
+            records: Vec::new(),
+            at: 0,
+            more,
+            damaged: false,
+        }
+    }
+
+    /// Where the next record lies in [`Wanted::records`], waiting for more if need be.
+    pub(super) fn next(&mut self) -> Option<Place> {
+        loop {
+            if let Some(place) = place_at(&self.records, self.at) {
+                self.at = place.end;
+                return Some(place);
+            }
+            self.records = self.more_records()?;
+            self.at = 0;
+        }
+    }
+
+    pub(super) fn more_records(&mut self) -> Option<Vec<u8>> {
+        let (reference, request, first, end) = match &mut self.more {
+            More::Computed(chunks) => return chunks.recv().ok(),
+            More::Nothing => return None,
+            More::Kept {
+                reader,
+                reference,
+                request,
+                end,
+            } => match reader.next_records() {
+                Ok(records) => return records,
+                Err(first) => (*reference, *request, first, *end),
+            },
+        };
+        self.damaged = true;
+        self.more = More::Nothing;
+        let mut rest = Answers::default();
+        let window = Window { start: first, end };
+        request.respond_within(reference, window, &mut |input, frames| {
+            rest.push(input, frames);
+            true
+        });
+        Some(rest.into_stream())
+    }
+}
+
+/// The input being compared: where it and its frames lie, and how far the comparison has
+/// come.
+#[derive(Clone, Copy)]
+pub(super) struct Current {
+    pub(super) place: Place,
+    pub(super) cursor: usize,
+}
+
+/// Compares a stream of reply frames with the reference's, input by input, as bytes;
+/// decodes only the replies that differ.
+pub(super) struct BulkComparison<'a> {
+    pub(super) request: &'a dyn Asked,
+    pub(super) wanted: Wanted<'a>,
+    pub(super) current: Option<Current>,
+    pub(super) position: usize,
+    pub(super) current_wrong: bool,
+    pub(super) inputs_compared: u64,
+    pub(super) wrong_inputs: u64,
+    pub(super) answers_compared: u64,
+    pub(super) wrong_answers: u64,
+    /// Wrong answers by the position of the reply within its input: by check, where a
+    /// request's checks are scored each on its own.
+    pub(super) wrong_by_check: Vec<u64>,
+    /// Wrong answers that were a `todo!()`, and each question so answered.
+    pub(super) unwritten_answers: u64,
+    pub(super) unwritten: Vec<Unwritten>,
+    /// Panicking answers of the whole group, counted by the comparisons of every window.
+    pub(super) panics: &'a AtomicU64,
+    pub(super) breakdown: BTreeMap<(String, String, String), u64>,
+    pub(super) samples: Vec<Sample>,
+    /// The runner answered past the last input.
+    pub(super) surplus: bool,
+}
+
+impl<'a> BulkComparison<'a> {
+    pub(super) fn new(
+        request: &'a dyn Asked,
+        wanted: Wanted<'a>,
+        panics: &'a AtomicU64,
+    ) -> BulkComparison<'a> {
+        BulkComparison {
+            request,
+            wanted,
+            current: None,
+            position: 0,
+            current_wrong: false,
+            inputs_compared: 0,
+            wrong_inputs: 0,
+            answers_compared: 0,
+            wrong_answers: 0,
+            wrong_by_check: Vec::new(),
+            unwritten_answers: 0,
+            unwritten: Vec::new(),
+            panics,
+            breakdown: BTreeMap::new(),
+            samples: Vec::new(),
+            surplus: false,
+        }
+    }
+
+    /// The next input with replies to compare; skips any the reference answered with none.
+    pub(super) fn next_input(&mut self) -> Option<Current> {
+        loop {
+            let place = self.wanted.next()?;
+            if place.frames_start < place.end {
+                return Some(Current {
+                    place,
+                    cursor: place.frames_start,
+                });
+            }
+            self.inputs_compared += 1;
+        }
+    }
+
+    /// Starts comparing the next input the reference answered, if there is one.
+    pub(super) fn start_input(&mut self) {
+        self.current = self.next_input();
+        self.position = 0;
+        self.current_wrong = false;
+    }
+
+    pub(super) fn end_input(&mut self) {
+        self.inputs_compared += 1;
+        self.wrong_inputs += u64::from(self.current_wrong);
+        self.current = None;
+    }
+
+    /// Compares one reply of the `current` input; `false` once enough wrong replies
+    /// panicked, in every window of the group, to stop asking.
+    pub(super) fn compare(&mut self, mut current: Current, actual: &[u8]) -> bool {
+        let records = &self.wanted.records;
+        let rest = &records[current.cursor..current.place.end];
+        let mut panicked = false;
+        // A whole frame the reference's replies start with is its reply: a frame's header
+        // gives its length.
+        current.cursor += match rest.starts_with(actual) {
+            true => actual.len(),
+            false => {
+                panicked = is_panic(actual);
+                let want = first_frame(rest);
+                let input = records[current.place.start..current.place.frames_start].to_vec();
+                let length = want.len().max(1);
+                self.note_wrong(input, want.to_vec(), actual);
+                length
+            }
+        };
+        self.position += 1;
+        match current.cursor >= current.place.end {
+            true => self.end_input(),
+            false => self.current = Some(current),
+        }
+        let panics = match panicked {
+            true => self.panics.fetch_add(1, Ordering::Relaxed) + 1,
+            false => self.panics.load(Ordering::Relaxed),
+        };
+        panics <= PANICS_BEFORE_GIVING_UP
+    }
+
+    /// Counts and describes a reply that differs from the reference's.
+    pub(super) fn note_wrong(&mut self, input: Vec<u8>, want: Vec<u8>, actual: &[u8]) {
+        self.current_wrong = true;
+        self.wrong_answers += 1;
+        if self.wrong_by_check.len() <= self.position {
+            self.wrong_by_check.resize(self.position + 1, 0);
+        }
+        self.wrong_by_check[self.position] += 1;
+        let kind = match unwritten(self.request, self.position, actual) {
+            Some(todo) => {
+                self.unwritten_answers += 1;
+                self.note_unwritten(todo);
+                // One line whatever was expected: a `todo!()` is not a wrong value.
+                let question = self.request.question_kind(self.position);
+                // Cut, as every kind is: a runner's panic location may be a megabyte.
+                (
+                    question,
+                    UNWRITTEN_EXPECTED.into(),
+                    shorten(&self.request.show(actual), SHOWN_KIND),
+                )
+            }
+            None => self.request.breakdown(self.position, &want, actual),
+        };
+        self.count_kind(kind.clone(), 1);
+        self.note_sample(Sample {
+            input,
+            position: self.position,
+            expected: want,
+            actual: actual.to_vec(),
+            kind,
+        });
+    }
+
+    pub(super) fn note_unwritten(&mut self, todo: Unwritten) {
+        let known = self.unwritten.iter().any(|u| u.todo == todo.todo);
+        if !known && self.unwritten.len() < SHOWN_BREAKDOWN {
+            self.unwritten.push(todo);
+        }
+    }
+
+    pub(super) fn count_kind(&mut self, kind: (String, String, String), count: u64) {
+        if self.breakdown.len() < HELD_BREAKDOWN || self.breakdown.contains_key(&kind) {
+            *self.breakdown.entry(kind).or_default() += count;
+        }
+    }
+
+    /// Keeps `sample` as an example if there is room and it is of a kind, and an input,
+    /// not shown yet.
+    pub(super) fn note_sample(&mut self, sample: Sample) {
+        let new_kind = self
+            .samples
+            .iter()
+            .all(|s| s.kind != sample.kind && s.input != sample.input);
+        if self.samples.len() < SHOWN_MISMATCHES && new_kind {
+            self.samples.push(sample);
+        }
+    }
+
+    /// Adds what the comparison of the inputs after these found, as if this one had gone
+    /// on to compare them: each window keeps as many examples and kinds as the whole
+    /// group shows, so the first of them in input order are among what the two hold.
+    pub(super) fn absorb(&mut self, later: BulkComparison) {
+        self.inputs_compared += later.inputs_compared;
+        self.wrong_inputs += later.wrong_inputs;
+        self.answers_compared += later.answers_compared;
+        self.wrong_answers += later.wrong_answers;
+        if self.wrong_by_check.len() < later.wrong_by_check.len() {
+            self.wrong_by_check.resize(later.wrong_by_check.len(), 0);
+        }
+        for (all, more) in self.wrong_by_check.iter_mut().zip(&later.wrong_by_check) {
+            *all += more;
+        }
+        self.unwritten_answers += later.unwritten_answers;
+        for todo in later.unwritten {
+            self.note_unwritten(todo);
+        }
+        for (kind, count) in later.breakdown {
+            self.count_kind(kind, count);
+        }
+        for sample in later.samples {
+            self.note_sample(sample);
+        }
+        self.surplus = later.surplus;
+    }
+
+    /// The input the runner was answering, the reply it had come to, and its number in
+    /// the window: the one being compared, or else the next the reference answered.
+    pub(super) fn input_in_progress(&mut self) -> Option<(Vec<u8>, usize, u64)> {
+        let number = self.inputs_compared + 1;
+        let (current, position) = match self.current {
+            Some(current) => (current, self.position),
+            None => (self.next_input()?, 0),
+        };
+        let place = current.place;
+        Some((
+            self.wanted.records[place.start..place.frames_start].to_vec(),
+            position,
+            number,
+        ))
+    }
+
+    /// Counts an input the runner stopped in, having answered part of it wrongly, as
+    /// compared and wrong: its wrong answers are already counted by check.
+    pub(super) fn count_partly_answered_input(&mut self) {
+        if self.current.is_some() && self.current_wrong {
+            self.inputs_compared += 1;
+            self.wrong_inputs += 1;
+        }
+    }
+
+    pub(super) fn close(&mut self) {
+        self.wanted.more = More::Nothing;
+    }
+}
+
+impl Replies for BulkComparison<'_> {
+    /// Where the rest of an input's replies are the reference's byte for byte, they are
+    /// passed over in one comparison; the others are compared reply by reply.
+    fn take(&mut self, frames: &[u8], count: u64) -> bool {
+        self.answers_compared += count;
+        let mut rest = frames;
+        while !rest.is_empty() {
+            if self.current.is_none() {
+                self.start_input();
+            }
+            let Some(current) = self.current else {
+                self.surplus = true;
+                self.answers_compared -= frames_in(rest);
+                return false;
+            };
+            let wanted = &self.wanted.records[current.cursor..current.place.end];
+            if rest.starts_with(wanted) {
+                rest = &rest[wanted.len()..];
+                self.end_input();
+                continue;
+            }
+            let frame = first_frame(rest);
+            rest = &rest[frame.len()..];
+            if !self.compare(current, frame) {
+                self.answers_compared -= frames_in(rest);
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// How many frames `frames` holds, laid end to end.
+pub(super) fn frames_in(frames: &[u8]) -> u64 {
+    let mut count = 0;
+    each_frame(frames, |_| count += 1);
+    count
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use grader_api::protocol::{Panic, Reply, put_reply};
+    use grader_api::spec::Grading;
+    use std::sync::mpsc::sync_channel;
+
+    #[test]
+    fn a_todo_panic_with_a_long_location_is_held_cut_in_the_breakdown() {
+        let suite = crate::spec::load(&[], &[], None).unwrap();
+        let (_, test) = suite
+            .tests()
+            .find(|(_, test)| test.grading == Grading::Bulk)
+            .unwrap();
+        let panics = 100;
+        let mut want = Vec::new();
+        put_reply(&mut want, &Reply::Answer(true));
+        let mut kept = Answers::default();
+        for _ in 0..panics {
+            kept.push(&[], &want);
+        }
+        let records = kept.into_stream();
+        let counted = AtomicU64::new(0);
+        let (sender, receiver) = sync_channel(1);
+        sender.send(records).unwrap();
+        drop(sender);
+        let wanted = Wanted::new(More::Computed(receiver));
+        let mut comparison = BulkComparison::new(&*test.request, wanted, &counted);
+        for n in 0..panics {
+            let mut todo = Vec::new();
+            let location = format!("{n} {}", "x".repeat(1 << 16));
+            put_reply(
+                &mut todo,
+                &Reply::<bool>::Panicked(Panic {
+                    message: "not yet implemented".into(),
+                    location: Some(location),
+                }),
+            );
+            comparison.take(&todo, 1);
+        }
+        assert_eq!(comparison.breakdown.len(), panics);
+        let held: usize = comparison
+            .breakdown
+            .keys()
+            .map(|(question, expected, actual)| question.len() + expected.len() + actual.len())
+            .sum();
+        assert!(held < panics * 1024, "the breakdown holds {held} bytes");
+    }
+}

@@ -1,0 +1,104 @@
+//! Our own results schema, `cardgrade.results.v1`, documented in the README.
+
+use serde::Serialize;
+
+use super::{Points, Results, earned, machine_json, output, scored, status};
+use crate::spec::Visibility;
+use crate::verdict::Verdict;
+
+impl Results<'_> {
+    pub fn cardgrade_json(&self, submission: &str) -> serde_json::Value {
+        let tests: Vec<OurTest> = self
+            .per_test()
+            .map(|(group, test, result, worth)| OurTest {
+                name: test.id.clone(),
+                assignment: group.assignment.name(),
+                group: group.name.clone(),
+                status: status(result),
+                score: earned(result, worth),
+                max_score: worth,
+                visibility: group.visibility,
+                duration_ms: result.duration.as_millis() as u64,
+                tally: scored(result, worth),
+                output: output(result, worth),
+                fields: match &result.verdict {
+                    Some(Verdict::Failed(failure)) => failure
+                        .fields
+                        .iter()
+                        .map(|field| OurField {
+                            name: field.name.clone(),
+                            text: field.value.plain(),
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                },
+            })
+            .collect();
+        let report = OurReport {
+            schema: "cardgrade.results.v1",
+            submission: submission.to_string(),
+            outcome: if self.build_failure.is_some() {
+                "build_failed"
+            } else if self.out_of_time() > 0 {
+                "out_of_time"
+            } else if tests.iter().all(|t| t.status == "passed") {
+                "passed"
+            } else {
+                "failed"
+            },
+            score: self.score(),
+            max_score: self.max_score(),
+            execution_time_ms: self.elapsed.as_millis() as u64,
+            build_time_ms: self.build_time.as_millis() as u64,
+            runner_starts: self.runner_starts.0,
+            runner_start_ms: self.runner_starts.1.as_millis() as u64,
+            build_output: self.build_failure.clone(),
+            notes: self.notes.clone(),
+            tests,
+        };
+        machine_json(report)
+    }
+}
+
+/// Our own schema, documented in the README.
+#[derive(Serialize)]
+struct OurReport {
+    schema: &'static str,
+    submission: String,
+    outcome: &'static str,
+    score: Points,
+    max_score: Points,
+    execution_time_ms: u64,
+    build_time_ms: u64,
+    /// Runner processes started, and the milliseconds their starts took together.
+    runner_starts: usize,
+    runner_start_ms: u64,
+    build_output: Option<String>,
+    notes: Vec<String>,
+    tests: Vec<OurTest>,
+}
+
+#[derive(Serialize)]
+struct OurTest {
+    name: String,
+    assignment: &'static str,
+    group: String,
+    status: &'static str,
+    score: Points,
+    max_score: Points,
+    /// For a failed test scored by its answers: how many were wrong beside its points.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tally: Option<String>,
+    visibility: Visibility,
+    /// How long the test took, its runner's start included.
+    duration_ms: u64,
+    output: String,
+    /// A failure's fields (input, check, expected, actual, diff, hint, output), plain.
+    fields: Vec<OurField>,
+}
+
+#[derive(Serialize)]
+struct OurField {
+    name: String,
+    text: String,
+}

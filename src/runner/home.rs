@@ -1,0 +1,89 @@
+//! The folders a runner lives in: its home, and a scratch folder for its temp files.
+
+use std::io::{self};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::sandbox::{self};
+
+/// A folder of the grader's own, for one `grader check`: the runner's copy, and a home per
+/// runner. Only the grader writes here, but for each runner's `tmp`.
+pub(super) struct Scratch {
+    pub(super) path: PathBuf,
+}
+
+impl Scratch {
+    /// A new folder; those of graders killed outright are removed on the way.
+    pub(super) fn create() -> io::Result<Scratch> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        sandbox::sweep_leftovers(&std::env::temp_dir(), |folder| {
+            std::fs::remove_dir_all(folder)
+        });
+        let nonce = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or_default();
+        let path = std::env::temp_dir().join(format!(
+            "cardgrade-{}-{}-{nonce:08x}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir(&path)?;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
+        Ok(Scratch { path })
+    }
+
+    /// A uid no other grading shares, so runners of two submissions cannot touch each other
+    /// even where landlock is missing.
+    pub(super) fn uid(&self) -> u32 {
+        use std::hash::BuildHasher;
+        let hash = std::collections::hash_map::RandomState::new().hash_one(&self.path);
+        200_000 + (hash % 1_000_000_000) as u32
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// One runner's folder: the status its sandbox records, and `tmp`, the only place the
+/// runner may write.
+pub(super) struct RunnerHome {
+    pub(super) path: PathBuf,
+}
+
+impl RunnerHome {
+    /// A home whose `tmp` belongs to `owner`, when the grader may give it away.
+    pub(super) fn create(
+        scratch: &Path,
+        number: u64,
+        owner: Option<u32>,
+    ) -> io::Result<RunnerHome> {
+        let path = scratch.join(format!("run-{number}"));
+        std::fs::create_dir(&path)?;
+        let home = RunnerHome { path };
+        std::fs::create_dir(home.tmp())?;
+        std::fs::set_permissions(home.tmp(), std::fs::Permissions::from_mode(0o700))?;
+        if let Some(uid) = owner {
+            std::os::unix::fs::chown(home.tmp(), Some(uid), Some(sandbox::NOBODY))?;
+        }
+        Ok(home)
+    }
+
+    pub(super) fn tmp(&self) -> PathBuf {
+        self.path.join("tmp")
+    }
+
+    pub(super) fn status_file(&self) -> PathBuf {
+        self.path.join("status")
+    }
+}
+
+impl Drop for RunnerHome {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}

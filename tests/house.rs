@@ -1,0 +1,378 @@
+//! The house's own rules, checked from its source: every assignment is whole and nothing is
+//! left over (what `grader_api::for_each_assignment!` lists is what the folders hold), and
+//! the api's floors run one way (no two of its files import each other, directly or
+//! through others).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+}
+
+/// Every assignment's module name, in the manifest's order.
+fn assignments() -> Vec<&'static str> {
+    grader_api::ASSIGNMENTS
+        .iter()
+        .map(|unit| unit.name())
+        .collect()
+}
+
+/// The names of the entries of `dir` (files and folders).
+fn entries(dir: &str) -> BTreeSet<String> {
+    std::fs::read_dir(repo().join(dir))
+        .unwrap_or_else(|error| panic!("{dir}: {error}"))
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+#[test]
+fn every_assignment_is_whole_and_nothing_is_left_over() {
+    let mut missing = Vec::new();
+    let readme = read(&repo().join("README.md"));
+    let specs_readme = read(&repo().join("specs/README.md"));
+    for name in assignments() {
+        let one_of = |paths: &[String]| paths.iter().any(|path| repo().join(path).is_file());
+        let parts: [(&str, Vec<String>); 6] = [
+            ("its contract", vec![format!("api/src/{name}.rs")]),
+            ("its spec side", vec![format!("api/src/{name}/spec.rs")]),
+            (
+                "its reference",
+                vec![
+                    format!("reference/src/{name}.rs"),
+                    format!("reference/src/{name}/mod.rs"),
+                ],
+            ),
+            ("its bugs", vec![format!("reference/src/{name}/bugs.rs")]),
+            ("its spec file", vec![format!("specs/{name}.yaml")]),
+            (
+                "its template module",
+                vec![format!("student_template/src/{name}.rs")],
+            ),
+        ];
+        for (what, paths) in &parts {
+            if !one_of(paths) {
+                missing.push(format!("{name}: {what} ({})", paths.join(" or ")));
+            }
+        }
+        // tests/mutants.rs makes a trial of every bug of every library.
+        let bugs = reference::bugs::LIBRARIES
+            .iter()
+            .find(|library| library.assignment == name)
+            .map_or(0, |library| (library.bugs)().len());
+        if bugs == 0 {
+            missing.push(format!(
+                "{name}: bugs in its library, which tests/mutants.rs grades one by one"
+            ));
+        }
+        if !specs_readme.contains(&format!("\n### {name}\n")) {
+            missing.push(format!(
+                "{name}: its section `### {name}` in specs/README.md"
+            ));
+        }
+        if !readme.contains(&format!("`{name}.rs`"))
+            && !readme.contains(&format!("`api/src/{name}.rs`"))
+        {
+            missing.push(format!(
+                "{name}: its contract's file, `{name}.rs`, among those README.md's student quick start names"
+            ));
+        }
+    }
+    assert!(missing.is_empty(), "missing:\n{}", missing.join("\n"));
+
+    // What is neither an assignment's nor one of the house's own files is left over.
+    let names = assignments();
+    let own = |entry: &str, house: &[&str], suffixes: &[&str]| {
+        house.contains(&entry)
+            || suffixes.iter().any(|suffix| {
+                entry
+                    .strip_suffix(suffix)
+                    .is_some_and(|name| names.contains(&name))
+            })
+    };
+    let mut stray = Vec::new();
+    let rooms: [(&str, &[&str], &[&str]); 4] = [
+        ("api/src", API_CORE, &[".rs", ""]),
+        (
+            "reference/src",
+            &["lib.rs", "bugs.rs", "games.rs"],
+            &[".rs", ""],
+        ),
+        ("specs", &["README.md"], &[".yaml"]),
+        ("student_template/src", &["lib.rs"], &[".rs"]),
+    ];
+    for (dir, house, suffixes) in rooms {
+        for entry in entries(dir) {
+            if !own(&entry, house, suffixes) {
+                stray.push(format!("{dir}/{entry}"));
+            }
+        }
+    }
+    let libraries: Vec<&str> = reference::bugs::LIBRARIES
+        .iter()
+        .map(|library| library.assignment)
+        .collect();
+    if libraries != names {
+        stray.push(format!(
+            "reference::bugs::LIBRARIES, whose libraries are of {libraries:?}"
+        ));
+    }
+    assert!(
+        stray.is_empty(),
+        "neither an assignment's (grader_api::for_each_assignment!) nor the house's: {}",
+        stray.join(", ")
+    );
+}
+
+/// The api's own files and folders, which belong to no assignment.
+const API_CORE: &[&str] = &[
+    "lib.rs",
+    "assignment.rs",
+    "assignments.rs",
+    "card.rs",
+    "deck.rs",
+    "protocol.rs",
+    "serve.rs",
+    "source.rs",
+    "spec.rs",
+    "spec",
+    "submission.rs",
+    "text.rs",
+    "unit.rs",
+    "wire.rs",
+];
+
+/// The grader's core names no assignment: each lives in its own files of api, reference,
+/// specs and the student template, and joins the one list, `for_each_assignment!`.
+#[test]
+fn the_core_names_no_assignment() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut names: Vec<String> = Vec::new();
+    for unit in grader_api::ASSIGNMENTS {
+        names.push(unit.name().to_string());
+        names.extend(
+            unit.name()
+                .split('_')
+                .filter(|w| w.len() > 4)
+                .map(String::from),
+        );
+    }
+    names.extend(["crazy_eights", "crazy eights", "plaisante", "draw poker"].map(String::from));
+    let mut files = vec![root];
+    let mut offenders = Vec::new();
+    while let Some(path) = files.pop() {
+        if path.is_dir() {
+            files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap().to_lowercase();
+        for name in &names {
+            if names_word(&text, name) {
+                offenders.push(format!("{} names `{name}`", path.display()));
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "{}", offenders.join("\n"));
+}
+
+/// Whether `text` holds `word` as a whole word, or its plural: `eights` and `blackjacks`
+/// do, `weights` and `warning` (for `war`) do not.
+fn names_word(text: &str, word: &str) -> bool {
+    text.match_indices(word).any(|(at, _)| {
+        let after = text[at + word.len()..]
+            .strip_prefix('s')
+            .unwrap_or(&text[at + word.len()..]);
+        !text[..at]
+            .chars()
+            .next_back()
+            .is_some_and(char::is_alphanumeric)
+            && !after.chars().next().is_some_and(char::is_alphanumeric)
+    })
+}
+
+#[test]
+fn an_assignments_name_is_found_as_a_whole_word() {
+    assert!(names_word("two eights", "eight"));
+    assert!(names_word("blackjacks and", "blackjack"));
+    assert!(names_word("a war.", "war"));
+    assert!(!names_word("a warning", "war"));
+    assert!(!names_word("it is warm", "war"));
+    assert!(!names_word("weights", "eight"));
+}
+
+/// The modules of api/src each file is, by path (`spec::schema`), with its text up to its
+/// tests; lib.rs, the crate's face that declares and re-exports them, is left out.
+fn api_modules() -> BTreeMap<String, String> {
+    fn walk(dir: &Path, prefix: &str, out: &mut BTreeMap<String, String>) {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if path.is_dir() {
+                walk(&path, &format!("{prefix}{name}::"), out);
+            } else if let Some(module) = name.strip_suffix(".rs")
+                && !(prefix.is_empty() && module == "lib")
+            {
+                let text = read(&path);
+                let own = text
+                    .find("#[cfg(test)]\nmod tests")
+                    .map_or(&text[..], |at| &text[..at]);
+                out.insert(format!("{prefix}{module}"), without_comments(own));
+            }
+        }
+    }
+    let mut modules = BTreeMap::new();
+    walk(&repo().join("api/src"), "", &mut modules);
+    modules
+}
+
+fn without_comments(text: &str) -> String {
+    text.lines()
+        .map(|line| line.find("//").map_or(line, |at| &line[..at]))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The modules `text`, the source of module `own`, names by `crate::`, `$crate::` or
+/// `super::` paths, `use` lists included; each path is taken to the longest module it
+/// starts with.
+fn imports(own: &str, text: &str, modules: &BTreeSet<String>) -> BTreeSet<String> {
+    let parent = own.rsplit_once("::").map_or("", |(parent, _)| parent);
+    let mut paths = Vec::new();
+    for (root, base) in [("crate::", ""), ("super::", parent)] {
+        for (at, _) in text.match_indices(root) {
+            let before = text[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
+            paths.extend(expand(base, &text[at + root.len()..]));
+        }
+    }
+    paths
+        .iter()
+        .filter_map(|path| {
+            let segments: Vec<&str> = path.split("::").collect();
+            (1..=segments.len())
+                .rev()
+                .map(|n| segments[..n].join("::"))
+                .find(|module| modules.contains(module))
+        })
+        .filter(|module| module != own)
+        .collect()
+}
+
+/// The paths a `crate::` path starting `rest` names, under `base`: one, or one per item of
+/// a `{…}` list.
+fn expand(base: &str, rest: &str) -> Vec<String> {
+    let join = |path: &str| match base {
+        "" => path.to_string(),
+        _ => format!("{base}::{path}"),
+    };
+    let head: String = rest
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+        .collect();
+    let head = head.trim_end_matches(':');
+    let after = &rest[head.len()..].trim_start_matches(':');
+    if !after.starts_with('{') {
+        return vec![join(head)];
+    }
+    let mut depth = 0;
+    let mut items = Vec::new();
+    let mut item = String::new();
+    for c in after[1..].chars() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => break,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(std::mem::take(&mut item));
+                continue;
+            }
+            _ => {}
+        }
+        item.push(c);
+    }
+    items.push(item);
+    let under = |item: &str| match head {
+        "" => item.trim().to_string(),
+        _ => format!("{head}::{}", item.trim()),
+    };
+    items
+        .iter()
+        .filter(|item| !item.trim().is_empty())
+        .flat_map(|item| expand("", &under(item)))
+        .map(|path| join(&path))
+        .collect()
+}
+
+/// Files of one assignment may import each other: it is one unit.
+fn assignment_of(module: &str) -> Option<&str> {
+    let first = module.split("::").next().unwrap_or_default();
+    assignments().into_iter().find(|name| *name == first)
+}
+
+#[test]
+fn the_api_floors_run_one_way() {
+    let sources = api_modules();
+    let modules: BTreeSet<String> = sources.keys().cloned().collect();
+    let arrows: BTreeMap<&str, BTreeSet<String>> = sources
+        .iter()
+        .map(|(module, text)| (module.as_str(), imports(module, text, &modules)))
+        .collect();
+    // Each module and what it reaches: a module it reaches that reaches it back closes a
+    // circle.
+    let reaches = |from: &str| {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![from.to_string()];
+        while let Some(module) = todo.pop() {
+            for next in arrows.get(module.as_str()).into_iter().flatten() {
+                if seen.insert(next.clone()) {
+                    todo.push(next.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reach: BTreeMap<&str, BTreeSet<String>> =
+        modules.iter().map(|m| (m.as_str(), reaches(m))).collect();
+    let mut circles = Vec::new();
+    for (module, reached) in &reach {
+        for other in reached {
+            let back = reach[other.as_str()].contains(*module);
+            let one_unit =
+                assignment_of(module).is_some() && assignment_of(module) == assignment_of(other);
+            if back && module < &other.as_str() && !one_unit {
+                circles.push(format!("{module} <-> {other}"));
+            }
+        }
+    }
+    assert!(
+        circles.is_empty(),
+        "the api's files that import each other, directly or through others:\n{}\narrows:\n{}",
+        circles.join("\n"),
+        arrows
+            .iter()
+            .map(|(m, to)| format!(
+                "{m} -> {}",
+                to.iter().cloned().collect::<Vec<_>>().join(", ")
+            ))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+#[test]
+fn imports_are_read_from_paths_lists_and_parents() {
+    let modules: BTreeSet<String> = ["card", "spec", "spec::schema", "deck", "wire", "text"]
+        .map(String::from)
+        .into();
+    let text = "use crate::card::Card;\nuse crate::{deck::Deck, wire::{Wire, put}};\nuse super::Problem;\nlet x = crate::text::group_digits(1);\nlet y = $crate::spec::schema::AnyValue;\nlet z = grader_api::deck::Deck;";
+    let found = imports("spec::schema", text, &modules);
+    let found: Vec<&str> = found.iter().map(String::as_str).collect();
+    assert_eq!(found, ["card", "deck", "spec", "text", "wire"]);
+}

@@ -1,0 +1,85 @@
+//! The library of bugs against the shipped specs, a trial per bug, so that a bug added to
+//! a library is tested with no test written for it: each names two tests or more that catch
+//! it (a listed case and a bulk group, or two listed cases), so that no bug rests on one
+//! test; it fails; the tests it names fail; and each failure block names the difference,
+//! by value, and gives the group's hint. The every-hand groups (seconds each) run only for
+//! the bugs that name them.
+
+mod support;
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use reference::bugs::{Bug, LIBRARIES, Library};
+
+use support::{check, failure_of, result_line};
+
+fn main() {
+    let arguments = Arguments::from_args();
+    let trials = LIBRARIES
+        .iter()
+        .flat_map(|library| {
+            (library.bugs)().into_iter().map(move |bug| {
+                Trial::test(format!("{}::{}", library.assignment, bug.name), move || {
+                    is_caught(library, &bug)
+                })
+            })
+        })
+        .collect();
+    libtest_mimic::run(&arguments, trials).exit();
+}
+
+/// Grades `bug` on its assignment alone; every way it falls short of being caught as the
+/// library says, not only the first.
+fn is_caught(library: &Library, bug: &Bug) -> Result<(), Failed> {
+    let assignment = library.assignment;
+    let mut problems = Vec::new();
+    let mut catchers: Vec<&str> = bug.caught.iter().map(|caught| caught.test).collect();
+    catchers.sort_unstable();
+    catchers.dedup();
+    match catchers[..] {
+        [] => return Err("it names no test that catches it".into()),
+        [only] => problems.push(format!("it names one catcher: {only}; every bug needs two")),
+        _ => {}
+    }
+    let mut args = vec!["--assignment", assignment];
+    if !bug.caught.iter().any(|caught| caught.test == "every_hand") {
+        args.extend(["--skip", "every_hand"]);
+    }
+    let (code, stdout, stderr) = check(&support::write_bug(library, bug), &args);
+    if code != 1 {
+        return Err(
+            format!("it should fail with exit code 1, not {code}:\n{stdout}\n{stderr}").into(),
+        );
+    }
+    // A breakdown names what was wrong by value, never "its" answer against "another".
+    problems.extend(
+        stdout
+            .lines()
+            .filter(|line| {
+                [
+                    "expected its ",
+                    "but got another ",
+                    "expected the reference's ",
+                ]
+                .iter()
+                .any(|vague| line.contains(vague))
+            })
+            .map(|line| format!("a breakdown line names no value: {line}")),
+    );
+    for caught in &bug.caught {
+        let id = format!("{assignment}::{}", caught.test);
+        if !result_line(&stdout, &id).ends_with("FAILED") {
+            problems.push(format!("{id} did not fail:\n{stdout}"));
+            continue;
+        }
+        let block = failure_of(&stdout, &id);
+        for phrase in caught.says.iter().chain(&["hint"]) {
+            if !block.contains(phrase) {
+                problems.push(format!("`{phrase}` missing from:\n{block}"));
+            }
+        }
+    }
+    match problems.is_empty() {
+        true => Ok(()),
+        false => Err(problems.join("\n\n").into()),
+    }
+}
