@@ -400,7 +400,7 @@ mod tests {
     #[test]
     fn reads_at_compile_time_are_found_in_code_but_not_in_strings_or_comments() {
         assert!(compile_time_reads(STUDENT).is_empty());
-        let hostile = "#[cfg(test)]\nmod tests {\n    const A: &str = include_str!(\"../../reference/src/poker.rs\");\n    #[path = \"/etc\"]\n    mod x;\n    const B: &str = std::env!(\"HOME\");\n}\n";
+        let hostile = "#[cfg(test)]\nmod tests {\n    const A: &str = include_str!(\"../../reference/src/x.rs\");\n    #[path = \"/etc\"]\n    mod x;\n    const B: &str = std::env!(\"HOME\");\n}\n";
         assert_eq!(
             compile_time_reads(hostile),
             [
@@ -413,10 +413,10 @@ mod tests {
 
     #[test]
     fn the_files_own_uses_of_other_crates_are_kept() {
-        let text = "use grader_api::{Card, plaisante_hand::{COUNTS_LEN, PlaisanteHand}};\nuse crate::poker::Hand;\nmod a {\n    use std::fmt;\n}\n";
+        let text = "use grader_api::{Card, deck::{Deck, HandSource}};\nuse crate::other::Hand;\nmod a {\n    use std::fmt;\n}\n";
         assert_eq!(
             file_uses(text),
-            ["use grader_api::{Card, plaisante_hand::{COUNTS_LEN, PlaisanteHand}};"]
+            ["use grader_api::{Card, deck::{Deck, HandSource}};"]
         );
     }
 
