@@ -50,7 +50,17 @@ fn caught(stdout: &str) -> Vec<String> {
         .collect()
 }
 
-fn tests_of(body: &str) -> String {
+/// A test that catches `has_pair` as "two or more", and passes on the reference.
+const THREE_SEVENS: &str = "
+    #[test]
+    fn three_sevens_are_not_a_pair() {
+        assert!(!hand(&[\"7H\", \"7D\", \"7C\", \"2S\", \"9H\"]).has_pair());
+    }
+";
+
+/// A test module of `tests`, with the hand-making helper they use.
+fn tests_of(tests: &[&str]) -> String {
+    let body = tests.concat();
     format!(
         "#[cfg(test)]\nmod tests {{\n    use super::*;\n\n    fn hand(cards: &[&str]) -> Hand {{\n        Hand::new(cards.iter().map(|c| c.parse().unwrap()).collect())\n    }}\n{body}}}\n"
     )
@@ -72,19 +82,15 @@ fn without_tests_every_bug_is_missed_and_the_reference_has_nothing_to_refuse() {
 
 #[test]
 fn exactly_the_bugs_the_tests_catch_pass_and_each_names_its_catcher() {
-    let tests = tests_of(
+    let tests = tests_of(&[
+        THREE_SEVENS,
         "
-    #[test]
-    fn three_sevens_are_not_a_pair() {
-        assert!(!hand(&[\"7H\", \"7D\", \"7C\", \"2S\", \"9H\"]).has_pair());
-    }
-
     #[test]
     fn four_sevens_are_not_three_of_a_kind() {
         assert!(!hand(&[\"7H\", \"7D\", \"7C\", \"7S\", \"9H\"]).has_three_of_a_kind());
     }
 ",
-    );
+    ]);
     let stdout = graded(&with_tests("student-tests-subset", &tests));
     assert_eq!(
         caught(&stdout),
@@ -98,13 +104,9 @@ fn exactly_the_bugs_the_tests_catch_pass_and_each_names_its_catcher() {
 
 #[test]
 fn a_wrong_a_looping_and_a_forking_test_are_named_and_the_rest_still_count() {
-    let tests = tests_of(
+    let tests = tests_of(&[
+        THREE_SEVENS,
         "
-    #[test]
-    fn three_sevens_are_not_a_pair() {
-        assert!(!hand(&[\"7H\", \"7D\", \"7C\", \"2S\", \"9H\"]).has_pair());
-    }
-
     #[test]
     fn two_kings_counted_three_times() {
         assert_eq!(hand(&[\"KH\", \"KD\", \"3C\", \"7S\", \"9H\"]).count_values()[13], 3, \"two kings\");
@@ -121,7 +123,7 @@ fn a_wrong_a_looping_and_a_forking_test_are_named_and_the_rest_still_count() {
         std::process::Command::new(\"/proc/self/exe\").arg(\"loops_forever\").spawn().unwrap();
     }
 ",
-    );
+    ]);
     let stdout = graded(&with_tests("student-tests-hostile", &tests));
     let refused = find_failure(&stdout, &format!("{GROUP}::valid_on_the_reference")).unwrap();
     assert!(
@@ -153,19 +155,15 @@ fn a_wrong_a_looping_and_a_forking_test_are_named_and_the_rest_still_count() {
 fn a_test_of_a_private_helper_is_not_graded_but_runs_on_the_students_code() {
     let tests = format!(
         "fn count_helper() -> usize {{ 2 }}\n\n{}",
-        tests_of(
+        tests_of(&[
             "
     #[test]
     fn the_helper_counts() {
         assert_eq!(count_helper(), 2);
     }
-
-    #[test]
-    fn three_sevens_are_not_a_pair() {
-        assert!(!hand(&[\"7H\", \"7D\", \"7C\", \"2S\", \"9H\"]).has_pair());
-    }
-"
-        )
+",
+            THREE_SEVENS,
+        ])
     );
     let stdout = graded(&with_tests("student-tests-helper", &tests));
     assert!(result_line(&stdout, &format!("{GROUP}::valid_on_the_reference")).ends_with("ok"));
@@ -179,14 +177,12 @@ fn a_test_of_a_private_helper_is_not_graded_but_runs_on_the_students_code() {
 
 #[test]
 fn tests_that_read_files_while_compiling_are_refused_by_line() {
-    let tests = tests_of(
-        "
+    let tests = tests_of(&["
     #[test]
     fn reads_the_reference() {
         assert!(include_str!(\"../../reference/src/plaisante_hand.rs\").len() > 0);
     }
-",
-    );
+"]);
     let stdout = graded(&with_tests("student-tests-include", &tests));
     let refused = find_failure(&stdout, &format!("{GROUP}::valid_on_the_reference")).unwrap();
     assert!(refused.contains("src/lib.rs:"), "{refused}");
