@@ -70,6 +70,16 @@ fn run_remaining(
             );
         }
     };
+    // A process left behind by a test that ended may have printed over libtest's output:
+    // each test alone says which left it, and what the others did.
+    if !ran.notes.is_empty() && remaining.len() > 1 && matches!(ran.ending, Ending::Exited { .. }) {
+        let mut outcome = BTreeMap::new();
+        for test in remaining {
+            let alone = run_remaining(launcher, std::slice::from_ref(test), found, timeout);
+            outcome.extend(alone.unwrap_or_default());
+        }
+        return Some(outcome);
+    }
     let mut outcome = parse(&ran.stdout);
     let complete = remaining.iter().all(|test| outcome.contains_key(*test));
     // libtest exits with 101 when a test failed: only a run cut short says something.
@@ -111,16 +121,8 @@ fn run_remaining(
             None => {}
         }
     } else if !ran.notes.is_empty() {
-        // Something a test left running, found once the run ended: each test alone says
-        // which.
-        if remaining.len() == 1 {
-            outcome.insert(remaining[0].clone(), Err(ran.notes.join("; ")));
-        } else {
-            for test in remaining {
-                let alone = run_remaining(launcher, std::slice::from_ref(test), found, timeout);
-                outcome.extend(alone.unwrap_or_default());
-            }
-        }
+        // The one test of the run left something running.
+        outcome.insert(remaining[0].clone(), Err(ran.notes.join("; ")));
     }
     Some(outcome)
 }
