@@ -142,7 +142,7 @@ print(f"    runner start-ups (on the test threads)               {starts/1000:8.
 print(f"    grading, less the start-ups                          {(grading-starts)/1000:8.1f} s")
 print(f"    writing results and the grader's own start and exit  {writing/1000:8.1f} s")
 print(f"  floor: a warm compile each plus the reference's own time for every test ({reference_ms/1000:.2f} s), over {cores} cores: {floor:.1f} s")
-print(f"  grader batch --jobs 2 took {batch:.1f} s: {batch/floor:.2}x the floor (goal: at most 1.3x)")
+print(f"  grader batch --jobs 2 took {batch:.1f} s: {batch/floor:.2f}x the floor (goal: at most 1.3x)")
 PY
 $batch_only || median=$(printf '%s\n' "${alone[@]}" | median_of)
 $batch_only || echo "  each alone, fresh target dir: median $median s per submission"

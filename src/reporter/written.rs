@@ -114,10 +114,44 @@ fn append(variable: &str, text: &str) -> Result<(), String> {
 }
 
 /// Writes `text` to a file beside `path`, then puts it in `path`'s place: whoever reads
-/// `path` sees no results or all of them.
+/// `path` sees no results or all of them. What is there and is not a file (`/dev/null`,
+/// `/dev/stdout`, a pipe) is written into, never replaced: the grader often runs as root.
 fn write_whole(path: &Path, text: &str) -> std::io::Result<()> {
+    if std::fs::metadata(path).is_ok_and(|there| !there.is_file()) {
+        return std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .and_then(|mut there| there.write_all(text.as_bytes()));
+    }
     let mut partial = path.as_os_str().to_owned();
     partial.push(format!(".partial-{}", std::process::id()));
     std::fs::write(&partial, text)?;
     std::fs::rename(&partial, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::FileTypeExt;
+
+    #[test]
+    fn results_for_a_pipe_are_written_into_it_and_it_stays_a_pipe() {
+        let folder = std::env::temp_dir().join(format!("cardgrade-fifo-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&folder);
+        std::fs::create_dir_all(&folder).unwrap();
+        let fifo = folder.join("results");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+        };
+        write_whole(&fifo, "{\"score\": 1}\n").unwrap();
+        // Before the reader is waited for: had the pipe been replaced, it would wait forever.
+        assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+        assert_eq!(reader.join().unwrap(), "{\"score\": 1}\n");
+        let file = folder.join("results.json");
+        write_whole(&file, "whole\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "whole\n");
+        std::fs::remove_dir_all(&folder).unwrap();
+    }
 }
