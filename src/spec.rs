@@ -12,11 +12,13 @@ use grader_api::unit::Asked;
 use grader_api::unit::ParsedWritten;
 use grader_api::{ASSIGNMENTS, Unit};
 
+mod errors;
 mod files;
 mod places;
 mod recover;
 mod yaml;
 
+pub use errors::{SpecError, SpecErrors};
 pub use files::{fingerprint, read, spec_files};
 pub use places::group_item;
 use places::{Places, locate, locate_key, past, place, place_in};
@@ -32,37 +34,6 @@ const DEFAULT_TIMEOUT_MS: u64 = 2_000;
 const DEFAULT_STALL_MS: u64 = 1_000;
 /// The largest spec file read: loading is linear, but a file this big is a mistake.
 const MOST_SPEC_BYTES: u64 = 8 << 20;
-
-/// A spec that cannot be used, and where.
-#[derive(Debug, thiserror::Error)]
-#[error("{file}{}: {message}", location.map(|(l, c)| format!(":{l}:{c}")).unwrap_or_default())]
-pub struct SpecError {
-    pub file: String,
-    pub location: Option<(usize, usize)>,
-    pub message: String,
-}
-
-/// Every error of the specs loaded, in file order.
-#[derive(Debug)]
-pub struct SpecErrors(pub Vec<SpecError>);
-
-impl std::fmt::Display for SpecErrors {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.0[..] {
-            [one] => write!(f, "{one}"),
-            all => {
-                write!(f, "{} problems in the specs:", all.len())?;
-                all.iter().try_for_each(|error| write!(f, "\n  {error}"))
-            }
-        }
-    }
-}
-
-impl From<SpecError> for SpecErrors {
-    fn from(error: SpecError) -> SpecErrors {
-        SpecErrors(vec![error])
-    }
-}
 
 /// Everything the grader runs: the groups of every spec loaded.
 #[derive(Default)]
