@@ -60,6 +60,7 @@ mod spec;
 
 pub use harness::{
     Harness, RandomGames, Setup, SetupSource, TableSeen, Told, TurnState, init_players, play,
+    play_chosen,
     states_before_turns,
 };
 pub use log::{first_difference, logs_side_by_side};

@@ -183,12 +183,7 @@ impl PlayerStrategy for HarnessPlayer {
     }
 
     fn play_card(&mut self) -> Card {
-        let card = self
-            .chosen
-            .take()
-            .or(self.hand.first().copied())
-            .unwrap_or(Card::from_index(0).expect("2♣"));
-        self.hand.retain(|&c| c != card);
+        let card = play_chosen(&mut self.chosen, &mut self.hand);
         self.played.push(card);
         card
     }
@@ -496,6 +491,18 @@ crate::wire_struct!(RandomGames {
     target,
     deck_size
 });
+
+/// The card a player plays, out of its `hand`: the one it `chosen` when asked whether to
+/// draw (the engine asks only after it said no), else its first (else 2♣, for an engine
+/// that asks a player with no card).
+pub fn play_chosen(chosen: &mut Option<Card>, hand: &mut Vec<Card>) -> Card {
+    let card = chosen
+        .take()
+        .or(hand.first().copied())
+        .unwrap_or(Card::from_index(0).expect("2♣"));
+    hand.retain(|&held| held != card);
+    card
+}
 
 #[cfg(test)]
 mod tests {

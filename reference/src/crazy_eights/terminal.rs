@@ -5,7 +5,7 @@ use std::sync::mpsc::{self, Receiver, Sender};
 
 use grader_api::crazy_eights::{
     Cheat, DEFAULT_TARGET, Engine as _, Harness, PLAYERS, PlayerStrategy, PlayerTurn,
-    TournamentResult, is_legal, points,
+    TournamentResult, is_legal, play_chosen, points,
 };
 use grader_api::{Card, Deck, Suit, format_cards};
 
@@ -579,13 +579,7 @@ impl PlayerStrategy for Human {
     }
 
     fn play_card(&mut self) -> Card {
-        // The engine asks only after `should_draw_card` said false, which chose a card.
-        let card = self
-            .chosen
-            .take()
-            .or(self.hand.first().copied())
-            .unwrap_or(Card::from_index(0).expect("2♣"));
-        self.hand.retain(|&held| held != card);
+        let card = play_chosen(&mut self.chosen, &mut self.hand);
         if !self.automatic() {
             self.say(format!("You play {card}."));
         }
