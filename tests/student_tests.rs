@@ -121,6 +121,8 @@ fn a_wrong_a_looping_and_a_forking_test_are_named_and_the_rest_still_count() {
     fn spawns_a_process_it_leaves_behind() {
         // The test binary itself, running its looping test: the one program it can start.
         std::process::Command::new(\"/proc/self/exe\").arg(\"loops_forever\").spawn().unwrap();
+        // Until the child runs, so that it is there when the test binary ends.
+        std::thread::sleep(std::time::Duration::from_millis(300));
     }
 ",
     ]);
