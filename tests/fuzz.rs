@@ -1155,123 +1155,6 @@ proptest! {
     }
 }
 
-/// The largest answers of each assignment that fit in a reply: lists as long as the wire
-/// takes, texts as long, as many bytes as a frame may hold.
-fn largest_answers() -> Vec<(&'static str, Vec<u8>)> {
-    use grader_api::protocol::{Panic, Reply, put_reply};
-    use grader_api::{blackjack, crazy_eights, draw_poker, plaisante_hand, poker, tableau};
-    const LIST: usize = 1 << 18;
-    let text = || "♥".repeat((1 << 20) / 3);
-    let card: Card = "10H".parse().unwrap();
-    let cards = || vec![card; LIST];
-    fn frame<A: Wire>(reply: Reply<A>) -> Vec<u8> {
-        let mut frame = Vec::new();
-        put_reply(&mut frame, &reply);
-        assert!(frame.len() as u64 <= MOST_REPLY_BYTES + 16);
-        frame
-    }
-    let panic = || Panic {
-        message: text(),
-        location: Some(text()),
-    };
-    let game = crazy_eights::Answer::Game {
-        result: crazy_eights::GameResult {
-            scores: vec![u32::MAX; LIST],
-            winner: Some(u32::MAX),
-            log: vec![
-                crazy_eights::PlayerTurn {
-                    player_id: 0,
-                    drew_a_card: false,
-                    played_card: Some(card),
-                    declared_suit: Some(Suit::Spades),
-                };
-                LIST / 2
-            ],
-            cheater: None,
-        },
-        table: crazy_eights::TableSeen {
-            starter: Some(card),
-            hands: vec![vec![card; 48]; LIST],
-        },
-        told: Vec::new(),
-    };
-    vec![
-        (
-            "plaisante_hand",
-            frame(Reply::Answer(plaisante_hand::Answer::Cells(vec![
-                i64::MIN;
-                LIST
-            ]))),
-        ),
-        (
-            "plaisante_hand",
-            frame(Reply::<plaisante_hand::Answer>::Panicked(panic())),
-        ),
-        (
-            "poker",
-            frame(Reply::Answer(poker::Answer::Cells(vec![i64::MIN; LIST]))),
-        ),
-        (
-            "tableau",
-            frame(Reply::Answer(tableau::State {
-                held: cards(),
-                selected: cards(),
-                play_area: cards(),
-            })),
-        ),
-        (
-            "blackjack",
-            frame(Reply::Answer(blackjack::Answer::Round(blackjack::Round {
-                outcome: blackjack::Outcome::Push,
-                player: cards(),
-                dealer: cards(),
-                player_total: u32::MAX,
-                dealer_total: u32::MAX,
-            }))),
-        ),
-        (
-            "draw_poker",
-            frame(Reply::Answer(draw_poker::Answer::Choice {
-                positions: vec![u32::MAX; LIST],
-                problem: Some(text()),
-            })),
-        ),
-        (
-            "draw_poker",
-            frame(Reply::Answer(draw_poker::Answer::RefusedAfterChanging(
-                cards(),
-            ))),
-        ),
-        (
-            "draw_poker",
-            frame(Reply::Answer(draw_poker::Answer::Ranking(
-                poker::Answer::Cells(vec![i64::MIN; LIST]),
-            ))),
-        ),
-        ("crazy_eights", frame(Reply::Answer(game))),
-        (
-            "crazy_eights",
-            frame(Reply::Answer(crazy_eights::Answer::Names(vec![
-                "x".repeat(
-                    60
-                );
-                LIST
-            ]))),
-        ),
-        (
-            "crazy_eights",
-            frame(Reply::Answer(crazy_eights::Answer::Tournament(
-                crazy_eights::TournamentResult {
-                    totals: vec![u32::MAX; LIST],
-                    games: u32::MAX,
-                    winner: None,
-                    cheater: None,
-                },
-            ))),
-        ),
-    ]
-}
-
 /// The last test of `assignment` whose reference answers with the kind of answer `frame` is
 /// (its tag and variant), or else the assignment's first test. The last: the shipped specs
 /// end with the tests that ask the most of an answer (whole hands, whose choices the
@@ -1298,31 +1181,36 @@ fn test_answered_like(assignment: &str, frame: &[u8]) -> &'static Asking {
 
 #[test]
 fn the_largest_answers_a_runner_may_send_are_read_within_the_caps() {
-    let answers = largest_answers();
-    let missing: Vec<&str> = grader_api::ASSIGNMENTS
-        .iter()
-        .map(|unit| unit.name())
-        .filter(|name| !answers.iter().any(|(assignment, _)| assignment == name))
-        .collect();
-    assert!(
-        missing.is_empty(),
-        "largest_answers() has none of: {}",
-        missing.join(", ")
-    );
-    for (assignment, frame) in answers {
-        let asking = test_answered_like(assignment, &frame);
-        let id = &asking.test.id;
-        bounded(&format!("{id} reading its largest answer"), move || {
-            let request = &*asking.test.request;
-            let want = asking.replies.first().cloned().unwrap_or_default();
-            request.show(&frame);
-            request.difference(&REFERENCE, &asking.input, 0, &want, Some(&frame));
-            request.breakdown(0, &want, &frame);
-            if let Some(pinned) = request.pinned(&[frame]) {
-                grader::grade::reference_answers(&REFERENCE, &*pinned);
-            }
-        });
+    for unit in grader_api::ASSIGNMENTS {
+        let assignment = unit.name();
+        let frames = unit.largest_replies();
+        // The last frame is the largest panic; the ones before it, the answers.
+        assert!(
+            frames.len() > 1,
+            "{assignment}'s answer has no largest value: its `Wire::largest` gives none"
+        );
+        for frame in frames {
+            assert!(frame.len() as u64 <= MOST_REPLY_BYTES + 16);
+            read_within_the_caps(assignment, frame);
+        }
     }
+}
+
+/// Every decoder of replies reads `frame`, as the shipped test of `assignment` that is
+/// answered like it would.
+fn read_within_the_caps(assignment: &'static str, frame: Vec<u8>) {
+    let asking = test_answered_like(assignment, &frame);
+    let id = &asking.test.id;
+    bounded(&format!("{id} reading its largest answer"), move || {
+        let request = &*asking.test.request;
+        let want = asking.replies.first().cloned().unwrap_or_default();
+        request.show(&frame);
+        request.difference(&REFERENCE, &asking.input, 0, &want, Some(&frame));
+        request.breakdown(0, &want, &frame);
+        if let Some(pinned) = request.pinned(&[frame]) {
+            grader::grade::reference_answers(&REFERENCE, &*pinned);
+        }
+    });
 }
 
 #[test]

@@ -516,6 +516,10 @@ impl Wire for Suit {
     fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<Suit> {
         Ok(Suit::ALL[take_tag(input, 4)? as usize])
     }
+    #[cfg(feature = "spec")]
+    fn largest(_budget: usize) -> Vec<Suit> {
+        Suit::ALL.to_vec()
+    }
 }
 
 #[cfg(test)]

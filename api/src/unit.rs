@@ -54,6 +54,10 @@ pub trait Unit: Send + Sync {
     /// reads it with; the schemas it refers to are left in `generator`'s definitions.
     #[cfg(feature = "spec")]
     fn schema(&self, generator: &mut schemars::SchemaGenerator) -> schemars::Schema;
+    /// The largest replies a runner may send, as frames: every shape of the answer at its
+    /// largest, and the largest panic. The grader must read each within its caps.
+    #[cfg(feature = "spec")]
+    fn largest_replies(&self) -> Vec<Vec<u8>>;
 }
 
 /// A wrong or missing reply as a failure shows it.
@@ -229,6 +233,24 @@ impl<A: Graded> Unit for Of<A> {
     #[cfg(feature = "spec")]
     fn schema(&self, generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
         crate::spec::schema::file_schema::<A>(generator)
+    }
+
+    #[cfg(feature = "spec")]
+    fn largest_replies(&self) -> Vec<Vec<u8>> {
+        // A frame's tag and length take at most 11 bytes of its limit.
+        let budget = crate::protocol::MOST_REPLY_BYTES as usize - 11;
+        let answers = A::Answer::largest(budget).into_iter().map(Reply::Answer);
+        let panics = crate::protocol::Panic::largest(budget)
+            .into_iter()
+            .map(Reply::Panicked);
+        answers
+            .chain(panics)
+            .map(|reply: Reply<A::Answer>| {
+                let mut frame = Vec::new();
+                put_reply(&mut frame, &reply);
+                frame
+            })
+            .collect()
     }
 }
 

@@ -11,6 +11,58 @@ use crate::card::Card;
 pub trait Wire: Sized {
     fn put(&self, out: &mut (impl Write + ?Sized)) -> io::Result<()>;
     fn take(input: &mut (impl Read + ?Sized)) -> io::Result<Self>;
+
+    /// The largest values of this type whose encodings fit in about `budget` bytes, one for
+    /// each shape it takes (each variant, and each variant of what those hold): the answers
+    /// a hostile runner may send at the protocol's limits, which the grader must read within
+    /// its caps. The macros below give every struct and enum its own from its fields; a type
+    /// written by hand that an answer holds must write it, or the fuzz test that reads every
+    /// assignment's largest answers says which type has none.
+    #[cfg(feature = "spec")]
+    fn largest(_budget: usize) -> Vec<Self> {
+        Vec::new()
+    }
+}
+
+/// The `n`th of `T`'s largest shapes within `budget`, going round when `T` has fewer;
+/// `fresh` is set when `T` has a shape at `n`, so that a value built from several fields
+/// stops when none has a new one.
+#[cfg(feature = "spec")]
+#[doc(hidden)]
+pub fn nth_largest<T: Wire>(budget: usize, n: usize, fresh: &mut bool) -> T {
+    let mut shapes = T::largest(budget);
+    assert!(
+        !shapes.is_empty(),
+        "{} has no largest value: write its `Wire::largest`",
+        std::any::type_name::<T>()
+    );
+    *fresh |= n < shapes.len();
+    let at = n % shapes.len();
+    shapes.swap_remove(at)
+}
+
+/// The values a struct or a variant of fields makes from its fields' largest shapes, each
+/// field given an equal part of `budget`: the first of every field's shapes, then the
+/// second, until no field has another.
+#[cfg(feature = "spec")]
+#[doc(hidden)]
+pub fn largest_by_fields<T>(mut build: impl FnMut(usize, &mut bool) -> T) -> Vec<T> {
+    let mut values = Vec::new();
+    for n in 0.. {
+        let mut fresh = n == 0;
+        let value = build(n, &mut fresh);
+        if !fresh {
+            break;
+        }
+        values.push(value);
+    }
+    values
+}
+
+#[cfg(feature = "spec")]
+fn encoded_len<T: Wire>(value: &T) -> usize {
+    let mut bytes = Vec::new();
+    value.put(&mut bytes).map_or(0, |()| bytes.len())
 }
 
 pub fn invalid(what: &str) -> io::Error {
@@ -74,6 +126,10 @@ impl Wire for u64 {
     fn take(input: &mut (impl Read + ?Sized)) -> io::Result<u64> {
         take_varint(input)
     }
+    #[cfg(feature = "spec")]
+    fn largest(_budget: usize) -> Vec<Self> {
+        vec![u64::MAX]
+    }
 }
 
 impl Wire for u32 {
@@ -83,6 +139,10 @@ impl Wire for u32 {
     fn take(input: &mut (impl Read + ?Sized)) -> io::Result<u32> {
         u32::try_from(take_varint(input)?).map_err(|_| invalid("number too large"))
     }
+    #[cfg(feature = "spec")]
+    fn largest(_budget: usize) -> Vec<Self> {
+        vec![u32::MAX]
+    }
 }
 
 impl Wire for u8 {
@@ -91,6 +151,10 @@ impl Wire for u8 {
     }
     fn take(input: &mut (impl Read + ?Sized)) -> io::Result<u8> {
         u8::try_from(take_varint(input)?).map_err(|_| invalid("number too large"))
+    }
+    #[cfg(feature = "spec")]
+    fn largest(_budget: usize) -> Vec<Self> {
+        vec![u8::MAX]
     }
 }
 
@@ -102,6 +166,10 @@ impl Wire for i64 {
         let raw = take_varint(input)?;
         Ok(((raw >> 1) as i64) ^ -((raw & 1) as i64))
     }
+    #[cfg(feature = "spec")]
+    fn largest(_budget: usize) -> Vec<Self> {
+        vec![i64::MIN]
+    }
 }
 
 impl Wire for bool {
@@ -110,6 +178,10 @@ impl Wire for bool {
     }
     fn take(input: &mut (impl Read + ?Sized)) -> io::Result<bool> {
         Ok(take_tag(input, 2)? == 1)
+    }
+    #[cfg(feature = "spec")]
+    fn largest(_budget: usize) -> Vec<Self> {
+        vec![true]
     }
 }
 
@@ -123,6 +195,11 @@ impl Wire for String {
         let mut bytes = vec![0u8; len];
         input.read_exact(&mut bytes)?;
         String::from_utf8(bytes).map_err(|_| invalid("text is not UTF-8"))
+    }
+    #[cfg(feature = "spec")]
+    fn largest(budget: usize) -> Vec<Self> {
+        let bytes = budget.saturating_sub(10).min(MAX_TEXT as usize);
+        vec!["♥".repeat(bytes / '♥'.len_utf8())]
     }
 }
 
@@ -143,6 +220,23 @@ impl<T: Wire> Wire for Vec<T> {
         let len = take_len(input, MAX_LIST)?;
         (0..len).map(|_| T::take(input)).collect()
     }
+    /// One list as long as the wire takes and the budget holds, of every shape of `T` in turn.
+    #[cfg(feature = "spec")]
+    fn largest(budget: usize) -> Vec<Self> {
+        let item_budget = (budget / MAX_LIST as usize).max(1);
+        let widest = T::largest(item_budget)
+            .iter()
+            .map(encoded_len)
+            .max()
+            .unwrap_or(0);
+        let count = (budget.saturating_sub(10) / widest.max(1)).min(MAX_LIST as usize);
+        let mut fresh = false;
+        vec![
+            (0..count)
+                .map(|n| nth_largest(item_budget, n, &mut fresh))
+                .collect(),
+        ]
+    }
 }
 
 impl<T: Wire> Wire for Option<T> {
@@ -161,6 +255,13 @@ impl<T: Wire> Wire for Option<T> {
             _ => Some(T::take(input)?),
         })
     }
+    #[cfg(feature = "spec")]
+    fn largest(budget: usize) -> Vec<Self> {
+        T::largest(budget.saturating_sub(1))
+            .into_iter()
+            .map(Some)
+            .collect()
+    }
 }
 
 impl Wire for Card {
@@ -169,6 +270,10 @@ impl Wire for Card {
     }
     fn take(input: &mut (impl Read + ?Sized)) -> io::Result<Card> {
         Card::from_index(take_byte(input)?).ok_or_else(|| invalid("card index past 51"))
+    }
+    #[cfg(feature = "spec")]
+    fn largest(_budget: usize) -> Vec<Self> {
+        Card::from_index(51).into_iter().collect()
     }
 }
 
@@ -185,6 +290,10 @@ macro_rules! wire_by_position {
             fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<$type> {
                 let tag = $crate::wire::take_tag(input, <$type>::ALL.len() as u64)?;
                 Ok(<$type>::ALL[tag as usize])
+            }
+            #[cfg(feature = "spec")]
+            fn largest(_budget: usize) -> Vec<$type> {
+                <$type>::ALL.to_vec()
             }
         }
     };
@@ -203,6 +312,13 @@ macro_rules! wire_struct {
             fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<$type> {
                 Ok($type { $( $field: $crate::wire::Wire::take(input)?, )* })
             }
+            #[cfg(feature = "spec")]
+            fn largest(budget: usize) -> Vec<$type> {
+                let share = budget / <[&str]>::len(&[$(stringify!($field)),*]).max(1);
+                $crate::wire::largest_by_fields(|n, fresh| $type {
+                    $( $field: $crate::wire::nth_largest(share, n, fresh), )*
+                })
+            }
         }
     };
 }
@@ -217,6 +333,10 @@ impl Wire for std::cmp::Ordering {
             1 => std::cmp::Ordering::Equal,
             _ => std::cmp::Ordering::Greater,
         })
+    }
+    #[cfg(feature = "spec")]
+    fn largest(_budget: usize) -> Vec<Self> {
+        vec![std::cmp::Ordering::Greater]
     }
 }
 
@@ -253,6 +373,21 @@ macro_rules! wire_enum {
                 )+
                 Err($crate::wire::invalid("unknown tag"))
             }
+            #[cfg(feature = "spec")]
+            fn largest(budget: usize) -> Vec<$type> {
+                let mut values = Vec::new();
+                $(
+                    let fields = <[&str]>::len(&[$($(stringify!($field)),+)? $($(stringify!($named)),+)?]);
+                    let share = budget.saturating_sub(1) / fields.max(1);
+                    values.extend($crate::wire::largest_by_fields(|n, fresh| {
+                        let _ = (share, n, &fresh);
+                        $type::$variant
+                            $(( $({ let _ = stringify!($field); $crate::wire::nth_largest(share, n, fresh) }),+ ))?
+                            $({ $($named: $crate::wire::nth_largest(share, n, fresh)),+ })?
+                    }));
+                )+
+                values
+            }
         }
     };
 }
@@ -286,5 +421,50 @@ mod tests {
         assert!(Vec::<u8>::take(&mut [0xff, 0xff, 0xff, 0xff, 0x7f].as_slice()).is_err());
         assert!(Card::take(&mut [52u8].as_slice()).is_err());
         assert!(u64::take(&mut [0xffu8; 11].as_slice()).is_err());
+    }
+
+    #[cfg(feature = "spec")]
+    #[test]
+    fn the_largest_values_fill_their_budget_in_every_shape() {
+        #[derive(Debug)]
+        enum Shape {
+            Empty,
+            Pair(u32, Vec<Card>),
+            Named { text: String, flag: Option<bool> },
+        }
+        crate::wire_enum!(Shape {
+            Empty,
+            Pair(number, cards),
+            Named { text, flag }
+        });
+        let budget = 1 << 16;
+        let shapes = Shape::largest(budget);
+        assert!(
+            matches!(
+                &shapes[..],
+                [
+                    Shape::Empty,
+                    Shape::Pair(u32::MAX, _),
+                    Shape::Named {
+                        flag: Some(true),
+                        ..
+                    }
+                ]
+            ),
+            "{shapes:?}"
+        );
+        for shape in &shapes {
+            assert!(encoded_len(shape) <= budget, "{shape:?} is over budget");
+        }
+        // Each field of a variant has half the budget, less what a length takes.
+        let filled = |len: usize| len + 20 >= budget / 2;
+        assert!(matches!(&shapes[1], Shape::Pair(_, cards) if filled(cards.len())));
+        assert!(matches!(&shapes[2], Shape::Named { text, .. } if filled(text.len())));
+        let lists = Vec::<Vec<Card>>::largest(1 << 24);
+        assert_eq!(
+            lists[0].len(),
+            MAX_LIST as usize,
+            "as many lists as the wire takes"
+        );
     }
 }
