@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use reference::bugs::{Bug, Library};
 
-use crate::compile::{self, Build};
+use crate::compile::{self, Build, stable_hash};
 use crate::runner::{Launcher, once::Ending};
 use crate::sandbox::Sandbox;
 
@@ -33,12 +33,29 @@ pub use verdicts::Which;
 /// The most of a student's file read.
 const FILE_CAP: u64 = 1 << 20;
 
-/// A student's file that holds an assignment's tests.
+/// The most files of `tests/` read.
+const TEST_FILES_CAP: usize = 64;
+
+/// A student's file that holds an assignment's tests: the assignment's own file, whose
+/// `#[cfg(test)]` modules hold them, or an integration test of `tests/`, a file of tests
+/// that names the student's crate.
 pub struct StudentFile {
     /// Its path in the crate, as reports show it.
     pub shown: String,
     pub text: String,
+    /// Its test modules; an integration test's one module is the whole file.
     pub modules: Vec<source::TestModule>,
+    /// An integration test's name for the student's crate (its library's name).
+    pub names_crate: Option<String>,
+}
+
+/// A student's test, by its path in the harness's module of an implementation and by the
+/// name reports show, which says where it came from (`src/plaisante_hand.rs::tests::pair`,
+/// `tests/hands.rs::three_kings`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestName {
+    pub in_harness: String,
+    pub shown: String,
 }
 
 impl StudentFile {
@@ -56,59 +73,133 @@ impl StudentFile {
         else {
             return Ok(None);
         };
-        let mut text = String::new();
-        compile::open_regular(&root.join(&shown))
-            .and_then(|file| file.take(FILE_CAP).read_to_string(&mut text))
-            .map_err(|error| format!("{shown} cannot be read: {error}"))?;
+        let text = read(root, &shown)?;
         let modules = source::test_modules(&text)
             .ok_or_else(|| format!("{shown}: a `#[cfg(test)]` module's braces do not close"))?;
         Ok(Some(StudentFile {
             shown,
             text,
             modules,
+            names_crate: None,
         }))
     }
 
-    /// Why the file cannot be built beside the reference's source: each place where it
-    /// could read a file or the environment while it compiles.
-    pub fn refusal(&self) -> Option<String> {
-        let reads = source::compile_time_reads(&self.text);
-        (!reads.is_empty()).then(|| {
-            let places: Vec<String> = reads
-                .iter()
-                .map(|(line, what)| format!("{}:{line} uses {what}", self.shown))
-                .collect();
-            format!(
-                "your tests cannot be graded: {}, which could read files while the grader compiles them; remove {}",
-                places.join(", "),
-                if reads.len() == 1 { "it" } else { "them" }
-            )
-        })
+    /// The integration tests of the crate at `root` that test `assignment`: the files of
+    /// `tests/` that name its module, or every one when the crate is that one file
+    /// (`whole_crate`). None is read when the crate's library has no name to call it by.
+    pub fn integration(
+        root: &Path,
+        assignment: &str,
+        whole_crate: bool,
+    ) -> Result<Vec<StudentFile>, String> {
+        let folder = root.join("tests");
+        let Some(names_crate) = crate_name(root) else {
+            return Ok(Vec::new());
+        };
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            return Ok(Vec::new());
+        };
+        let mut paths: Vec<String> = entries
+            .filter_map(|entry| {
+                let entry = entry.ok()?;
+                let name = entry.file_name().into_string().ok()?;
+                let regular = entry.file_type().ok()?.is_file();
+                (regular && name.ends_with(".rs")).then(|| format!("tests/{name}"))
+            })
+            .collect();
+        paths.sort();
+        paths.truncate(TEST_FILES_CAP);
+        let mut files = Vec::new();
+        for shown in paths {
+            let text = read(root, &shown)?;
+            if !whole_crate && !source::names_word(&text, assignment) {
+                continue;
+            }
+            let tests = source::file_tests(&text)
+                .ok_or_else(|| format!("{shown}: its braces do not close"))?;
+            let module = source::TestModule {
+                // Like the implementations' names, one no item of the student's can have.
+                name: format!("m{:016x}", stable_hash(&shown)),
+                bytes: 0..text.len(),
+                lines: 1..text.matches('\n').count() + 2,
+                tests,
+            };
+            files.push(StudentFile {
+                shown,
+                text,
+                modules: vec![module],
+                names_crate: Some(names_crate.clone()),
+            });
+        }
+        Ok(files)
     }
 
-    /// Each `#[test]` found, by its path in the file (`tests::counts_kings`).
-    pub fn test_paths(&self) -> Vec<String> {
-        self.modules
-            .iter()
+    /// Test `test` of module `module`, by its names.
+    pub fn test_name(&self, module: usize, test: usize) -> TestName {
+        let (module, test) = (&self.modules[module], &self.modules[module].tests[test]);
+        let in_harness = format!("{}::{}", module.name, test.name);
+        let shown = match self.names_crate {
+            Some(_) => format!("{}::{}", self.shown, test.name),
+            None => format!("{}::{in_harness}", self.shown),
+        };
+        TestName { in_harness, shown }
+    }
+
+    /// Each `#[test]` found, by its names.
+    pub fn tests(&self) -> Vec<TestName> {
+        (0..self.modules.len())
             .flat_map(|module| {
-                module
-                    .tests
-                    .iter()
-                    .map(move |test| format!("{}::{}", module.name, test.name))
+                (0..self.modules[module].tests.len()).map(move |test| self.test_name(module, test))
             })
             .collect()
     }
+}
 
-    /// The number of `#[test]`s found.
-    pub fn test_count(&self) -> usize {
-        self.modules.iter().map(|module| module.tests.len()).sum()
-    }
+/// The text of the file `shown` of the crate at `root`, at most [`FILE_CAP`] bytes of it.
+fn read(root: &Path, shown: &str) -> Result<String, String> {
+    let mut text = String::new();
+    compile::open_regular(&root.join(shown))
+        .and_then(|file| file.take(FILE_CAP).read_to_string(&mut text))
+        .map_err(|error| format!("{shown} cannot be read: {error}"))?;
+    Ok(text)
+}
+
+/// The name the crate at `root`'s integration tests call it by, when it is an identifier:
+/// the name is written into the harness's source.
+fn crate_name(root: &Path) -> Option<String> {
+    let name = compile::locate(root).ok()?.lib_name;
+    let mut chars = name.chars();
+    let identifier = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    identifier.then_some(name)
+}
+
+/// Why `files` cannot be built beside the reference's source: each place where one could
+/// read a file or the environment while it compiles.
+fn refusal(files: &[StudentFile]) -> Option<String> {
+    let places: Vec<String> = files
+        .iter()
+        .flat_map(|file| {
+            source::compile_time_reads(&file.text)
+                .into_iter()
+                .map(|(line, what)| format!("{}:{line} uses {what}", file.shown))
+        })
+        .collect();
+    (!places.is_empty()).then(|| {
+        format!(
+            "your tests cannot be graded: {}, which could read files while the grader compiles them; remove {}",
+            places.join(", "),
+            if places.len() == 1 { "it" } else { "them" }
+        )
+    })
 }
 
 /// How the group's tests came out.
 #[derive(Debug)]
 pub struct Graded {
-    /// The file the tests were read from.
+    /// Where the tests were looked for.
     pub file: Option<String>,
     /// Why nothing could be graded, if so.
     pub stopped: Option<String>,
@@ -116,7 +207,7 @@ pub struct Graded {
     pub left_out: Vec<(String, String)>,
     /// Tests that fail on the reference, each with what it said.
     pub invalid: Vec<(String, String)>,
-    /// Tests that pass on the reference, by their path in the student's file.
+    /// Tests that pass on the reference, by their shown names.
     pub valid: Vec<String>,
     /// Each bug graded, and the valid test that caught it, with what it said.
     pub caught: BTreeMap<String, Option<(String, String)>>,
@@ -170,18 +261,27 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
         yours: Err(why),
         ..Graded::default()
     };
-    let file = match StudentFile::find(root, grading.library.assignment) {
+    let assignment = grading.library.assignment;
+    let file = match StudentFile::find(root, assignment) {
         Ok(Some(file)) => file,
         Ok(None) => return no_tests(None, &bugs),
         Err(why) => return stopped(why),
     };
-    if let Some(why) = file.refusal() {
+    let whole_crate = file.shown == "src/lib.rs";
+    let searched = format!("{} or tests/", file.shown);
+    let mut files = vec![file];
+    match StudentFile::integration(root, assignment, whole_crate) {
+        Ok(integration) => files.extend(integration),
+        Err(why) => return stopped(why),
+    }
+    if let Some(why) = refusal(&files) {
         return stopped(why);
     }
-    if file.test_count() == 0 {
-        return no_tests(Some(file.shown), &bugs);
+    let all: Vec<TestName> = files.iter().flat_map(StudentFile::tests).collect();
+    if all.is_empty() {
+        return no_tests(Some(searched), &bugs);
     }
-    let built = match harness::build(root, &file, grading, &bugs) {
+    let built = match harness::build(root, &files, grading, &bugs) {
         Ok(built) => built,
         Err(why) => return stopped(why),
     };
@@ -189,25 +289,27 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
         Ok(launcher) => launcher,
         Err(error) => return stopped(format!("cannot set your tests up to run: {error}")),
     };
-    let in_module = |module: &str, tests: &[String]| -> Vec<String> {
+    let among = |list: &[(String, String)], test: &TestName| {
+        list.iter().any(|(shown, _)| *shown == test.shown)
+    };
+    let in_module = |module: &str, tests: &[&TestName]| -> Vec<String> {
         tests
             .iter()
-            .map(|test| format!("{module}::{test}"))
+            .map(|test| format!("{module}::{}", test.in_harness))
             .collect()
     };
-    let all = file.test_paths();
-    let graded_tests: Vec<String> = all
+    let graded_tests: Vec<&TestName> = all
         .iter()
-        .filter(|test| !built.left_out.iter().any(|(left_out, _)| left_out == *test))
-        .cloned()
+        .filter(|test| !among(&built.left_out, test))
         .collect();
     let (reference, yours) = (built.names.reference(), built.names.yours());
+    // A test's full path in the harness, less its implementation's module, is its own.
     let shown = |full: &str| {
         full.split_once("::")
-            .map_or(full, |(_, test)| test)
-            .to_string()
+            .and_then(|(_, path)| all.iter().find(|test| test.in_harness == path))
+            .map_or_else(|| run::unhidden(full), |test| test.shown.clone())
     };
-    let failures = |outcome: std::collections::BTreeMap<String, Result<(), String>>| {
+    let failures = |outcome: BTreeMap<String, Result<(), String>>| {
         outcome
             .into_iter()
             .filter_map(|(test, outcome)| outcome.err().map(|said| (shown(&test), said)))
@@ -216,24 +318,36 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
     // The reference and the student's own code in one run.
     let mut first = in_module(&reference, &graded_tests);
     if let Some(yours) = &yours {
-        first.extend(in_module(yours, &all));
+        let runs_on_yours: Vec<&TestName> = all
+            .iter()
+            .filter(|test| !among(&built.not_on_yours, test))
+            .collect();
+        first.extend(in_module(yours, &runs_on_yours));
     }
     let (on_reference, on_yours): (Vec<_>, Vec<_>) =
         run::results(&launcher, &first, grading.timeout)
             .into_iter()
             .partition(|(test, _)| test.starts_with(&format!("{reference}::")));
     let mut graded = Graded {
-        file: Some(file.shown.clone()),
+        file: Some(searched),
         left_out: built.left_out.clone(),
         yours: match yours {
-            Some(_) => Ok(failures(on_yours.into_iter().collect())),
+            Some(_) => {
+                let mut failed = failures(on_yours.into_iter().collect());
+                failed.extend(built.not_on_yours.iter().cloned());
+                Ok(failed)
+            }
             None => Err(built.yours_left_out.clone().unwrap_or_default()),
         },
         ..Graded::default()
     };
+    let mut valid = Vec::new();
     for (test, outcome) in on_reference {
         match outcome {
-            Ok(()) => graded.valid.push(shown(&test)),
+            Ok(()) => {
+                graded.valid.push(shown(&test));
+                valid.extend(test.split_once("::").map(|(_, path)| path.to_string()));
+            }
             Err(said) => graded.invalid.push((shown(&test), said)),
         }
     }
@@ -242,22 +356,25 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
         &launcher,
         &bugs
             .iter()
-            .flat_map(|bug| in_module(&built.names.of_bug(bug.name), &graded.valid))
+            .flat_map(|bug| {
+                let module = built.names.of_bug(bug.name);
+                valid.iter().map(move |path| format!("{module}::{path}"))
+            })
             .collect::<Vec<_>>(),
         grading.timeout,
     );
-    let caught =
-        bugs.iter().map(|bug| {
-            let module = built.names.of_bug(bug.name);
-            let catcher = graded.valid.iter().find_map(|test| {
-                match on_bugs.get(&format!("{module}::{test}")) {
-                    Some(Err(said)) => Some((test.clone(), said.clone())),
-                    _ => None,
-                }
-            });
-            (bug.name.to_string(), catcher)
+    let caught = bugs.iter().map(|bug| {
+        let module = built.names.of_bug(bug.name);
+        let catcher = valid.iter().find_map(|path| {
+            let full = format!("{module}::{path}");
+            match on_bugs.get(&full) {
+                Some(Err(said)) => Some((shown(&full), said.clone())),
+                _ => None,
+            }
         });
-    graded.caught = caught.into_iter().collect();
+        (bug.name.to_string(), catcher)
+    });
+    graded.caught = caught.collect();
     graded
 }
 

@@ -46,38 +46,53 @@ impl Names {
 pub struct Built {
     pub executable: compile::Built,
     pub names: Names,
-    /// Tests left out because they do not compile against the contract, each with why.
+    /// Tests left out because they do not compile against the contract, each by its shown
+    /// name with why.
     pub left_out: Vec<(String, String)>,
+    /// Integration tests that do not compile against the student's own file, each with why.
+    pub not_on_yours: Vec<(String, String)>,
     /// Why the student's own module was left out, if it was.
     pub yours_left_out: Option<String>,
+}
+
+/// Tests left out of the copies of the student's tests, by file, module and test index.
+#[derive(Default, Clone)]
+struct Blanked {
+    tests: BTreeSet<(usize, usize, usize)>,
+    /// Whole modules, by file and module index.
+    modules: BTreeSet<(usize, usize)>,
 }
 
 /// What the harness leaves out of the student's text.
 #[derive(Default, Clone)]
 struct Excluded {
-    /// Tests, by module and test index.
-    tests: BTreeSet<(usize, usize)>,
-    /// Whole modules, by index.
-    modules: BTreeSet<usize>,
+    /// From the copies graded against the reference and the bugs.
+    graded: Blanked,
+    /// From the integration tests' copies on the student's own file.
+    on_yours: Blanked,
     /// The student's own module.
     yours: bool,
 }
 
 /// Where a line of the generated crate comes from.
 enum Region {
-    /// Test module `module` of the student's file, its first line at `first`.
+    /// Test module `module` of the student's file `file`, its first line at `first`; in
+    /// the student's own module or an implementation's.
     Tests {
+        file: usize,
         module: usize,
         first: usize,
+        on_yours: bool,
     },
     Yours,
 }
 
-/// Builds the harness of `file`'s tests for `grading`'s reference and `bugs`; a test that
-/// does not compile against the contract is left out and the harness built once more.
+/// Builds the harness of `files`' tests (the assignment's file first, then its
+/// integration tests) for `grading`'s reference and `bugs`; a test that does not compile
+/// against the contract is left out and the harness built once more.
 pub fn build(
     root: &Path,
-    file: &StudentFile,
+    files: &[StudentFile],
     grading: &Grading,
     bugs: &[Bug],
 ) -> Result<Built, String> {
@@ -101,12 +116,34 @@ pub fn build(
         stable_hash(&root.display().to_string())
     );
     let mut excluded = Excluded::default();
-    let mut left_out = Vec::new();
+    // Each test left out with the error that left it out, in the graded copies and on yours.
+    let mut left_out: Vec<(String, String)> = Vec::new();
+    let mut not_on_yours: Vec<(String, String)> = Vec::new();
     let mut yours_left_out = None;
     for attempt in 0..2 {
-        let (text, regions) = crate_text(file, &implementations, &names, &excluded);
+        let (text, regions) = crate_text(
+            files,
+            library.assignment,
+            &implementations,
+            &names,
+            &excluded,
+        );
         let errors = match compile::build_harness(&tag, &text, grading.sandbox, grading.build) {
             Ok(executable) => {
+                let runs_on_yours = |test: &str| {
+                    !excluded.yours && !not_on_yours.iter().any(|(shown, _)| shown == test)
+                };
+                let left_out = left_out
+                    .iter()
+                    .map(|(test, why)| {
+                        let still = if runs_on_yours(test) {
+                            "; it still runs on your own code"
+                        } else {
+                            ""
+                        };
+                        (test.clone(), format!("{why}{still}"))
+                    })
+                    .collect();
                 return Ok(Built {
                     executable,
                     names: Names {
@@ -114,6 +151,7 @@ pub fn build(
                         ..names
                     },
                     left_out,
+                    not_on_yours,
                     yours_left_out,
                 });
             }
@@ -135,27 +173,40 @@ pub fn build(
                     yours_left_out.get_or_insert_with(|| {
                         format!(
                             "{} does not build on its own, apart from the rest of your crate ({}); `cargo test` runs your tests",
-                            file.shown, error.message
+                            files[0].shown, error.message
                         )
                     });
                 }
-                Region::Tests { module, first } => {
+                Region::Tests {
+                    file,
+                    module,
+                    first,
+                    on_yours,
+                } => {
+                    let (blanked, list, why) = match on_yours {
+                        false => (&mut excluded.graded, &mut left_out, why_left_out(error)),
+                        true => (
+                            &mut excluded.on_yours,
+                            &mut not_on_yours,
+                            format!(
+                                "it does not build against {} alone ({})",
+                                files[0].shown, error.message
+                            ),
+                        ),
+                    };
                     let at = first + line;
-                    let tests = &file.modules[module].tests;
+                    let tests = &files[file].modules[module].tests;
                     let hit: Vec<usize> = match tests.iter().position(|t| t.lines.contains(&at)) {
                         Some(test) => vec![test],
                         // Outside any test (an import, a helper): the whole module.
                         None => {
-                            excluded.modules.insert(module);
+                            blanked.modules.insert((file, module));
                             (0..tests.len()).collect()
                         }
                     };
                     for test in hit {
-                        if excluded.tests.insert((module, test)) {
-                            left_out.push((
-                                format!("{}::{}", file.modules[module].name, tests[test].name),
-                                why_left_out(error),
-                            ));
+                        if blanked.tests.insert((file, module, test)) {
+                            list.push((files[file].test_name(module, test).shown, why.clone()));
                         }
                     }
                 }
@@ -178,18 +229,17 @@ fn why_left_out(error: &GeneratedError) -> String {
     .iter()
     .any(|words| message.contains(words));
     match message.split('`').nth(1) {
-        Some(name) if missing => format!(
-            "this test uses `{name}`, which the contract does not have; it still runs on your own code"
-        ),
-        _ => format!(
-            "this test does not compile against the contract ({message}); it still runs on your own code"
-        ),
+        Some(name) if missing => {
+            format!("this test uses `{name}`, which the contract does not have")
+        }
+        _ => format!("this test does not compile against the contract ({message})"),
     }
 }
 
 /// The generated crate's root, and where each of its lines of the student's comes from.
 fn crate_text(
-    file: &StudentFile,
+    files: &[StudentFile],
+    assignment: &str,
     implementations: &[(String, String)],
     names: &Names,
     excluded: &Excluded,
@@ -198,46 +248,110 @@ fn crate_text(
         "// Generated by cardgrade: the student's tests, once per implementation.\n#![allow(warnings)]\n",
     );
     let mut regions = Vec::new();
-    let line = |text: &str| text.matches('\n').count() + 1;
-    let uses = source::file_uses(&file.text).join("\n");
+    let uses = source::file_uses(&files[0].text).join("\n");
+    let mut copy = Copy {
+        files,
+        assignment,
+        text: &mut text,
+        regions: &mut regions,
+    };
     for (module, implementation) in implementations {
-        text.push_str(&format!(
-            "pub mod {module} {{\nmod implementation {{\n{implementation}\n}}\npub use implementation::*;\n{uses}\n"
+        copy.text.push_str(&format!(
+            "pub mod {module} {{\npub mod implementation {{\n{implementation}\n}}\npub use implementation::*;\n{uses}\n"
         ));
-        for (index, tests) in file.modules.iter().enumerate() {
-            if excluded.modules.contains(&index) {
-                continue;
-            }
-            let first = line(&text);
-            text.push_str(&without_excluded(file, index, excluded));
-            regions.push((
-                first..line(&text) + 1,
-                Region::Tests {
-                    module: index,
-                    first: tests.lines.start,
-                },
-            ));
-            text.push('\n');
-        }
-        text.push_str("}\n");
+        copy.tests(
+            &format!("crate::{module}::implementation"),
+            &excluded.graded,
+            false,
+        );
+        copy.text.push_str("}\n");
     }
     if let Some(yours) = names.yours().filter(|_| !excluded.yours) {
-        text.push_str(&format!("pub mod {yours} {{\n"));
-        let first = line(&text);
-        text.push_str(&source::without_file_modules(&file.text));
-        regions.push((first..line(&text) + 1, Region::Yours));
-        text.push_str("\n}\n");
+        copy.text.push_str(&format!("pub mod {yours} {{\n"));
+        let first = line_count(copy.text);
+        copy.text
+            .push_str(&source::without_file_modules(&files[0].text));
+        copy.regions
+            .push((first..line_count(copy.text) + 1, Region::Yours));
+        copy.text.push('\n');
+        // The student's own module holds its test modules already.
+        copy.files = &files[1..];
+        copy.tests(&format!("crate::{yours}"), &excluded.on_yours, true);
+        copy.text.push_str("}\n");
     }
     (text, regions)
 }
 
-/// Test module `index` of `file`, its excluded tests blanked line for line.
-fn without_excluded(file: &StudentFile, index: usize, excluded: &Excluded) -> String {
-    let module = &file.modules[index];
-    let mut text = file.text[module.bytes.clone()].to_string();
-    for (test_index, test) in module.tests.iter().enumerate().rev() {
-        if excluded.tests.contains(&(index, test_index)) {
-            let range = test.bytes.start - module.bytes.start..test.bytes.end - module.bytes.start;
+/// The line the end of `text` is on.
+fn line_count(text: &str) -> usize {
+    text.matches('\n').count() + 1
+}
+
+/// The student's test modules being copied into the harness, with where their lines went.
+struct Copy<'a> {
+    files: &'a [StudentFile],
+    assignment: &'a str,
+    text: &'a mut String,
+    regions: &'a mut Vec<(std::ops::Range<usize>, Region)>,
+}
+
+impl Copy<'_> {
+    /// Each test module not `blanked` of the files, into the module of the implementation
+    /// at `implementation`: an integration test in a module of its own, beside a module
+    /// named as the student's crate that re-exports the implementation (as the
+    /// assignment's module and at its root) and its `submission()`.
+    fn tests(&mut self, implementation: &str, blanked: &Blanked, on_yours: bool) {
+        // Files are numbered as the grader reads them: the student's own module skips the
+        // assignment's file.
+        let skipped = usize::from(on_yours);
+        for (index, file) in self.files.iter().enumerate() {
+            let file_index = index + skipped;
+            for (module, tests) in file.modules.iter().enumerate() {
+                if blanked.modules.contains(&(file_index, module)) {
+                    continue;
+                }
+                if file.names_crate.is_some() {
+                    self.text.push_str(&format!("mod {} {{\n", tests.name));
+                }
+                let first = line_count(self.text);
+                self.text
+                    .push_str(&without_blanked(file, file_index, module, blanked));
+                self.text.push('\n');
+                if let Some(names_crate) = &file.names_crate {
+                    let assignment = self.assignment;
+                    self.text.push_str(&format!(
+                        "pub mod {names_crate} {{\npub use {implementation}::*;\npub use {implementation} as {assignment};\npub fn submission() -> ::grader_api::Submission {{\n{implementation}::register(::grader_api::Submission::new())\n}}\n}}\n}}\n"
+                    ));
+                }
+                // An error in the module made for an integration test leaves it out too.
+                self.regions.push((
+                    first..line_count(self.text),
+                    Region::Tests {
+                        file: file_index,
+                        module,
+                        first: tests.lines.start,
+                        on_yours,
+                    },
+                ));
+            }
+        }
+    }
+}
+
+/// Test module `module` of `file` (number `file_index`), its blanked tests blanked line for
+/// line.
+fn without_blanked(
+    file: &StudentFile,
+    file_index: usize,
+    module: usize,
+    blanked: &Blanked,
+) -> String {
+    let tests_module = &file.modules[module];
+    let start = tests_module.bytes.start;
+    let mut text = file.text[tests_module.bytes.clone()].to_string();
+    for (test_index, test) in tests_module.tests.iter().enumerate().rev() {
+        if blanked.tests.contains(&(file_index, module, test_index)) {
+            let range = test.bytes.start - start..test.bytes.end - start;
             let blank = "\n".repeat(text[range.clone()].matches('\n').count());
             text.replace_range(range, &blank);
         }

@@ -144,6 +144,7 @@ fn raw_string_start(rest: &[u8]) -> Option<usize> {
 /// A `#[test]` of a student's test module.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TestFn {
+    /// Its path in its module: its name, after the modules nested in it (`more::kings`).
     pub name: String,
     /// Its lines in the file, its attributes included.
     pub lines: Range<usize>,
@@ -226,6 +227,26 @@ pub fn test_modules(text: &str) -> Option<Vec<TestModule>> {
         n = close + 1;
     }
     Some(modules)
+}
+
+/// The `#[test]`s of a whole file, as of an integration test (`tests/*.rs`); None when its
+/// braces do not close.
+pub fn file_tests(text: &str) -> Option<Vec<TestFn>> {
+    let tokens = tokens(text);
+    let mut depth = 0usize;
+    for token in &tokens {
+        match token.text.as_str() {
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" | "}" => depth = depth.checked_sub(1)?,
+            _ => {}
+        }
+    }
+    (depth == 0).then(|| tests_in(&tokens))
+}
+
+/// Whether `text` names `word` in its code: as an identifier, not in a string or a comment.
+pub fn names_word(text: &str, word: &str) -> bool {
+    tokens(text).iter().any(|token| token.ident && token.text == word)
 }
 
 /// The file's own `use` declarations of other crates (`grader_api`, `std`), as written:
@@ -313,7 +334,8 @@ fn close_of(tokens: &[Token], open: usize) -> Option<usize> {
     None
 }
 
-/// The `#[test]` functions among the items of a module's body.
+/// The `#[test]` functions among the items of a module's body, and in the modules nested
+/// in it.
 fn tests_in(body: &[Token]) -> Vec<TestFn> {
     let mut tests = Vec::new();
     let mut item_start = 0;
@@ -334,11 +356,26 @@ fn tests_in(body: &[Token]) -> Vec<TestFn> {
         };
         if let Some(end) = ends_item {
             let item = &body[item_start..=end];
+            // A module whose body is the item's last brace group: its tests, by their path.
+            let module = item
+                .windows(3)
+                .position(|w| w[0].text == "mod" && w[1].ident && w[2].text == "{")
+                .filter(|&at| close_of(item, at + 2) == Some(item.len() - 1));
             let is_test = item.windows(4).any(|w| {
                 w[0].text == "#" && w[1].text == "[" && w[2].text == "test" && w[3].text == "]"
             });
             let name = item.windows(2).find(|w| w[0].text == "fn" && w[1].ident);
-            if let (true, Some(name)) = (is_test, name) {
+            if let Some(at) = module {
+                let module = &item[at + 1].text;
+                tests.extend(
+                    tests_in(&item[at + 3..item.len() - 1])
+                        .into_iter()
+                        .map(|test| TestFn {
+                            name: format!("{module}::{}", test.name),
+                            ..test
+                        }),
+                );
+            } else if let (true, Some(name)) = (is_test, name) {
                 tests.push(TestFn {
                     name: name[1].text.clone(),
                     lines: item[0].line..body[end].line + 1,
@@ -395,6 +432,27 @@ mod tests {
         assert_eq!(module.tests[1].lines, 21..24);
         assert!(STUDENT[module.tests[1].bytes.clone()].starts_with("#[test]\n    #[should_panic]"));
         assert!(STUDENT[module.bytes.clone()].ends_with("}\n}"));
+    }
+
+    #[test]
+    fn tests_of_modules_nested_in_a_test_module_are_found_by_their_path() {
+        let text = "#[cfg(test)]\nmod tests {\n    #[test]\n    fn outer() {}\n    mod more {\n        use super::*;\n        #[test]\n        fn inner() {}\n        pub mod deeper { #[test] fn deepest() {} }\n    }\n}\n";
+        let modules = test_modules(text).unwrap();
+        let names: Vec<&str> = modules[0].tests.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["outer", "more::inner", "more::deeper::deepest"]);
+        assert_eq!(modules[0].tests[1].lines, 7..9);
+        assert!(text[modules[0].tests[2].bytes.clone()].starts_with("#[test] fn deepest"));
+    }
+
+    #[test]
+    fn an_integration_files_tests_are_its_whole_texts() {
+        let text = "//! Hands.\n#![allow(unused)]\nuse my_submission::plaisante_hand::Hand;\n\n#[test]\nfn three_kings() {}\n\nmod more {\n    #[test]\n    fn four_kings() {}\n}\n";
+        let names: Vec<String> = file_tests(text).unwrap().into_iter().map(|t| t.name).collect();
+        assert_eq!(names, ["three_kings", "more::four_kings"]);
+        assert!(names_word(text, "plaisante_hand"));
+        assert!(!names_word(text, "Hands"));
+        assert_eq!(file_tests("#[test]\nfn open() {\n"), None);
+        assert_eq!(file_tests("fn shut() {}}\n{"), None);
     }
 
     #[test]
