@@ -213,6 +213,9 @@ pub struct Graded {
     pub caught: BTreeMap<String, Option<(String, String)>>,
     /// The student's tests on their own code: the ones that failed, or why they could not run.
     pub yours: Result<Vec<(String, String)>, String>,
+    /// Integration tests that do not build against the student's assignment file alone
+    /// (they use another module of the crate), each with why.
+    pub not_run_on_yours: Vec<(String, String)>,
 }
 
 impl Default for Graded {
@@ -226,6 +229,7 @@ impl Default for Graded {
             valid: Vec::new(),
             caught: BTreeMap::new(),
             yours: Ok(Vec::new()),
+            not_run_on_yours: Vec::new(),
         }
     }
 }
@@ -320,7 +324,7 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
     if let Some(yours) = &yours {
         let runs_on_yours: Vec<&TestName> = all
             .iter()
-            .filter(|test| !among(&built.not_on_yours, test))
+            .filter(|test| !among(&built.not_run_on_yours, test))
             .collect();
         first.extend(in_module(yours, &runs_on_yours));
     }
@@ -331,12 +335,9 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
     let mut graded = Graded {
         file: Some(searched),
         left_out: built.left_out.clone(),
+        not_run_on_yours: built.not_run_on_yours.clone(),
         yours: match yours {
-            Some(_) => {
-                let mut failed = failures(on_yours.into_iter().collect());
-                failed.extend(built.not_on_yours.iter().cloned());
-                Ok(failed)
-            }
+            Some(_) => Ok(failures(on_yours.into_iter().collect())),
             None => Err(built.yours_left_out.clone().unwrap_or_default()),
         },
         ..Graded::default()

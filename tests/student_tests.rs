@@ -97,7 +97,9 @@ fn exactly_the_bugs_the_tests_catch_pass_and_each_names_its_catcher() {
         ["bug_pair_at_least_two", "bug_three_at_least_three"]
     );
     assert!(
-        stdout.contains("tests::three_sevens_are_not_a_pair caught bug-pair-at-least-two"),
+        stdout.contains(
+            "your tests: src/lib.rs::tests::three_sevens_are_not_a_pair caught bug-pair-at-least-two"
+        ),
         "{stdout}"
     );
 }
@@ -177,6 +179,112 @@ fn a_test_of_a_private_helper_is_not_graded_but_runs_on_the_students_code() {
     assert!(result_line(&stdout, &format!("{GROUP}::pass_on_your_code")).ends_with("ok"));
 }
 
+/// A crate laid out as the template is, `src/plaisante_hand.rs` beside its `src/lib.rs`
+/// (which holds a module of its own, `scoring`), named `name`: the reference's code with a
+/// public helper the contract lacks, its own tests `src_tests` at the file's end, and more
+/// files `files` (`tests/*.rs`).
+fn laid_out(name: &'static str, src_tests: &str, files: &[(&'static str, &str)]) -> PathBuf {
+    let library = support::library("plaisante_hand");
+    let code = grader::mutant::module_source::<&str, &str>(library, &[]).unwrap();
+    let mut crate_ = Mutant::of("plaisante_hand", name, "correct, laid out as the template", &[])
+        .with_file(
+            "src/lib.rs",
+            "pub mod plaisante_hand;\n\npub mod scoring {\n    pub fn points() -> u32 {\n        3\n    }\n}\n\npub fn submission() -> grader_api::Submission {\n    grader_api::Submission::new().with(plaisante_hand::register)\n}\n",
+        )
+        .with_file(
+            "src/plaisante_hand.rs",
+            &format!("{code}\n/// Not in the contract.\npub fn count_helper() -> usize {{\n    2\n}}\n\n{src_tests}"),
+        );
+    for (path, text) in files {
+        crate_ = crate_.with_file(path, text);
+    }
+    crate_.write()
+}
+
+/// An integration test of the crate `student_tests_layout`: a test that catches
+/// `has_pair` as "two or more", one in a nested module that catches `has_three_of_a_kind`
+/// as "three or more", one that calls the student's helper, and one that calls another
+/// module of the crate.
+const HANDS: &str = "//! The hands, from outside the crate.
+use grader_api::plaisante_hand::PlaisanteHand;
+use student_tests_layout::plaisante_hand::Hand;
+
+fn hand(cards: &[&str]) -> Hand {
+    Hand::new(cards.iter().map(|c| c.parse().unwrap()).collect())
+}
+
+#[test]
+fn three_sevens_are_not_a_pair() {
+    assert!(!hand(&[\"7H\", \"7D\", \"7C\", \"2S\", \"9H\"]).has_pair());
+}
+
+#[test]
+fn the_helper_counts() {
+    assert_eq!(student_tests_layout::plaisante_hand::count_helper(), 2);
+}
+
+#[test]
+fn scoring_scores() {
+    assert_eq!(student_tests_layout::scoring::points(), 3);
+}
+
+mod more {
+    use super::*;
+
+    #[test]
+    fn four_sevens_are_not_three_of_a_kind() {
+        assert!(!hand(&[\"7H\", \"7D\", \"7C\", \"7S\", \"9H\"]).has_three_of_a_kind());
+    }
+}
+";
+
+#[test]
+fn tests_in_tests_files_and_in_nested_modules_are_graded_by_where_they_come_from() {
+    // A test module nested in the file's: it catches a flush of four cards.
+    let nested = "#[cfg(test)]\nmod tests {\n    use super::*;\n\n    mod more {\n        use super::*;\n\n        #[test]\n        fn four_hearts_are_not_a_flush() {\n            let cards = [\"2H\", \"5H\", \"9H\", \"KH\"];\n            assert!(!Hand::new(cards.iter().map(|c| c.parse().unwrap()).collect()).has_flush());\n        }\n    }\n}\n";
+    // A file of tests of another assignment: not this group's.
+    let other = "use student_tests_layout::blackjack::Hand;\n\n#[test]\nfn empty() {\n    assert_eq!(Hand::new().value(), 0);\n}\n";
+    let dir = laid_out(
+        "student-tests-layout",
+        nested,
+        &[("tests/hands.rs", HANDS), ("tests/other.rs", other)],
+    );
+    let stdout = graded(&dir);
+    assert_eq!(
+        caught(&stdout),
+        [
+            "bug_pair_at_least_two",
+            "bug_three_at_least_three",
+            "bug_flush_four_cards"
+        ]
+    );
+    for catcher in [
+        "tests/hands.rs::three_sevens_are_not_a_pair caught bug-pair-at-least-two",
+        "tests/hands.rs::more::four_sevens_are_not_three_of_a_kind caught bug-three-at-least-three",
+        "src/plaisante_hand.rs::tests::more::four_hearts_are_not_a_flush caught bug-flush-four-cards",
+    ] {
+        assert!(stdout.contains(catcher), "{catcher} in:\n{stdout}");
+    }
+    assert!(result_line(&stdout, &format!("{GROUP}::valid_on_the_reference")).ends_with("ok"));
+    assert!(
+        stdout.contains("tests/hands.rs::the_helper_counts not graded: this test uses `count_helper`, which the contract does not have; it still runs on your own code"),
+        "{stdout}"
+    );
+    // The harness holds the assignment's file, not the rest of the crate.
+    let scoring = "tests/hands.rs::scoring_scores not graded: this test uses `scoring`, which the contract does not have";
+    assert!(stdout.contains(scoring), "{stdout}");
+    assert!(
+        !stdout.contains(&format!("{scoring}; it still runs")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("tests/hands.rs::scoring_scores not run on your code: it does not build against src/plaisante_hand.rs alone"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("tests/other.rs"), "{stdout}");
+    assert!(result_line(&stdout, &format!("{GROUP}::pass_on_your_code")).ends_with("ok"));
+}
+
 #[test]
 fn tests_that_read_files_while_compiling_are_refused_by_line() {
     let tests = tests_of(&["
@@ -185,10 +293,21 @@ fn tests_that_read_files_while_compiling_are_refused_by_line() {
         assert!(include_str!(\"../../reference/src/plaisante_hand.rs\").len() > 0);
     }
 "]);
-    let stdout = graded(&with_tests("student-tests-include", &tests));
+    let dir = with_tests("student-tests-include", &tests);
+    std::fs::create_dir_all(dir.join("tests")).unwrap();
+    std::fs::write(
+        dir.join("tests/peek.rs"),
+        "#[test]\nfn peeks() {\n    assert!(include_bytes!(\"/etc/passwd\").len() > 0);\n}\n",
+    )
+    .unwrap();
+    let stdout = graded(&dir);
     let refused = find_failure(&stdout, &format!("{GROUP}::valid_on_the_reference")).unwrap();
     assert!(refused.contains("src/lib.rs:"), "{refused}");
     assert!(refused.contains("uses `include_str`"), "{refused}");
+    assert!(
+        refused.contains("tests/peek.rs:3 uses `include_bytes`"),
+        "{refused}"
+    );
 }
 
 #[test]
@@ -228,7 +347,7 @@ fn audit_says_which_bugs_the_templates_example_tests_catch() {
     let sixth = of("caught  tableau-sixth-card-selectable");
     assert!(
         sixth
-            .contains("the template's example test tests::a_sixth_card_is_not_selected catches it"),
+            .contains("the template's example test src/tableau.rs::tests::a_sixth_card_is_not_selected catches it"),
         "{sixth}"
     );
     let deselect = of("caught  tableau-deselect-keeps-card");

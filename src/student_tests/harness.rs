@@ -50,7 +50,7 @@ pub struct Built {
     /// name with why.
     pub left_out: Vec<(String, String)>,
     /// Integration tests that do not compile against the student's own file, each with why.
-    pub not_on_yours: Vec<(String, String)>,
+    pub not_run_on_yours: Vec<(String, String)>,
     /// Why the student's own module was left out, if it was.
     pub yours_left_out: Option<String>,
 }
@@ -118,7 +118,7 @@ pub fn build(
     let mut excluded = Excluded::default();
     // Each test left out with the error that left it out, in the graded copies and on yours.
     let mut left_out: Vec<(String, String)> = Vec::new();
-    let mut not_on_yours: Vec<(String, String)> = Vec::new();
+    let mut not_run_on_yours: Vec<(String, String)> = Vec::new();
     let mut yours_left_out = None;
     for attempt in 0..2 {
         let (text, regions) = crate_text(
@@ -131,7 +131,7 @@ pub fn build(
         let errors = match compile::build_harness(&tag, &text, grading.sandbox, grading.build) {
             Ok(executable) => {
                 let runs_on_yours = |test: &str| {
-                    !excluded.yours && !not_on_yours.iter().any(|(shown, _)| shown == test)
+                    !excluded.yours && !not_run_on_yours.iter().any(|(shown, _)| shown == test)
                 };
                 let left_out = left_out
                     .iter()
@@ -151,7 +151,7 @@ pub fn build(
                         ..names
                     },
                     left_out,
-                    not_on_yours,
+                    not_run_on_yours,
                     yours_left_out,
                 });
             }
@@ -187,7 +187,7 @@ pub fn build(
                         false => (&mut excluded.graded, &mut left_out, why_left_out(error)),
                         true => (
                             &mut excluded.on_yours,
-                            &mut not_on_yours,
+                            &mut not_run_on_yours,
                             format!(
                                 "it does not build against {} alone ({})",
                                 files[0].shown, error.message
@@ -221,6 +221,7 @@ fn why_left_out(error: &GeneratedError) -> String {
     let message = &error.message;
     let missing = [
         "cannot find",
+        "could not find",
         "no method named",
         "unresolved",
         "not found",

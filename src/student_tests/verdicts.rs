@@ -90,11 +90,24 @@ impl Graded {
                 }
             },
             Which::PassOnYourCode => match &self.yours {
-                Ok(failed) if failed.is_empty() => (Verdict::Passed, None),
+                Ok(failed) if failed.is_empty() => {
+                    let not_run = self
+                        .not_run_on_yours
+                        .iter()
+                        .map(|(test, why)| format!("{test} not run on your code: {why}"))
+                        .collect::<Vec<_>>();
+                    let note = (!not_run.is_empty())
+                        .then(|| format!("your tests: {}", not_run.join("; ")));
+                    (Verdict::Passed, note)
+                }
                 Ok(failed) => {
                     let mut failure = Failure::line("these tests fail on your own code:");
                     for (test, said) in failed {
                         failure = failure.then(Failure::line(format!("{test}: {said}")));
+                    }
+                    for (test, why) in &self.not_run_on_yours {
+                        failure = failure
+                            .then(Failure::line(format!("{test} not run on your code: {why}")));
                     }
                     (Verdict::Failed(failure), None)
                 }
