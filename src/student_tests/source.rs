@@ -246,7 +246,9 @@ pub fn file_tests(text: &str) -> Option<Vec<TestFn>> {
 
 /// Whether `text` names `word` in its code: as an identifier, not in a string or a comment.
 pub fn names_word(text: &str, word: &str) -> bool {
-    tokens(text).iter().any(|token| token.ident && token.text == word)
+    tokens(text)
+        .iter()
+        .any(|token| token.ident && token.text == word)
 }
 
 /// The file's own `use` declarations of other crates (`grader_api`, `std`), as written:
@@ -447,7 +449,11 @@ mod tests {
     #[test]
     fn an_integration_files_tests_are_its_whole_texts() {
         let text = "//! Hands.\n#![allow(unused)]\nuse my_submission::plaisante_hand::Hand;\n\n#[test]\nfn three_kings() {}\n\nmod more {\n    #[test]\n    fn four_kings() {}\n}\n";
-        let names: Vec<String> = file_tests(text).unwrap().into_iter().map(|t| t.name).collect();
+        let names: Vec<String> = file_tests(text)
+            .unwrap()
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
         assert_eq!(names, ["three_kings", "more::four_kings"]);
         assert!(names_word(text, "plaisante_hand"));
         assert!(!names_word(text, "Hands"));
