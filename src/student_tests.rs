@@ -85,7 +85,7 @@ impl StudentFile {
     }
 
     /// The integration tests of the crate at `root` that test `assignment`: the files of
-    /// `tests/` that name its module, or every one when the crate is that one file
+    /// `tests/` that name the student's module of it, or every one when the crate is that one file
     /// (`whole_crate`). None is read when the crate's library has no name to call it by.
     pub fn integration(
         root: &Path,
@@ -112,7 +112,7 @@ impl StudentFile {
         let mut files = Vec::new();
         for shown in paths {
             let text = read(root, &shown)?;
-            if !whole_crate && !source::names_word(&text, assignment) {
+            if !whole_crate && !source::names_module(&text, assignment) {
                 continue;
             }
             let tests = source::file_tests(&text)

@@ -244,11 +244,18 @@ pub fn file_tests(text: &str) -> Option<Vec<TestFn>> {
     (depth == 0).then(|| tests_in(&tokens))
 }
 
-/// Whether `text` names `word` in its code: as an identifier, not in a string or a comment.
-pub fn names_word(text: &str, word: &str) -> bool {
-    tokens(text)
-        .iter()
-        .any(|token| token.ident && token.text == word)
+/// Whether `text` names the student's module `module` in its code, not in a string or a
+/// comment: the identifier, but for grader-api's module of that name (`grader_api::tableau`
+/// is not the student's).
+pub fn names_module(text: &str, module: &str) -> bool {
+    let tokens = tokens(text);
+    tokens.iter().enumerate().any(|(n, token)| {
+        let of_the_api = n >= 3
+            && tokens[n - 3].text == "grader_api"
+            && tokens[n - 2].text == ":"
+            && tokens[n - 1].text == ":";
+        token.ident && token.text == module && !of_the_api
+    })
 }
 
 /// The file's own `use` declarations of other crates (`grader_api`, `std`), as written:
@@ -455,8 +462,11 @@ mod tests {
             .map(|t| t.name)
             .collect();
         assert_eq!(names, ["three_kings", "more::four_kings"]);
-        assert!(names_word(text, "plaisante_hand"));
-        assert!(!names_word(text, "Hands"));
+        assert!(names_module(text, "plaisante_hand"));
+        assert!(!names_module(text, "Hands"));
+        let of_the_api = "use grader_api::tableau::Tableau;\nuse my::{plaisante_hand::Hand};\n";
+        assert!(!names_module(of_the_api, "tableau"));
+        assert!(names_module(of_the_api, "plaisante_hand"));
         assert_eq!(file_tests("#[test]\nfn open() {\n"), None);
         assert_eq!(file_tests("fn shut() {}}\n{"), None);
     }
