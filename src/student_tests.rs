@@ -96,6 +96,11 @@ impl StudentFile {
         let Some(names_crate) = crate_name(root) else {
             return Ok(Vec::new());
         };
+        // Not through a link, which could lead the grader to files outside the crate.
+        let folder_itself = std::fs::symlink_metadata(&folder);
+        if !folder_itself.is_ok_and(|metadata| metadata.is_dir()) {
+            return Ok(Vec::new());
+        }
         let Ok(entries) = std::fs::read_dir(&folder) else {
             return Ok(Vec::new());
         };
@@ -308,11 +313,12 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
         .collect();
     let (reference, yours) = (built.names.reference(), built.names.yours());
     // A test's full path in the harness, less its implementation's module, is its own.
-    let shown = |full: &str| {
+    let name_of = |full: &str| {
         full.split_once("::")
             .and_then(|(_, path)| all.iter().find(|test| test.in_harness == path))
-            .map_or_else(|| run::unhidden(full), |test| test.shown.clone())
     };
+    let shown =
+        |full: &str| name_of(full).map_or_else(|| run::unhidden(full), |test| test.shown.clone());
     let failures = |outcome: BTreeMap<String, Result<(), String>>| {
         outcome
             .into_iter()
@@ -347,7 +353,7 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
         match outcome {
             Ok(()) => {
                 graded.valid.push(shown(&test));
-                valid.extend(test.split_once("::").map(|(_, path)| path.to_string()));
+                valid.extend(name_of(&test));
             }
             Err(said) => graded.invalid.push((shown(&test), said)),
         }
@@ -357,19 +363,15 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
         &launcher,
         &bugs
             .iter()
-            .flat_map(|bug| {
-                let module = built.names.of_bug(bug.name);
-                valid.iter().map(move |path| format!("{module}::{path}"))
-            })
+            .flat_map(|bug| in_module(&built.names.of_bug(bug.name), &valid))
             .collect::<Vec<_>>(),
         grading.timeout,
     );
     let caught = bugs.iter().map(|bug| {
         let module = built.names.of_bug(bug.name);
-        let catcher = valid.iter().find_map(|path| {
-            let full = format!("{module}::{path}");
-            match on_bugs.get(&full) {
-                Some(Err(said)) => Some((shown(&full), said.clone())),
+        let catcher = valid.iter().find_map(|test| {
+            match on_bugs.get(&format!("{module}::{}", test.in_harness)) {
+                Some(Err(said)) => Some((test.shown.clone(), said.clone())),
                 _ => None,
             }
         });

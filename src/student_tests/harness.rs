@@ -250,35 +250,35 @@ fn crate_text(
     );
     let mut regions = Vec::new();
     let uses = source::file_uses(&files[0].text).join("\n");
-    let mut copy = Copy {
+    let mut paste = Pasting {
         files,
         assignment,
         text: &mut text,
         regions: &mut regions,
     };
     for (module, implementation) in implementations {
-        copy.text.push_str(&format!(
+        paste.text.push_str(&format!(
             "pub mod {module} {{\npub mod implementation {{\n{implementation}\n}}\npub use implementation::*;\n{uses}\n"
         ));
-        copy.tests(
+        paste.tests(
             &format!("crate::{module}::implementation"),
             &excluded.graded,
             false,
         );
-        copy.text.push_str("}\n");
+        paste.text.push_str("}\n");
     }
     if let Some(yours) = names.yours().filter(|_| !excluded.yours) {
-        copy.text.push_str(&format!("pub mod {yours} {{\n"));
-        let first = line_count(copy.text);
-        copy.text
+        paste.text.push_str(&format!("pub mod {yours} {{\n"));
+        let first = line_count(paste.text);
+        paste
+            .text
             .push_str(&source::without_file_modules(&files[0].text));
-        copy.regions
-            .push((first..line_count(copy.text) + 1, Region::Yours));
-        copy.text.push('\n');
-        // The student's own module holds its test modules already.
-        copy.files = &files[1..];
-        copy.tests(&format!("crate::{yours}"), &excluded.on_yours, true);
-        copy.text.push_str("}\n");
+        paste
+            .regions
+            .push((first..line_count(paste.text) + 1, Region::Yours));
+        paste.text.push('\n');
+        paste.tests(&format!("crate::{yours}"), &excluded.on_yours, true);
+        paste.text.push_str("}\n");
     }
     (text, regions)
 }
@@ -288,25 +288,23 @@ fn line_count(text: &str) -> usize {
     text.matches('\n').count() + 1
 }
 
-/// The student's test modules being copied into the harness, with where their lines went.
-struct Copy<'a> {
+/// The student's test modules being pasted into the harness, with where their lines went.
+struct Pasting<'a> {
     files: &'a [StudentFile],
     assignment: &'a str,
     text: &'a mut String,
     regions: &'a mut Vec<(std::ops::Range<usize>, Region)>,
 }
 
-impl Copy<'_> {
+impl Pasting<'_> {
     /// Each test module not `blanked` of the files, into the module of the implementation
     /// at `implementation`: an integration test in a module of its own, beside a module
     /// named as the student's crate that re-exports the implementation (as the
-    /// assignment's module and at its root) and its `submission()`.
+    /// assignment's module and at its root) and its `submission()`. The student's own
+    /// module holds the assignment's file's test modules already.
     fn tests(&mut self, implementation: &str, blanked: &Blanked, on_yours: bool) {
-        // Files are numbered as the grader reads them: the student's own module skips the
-        // assignment's file.
-        let skipped = usize::from(on_yours);
-        for (index, file) in self.files.iter().enumerate() {
-            let file_index = index + skipped;
+        let files = self.files.iter().enumerate().skip(usize::from(on_yours));
+        for (file_index, file) in files {
             for (module, tests) in file.modules.iter().enumerate() {
                 if blanked.modules.contains(&(file_index, module)) {
                     continue;
