@@ -50,7 +50,7 @@ pub struct StudentFile {
 }
 
 /// A student's test, by its path in the harness's module of an implementation and by the
-/// name reports show, which says where it came from (`src/plaisante_hand.rs::tests::pair`,
+/// name reports show, which says where it came from (`src/<assignment>.rs::tests::pair`,
 /// `tests/hands.rs::three_kings`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TestName {
