@@ -245,7 +245,7 @@ pub fn file_tests(text: &str) -> Option<Vec<TestFn>> {
 }
 
 /// Whether `text` names the student's module `module` in its code, not in a string or a
-/// comment: the identifier, but for grader-api's module of that name (`grader_api::war`
+/// comment: the identifier, but for grader-api's module of that name (`grader_api::pairs`
 /// is not the student's).
 pub fn names_module(text: &str, module: &str) -> bool {
     let tokens = tokens(text);
@@ -455,18 +455,18 @@ mod tests {
 
     #[test]
     fn an_integration_files_tests_are_its_whole_texts() {
-        let text = "//! Hands.\n#![allow(unused)]\nuse my_submission::war::Battle;\n\n#[test]\nfn three_kings() {}\n\nmod more {\n    #[test]\n    fn four_kings() {}\n}\n";
+        let text = "//! Hands.\n#![allow(unused)]\nuse my_submission::pairs::Pair;\n\n#[test]\nfn three_kings() {}\n\nmod more {\n    #[test]\n    fn four_kings() {}\n}\n";
         let names: Vec<String> = file_tests(text)
             .unwrap()
             .into_iter()
             .map(|t| t.name)
             .collect();
         assert_eq!(names, ["three_kings", "more::four_kings"]);
-        assert!(names_module(text, "war"));
+        assert!(names_module(text, "pairs"));
         assert!(!names_module(text, "Hands"));
-        let of_the_api = "use grader_api::war::War;\nuse my::{battle::Battle};\n";
-        assert!(!names_module(of_the_api, "war"));
-        assert!(names_module(of_the_api, "battle"));
+        let of_the_api = "use grader_api::pairs::Pairs;\nuse my::{snap::Snap};\n";
+        assert!(!names_module(of_the_api, "pairs"));
+        assert!(names_module(of_the_api, "snap"));
         assert_eq!(file_tests("#[test]\nfn open() {\n"), None);
         assert_eq!(file_tests("fn shut() {}}\n{"), None);
     }
