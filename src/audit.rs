@@ -261,7 +261,7 @@ fn print_table(suite: &Suite, bugs: &[(&Library, Bug)], findings: &[Finding], ex
                     false => print!("{}", wrapped("caught by ", &pieces, ",")),
                 }
                 if let Some(Ok(caught)) = examples.get(assignment) {
-                    match caught.get(bug.name) {
+                    match caught.get(&*bug.name) {
                         Some(Some(test)) => {
                             println!("{INDENT}the template's example test {test} catches it")
                         }

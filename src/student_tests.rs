@@ -157,7 +157,7 @@ fn chosen_bugs(grading: &Grading) -> Vec<Bug> {
         .filter(|bug| {
             grading
                 .bugs
-                .is_none_or(|names| names.iter().any(|name| name == bug.name))
+                .is_none_or(|names| names.iter().any(|name| *name == bug.name))
         })
         .collect()
 }
@@ -242,13 +242,13 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
         &launcher,
         &bugs
             .iter()
-            .flat_map(|bug| in_module(&built.names.of_bug(bug.name), &graded.valid))
+            .flat_map(|bug| in_module(&built.names.of_bug(&bug.name), &graded.valid))
             .collect::<Vec<_>>(),
         grading.timeout,
     );
     let caught =
         bugs.iter().map(|bug| {
-            let module = built.names.of_bug(bug.name);
+            let module = built.names.of_bug(&bug.name);
             let catcher = graded.valid.iter().find_map(|test| {
                 match on_bugs.get(&format!("{module}::{test}")) {
                     Some(Err(said)) => Some((test.clone(), said.clone())),

@@ -28,7 +28,7 @@ pub fn bugs(assignment: &str, setting: &StudentTests) -> Result<Vec<Bug>, String
     let Some(named) = setting.bugs.named() else {
         return Ok(all);
     };
-    let known: Vec<&str> = all.iter().map(|bug| bug.name).collect();
+    let known: Vec<&str> = all.iter().map(|bug| &*bug.name).collect();
     for name in named {
         if !known.contains(&name.as_str()) {
             return Err(match nearest(name, &known) {
@@ -43,7 +43,7 @@ pub fn bugs(assignment: &str, setting: &StudentTests) -> Result<Vec<Bug>, String
     }
     Ok(all
         .into_iter()
-        .filter(|bug| named.iter().any(|name| name == bug.name))
+        .filter(|bug| named.iter().any(|name| *name == bug.name))
         .collect())
 }
 
@@ -56,8 +56,8 @@ pub fn tests(bugs: &[Bug], setting: &StudentTests) -> Vec<(String, String, u32)>
     )];
     for bug in bugs {
         let which = Which::Bug {
-            name: bug.name,
-            description: bug.description,
+            name: &bug.name,
+            description: &bug.description,
         };
         tests.push((which.id(), bug.name.to_string(), 1));
     }
