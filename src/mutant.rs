@@ -106,11 +106,17 @@ fn source(library: &Library) -> Result<String, String> {
 /// Module `module` of the reference as a student writes it: without its tests and what
 /// follows them.
 fn own_code(module: &str) -> Result<&'static str, String> {
+    own_file(module).map(|(_, code)| code)
+}
+
+/// Module `module` of the reference: its file's path under `reference/src`, and its code
+/// as a student writes it.
+pub fn own_file(module: &str) -> Result<(&'static str, &'static str), String> {
     let files = [format!("{module}.rs"), format!("{module}/mod.rs")];
     REFERENCE_FILES
         .iter()
         .find(|(path, _)| files.iter().any(|file| file == path))
-        .map(|(_, text)| &text[..submission_part_end(text)])
+        .map(|(path, text)| (*path, &text[..submission_part_end(text)]))
         .ok_or_else(|| format!("the reference has no module `{module}`"))
 }
 
