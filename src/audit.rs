@@ -135,7 +135,7 @@ fn audit(args: &AuditArgs) -> Result<bool, Stop> {
     };
     let findings = grading.grade_all(&bugs, jobs);
     if let Some(listings) = &generated {
-        return mutants::report(listings, &findings, args);
+        return mutants::report(listings, &findings, &suite, args);
     }
     let bugs = library_bugs;
     match args.markdown {

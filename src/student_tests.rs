@@ -142,29 +142,17 @@ impl Default for Graded {
 /// What grading a group of student tests needs beside the submission.
 pub struct Grading<'a> {
     pub library: &'a Library,
-    /// The bugs to grade, by name; all of the library's when None.
-    pub bugs: Option<&'a [String]>,
+    /// The bugs to grade: the library's, or mutants kept beside the spec.
+    pub bugs: &'a [Bug],
     pub sandbox: &'a Sandbox,
     pub build: &'a Build<'a>,
     /// How long the tests may take together on one implementation.
     pub timeout: Duration,
 }
 
-/// The bugs of `grading` to grade.
-fn chosen_bugs(grading: &Grading) -> Vec<Bug> {
-    (grading.library.bugs)()
-        .into_iter()
-        .filter(|bug| {
-            grading
-                .bugs
-                .is_none_or(|names| names.iter().any(|name| *name == bug.name))
-        })
-        .collect()
-}
-
 /// Grades the tests of the crate at `root` for `grading`'s assignment.
 pub fn grade(root: &Path, grading: &Grading) -> Graded {
-    let bugs = chosen_bugs(grading);
+    let bugs = grading.bugs;
     let stopped = |why: String| Graded {
         stopped: Some(why.clone()),
         yours: Err(why),

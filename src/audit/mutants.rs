@@ -9,16 +9,15 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use std::process::ExitCode;
-
 use colored::Colorize;
 use reference::bugs::{Bug, Library};
 use serde::Deserialize;
 
 use super::{AuditArgs, Finding, count, grouped, libraries_of, without, wrapped};
-use crate::exit::{self, Stop};
+use crate::exit::Stop;
 use crate::mutant::{Mutant, module_source, own_file};
-use crate::spec::Suite;
+use crate::spec::{Suite, kept};
+use grader_api::spec::{KeptEdit, KeptMutant};
 
 /// How staff install the tool, as the message of its absence says.
 pub const INSTALL: &str = "cargo install --locked cargo-mutants";
@@ -132,9 +131,14 @@ fn outcome(finding: &Finding) -> Outcome {
 }
 
 /// Prints each mutant with what came of it (`findings`, in the order of `listings`), then
-/// the count of each outcome; keeps the mutants `args.keep` names. Exits 1 when one
-/// survived: a change of the reference that no test of the specs notices.
-pub fn report(listings: &[Listing], findings: &[Finding], args: &AuditArgs) -> Result<bool, Stop> {
+/// the count of each outcome; keeps the mutants `args.keep` names. Whether none survived:
+/// a survivor is a change of the reference that no test of `suite` notices.
+pub fn report(
+    listings: &[Listing],
+    findings: &[Finding],
+    suite: &Suite,
+    args: &AuditArgs,
+) -> Result<bool, Stop> {
     let mut findings = findings.iter();
     let (mut caught, mut survived, mut unviable) = (0, 0, 0);
     for listing in listings {
@@ -187,7 +191,85 @@ pub fn report(listings: &[Listing], findings: &[Finding], args: &AuditArgs) -> R
         "{}: {caught} caught, {survived} survived, {unviable} unviable",
         count(caught + survived + unviable, "mutant")
     );
+    for wanted in &args.keep {
+        keep(listings, suite, args, wanted)?;
+    }
     Ok(survived == 0)
+}
+
+/// Keeps the mutant `wanted` names (its number or its name) in the kept file beside the
+/// spec file that grades its assignment, where a `student_tests` group can name it.
+fn keep(listings: &[Listing], suite: &Suite, args: &AuditArgs, wanted: &str) -> Result<(), Stop> {
+    let number = wanted.trim_start_matches('#').parse::<usize>().ok();
+    let found: Vec<(&Library, &Generated)> = listings
+        .iter()
+        .flat_map(|listing| listing.mutants.iter().map(|mutant| (listing.library, mutant)))
+        .filter(|(_, mutant)| mutant.bug.name == wanted || number == Some(mutant.number))
+        .collect();
+    let (library, mutant) = match found[..] {
+        [one] => one,
+        [] => {
+            return Err(Stop::Usage(format!(
+                "--keep {wanted}: no mutant graded here has that number or name; `--re` may have left it out"
+            )));
+        }
+        _ => {
+            return Err(Stop::Usage(format!(
+                "--keep {wanted}: mutants of several assignments have that number; name the one meant (`mutant-…`) or give `--assignment`"
+            )));
+        }
+    };
+    let groups = || {
+        suite
+            .groups
+            .iter()
+            .filter(|group| group.assignment.name() == library.assignment)
+    };
+    let spec = groups()
+        .find(|group| group.student_tests.is_some())
+        .or_else(|| groups().next())
+        .map(|group| Path::new(&group.file));
+    let Some(spec) = spec.filter(|_| !args.specs.is_empty()) else {
+        return Err(Stop::Usage(format!(
+            "--keep {wanted}: kept mutants are written beside the spec of their assignment, and the built-in specs are not files to write beside; name yours (`grader spec audit MY_SPEC --mutants --keep …`)"
+        )));
+    };
+    let path = kept::beside(spec);
+    let mut all = kept::read(&path).map_err(Stop::Usage)?;
+    let name = mutant.bug.name.to_string();
+    let this = KeptMutant {
+        name: name.clone(),
+        description: mutant.bug.description.to_string(),
+        edits: mutant
+            .bug
+            .edits
+            .iter()
+            .map(|(from, to)| KeptEdit {
+                from: from.to_string(),
+                to: to.clone(),
+            })
+            .collect(),
+    };
+    match all.iter().find(|kept| kept.name == name) {
+        Some(kept) if kept.edits == this.edits => {
+            println!("{name} is already kept in {}", path.display());
+            return Ok(());
+        }
+        Some(_) => {
+            return Err(Stop::Usage(format!(
+                "--keep {wanted}: {} already keeps another mutant as `{name}`; rename that one there first",
+                path.display()
+            )));
+        }
+        None => all.push(this),
+    }
+    kept::write(&path, &all).map_err(Stop::Usage)?;
+    println!(
+        "kept {name} in {}: a `student_tests` group of {} may name it in `bugs:`",
+        path.display(),
+        spec.display()
+    );
+    Ok(())
 }
 
 /// The mutants of `library`'s reference module (its functions but its wiring, not the

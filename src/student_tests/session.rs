@@ -79,7 +79,7 @@ impl StudentTestsRun {
                     &self.root,
                     &Grading {
                         library,
-                        bugs: setting.bugs.named(),
+                        bugs: &bugs,
                         sandbox: &self.sandbox,
                         build: &build,
                         timeout: group.timeout,
