@@ -112,7 +112,10 @@ fn audit(args: &AuditArgs) -> Result<bool, Stop> {
                     .map(|mutant| (listing.library, &mutant.bug))
             })
             .collect(),
-        None => library_bugs.iter().map(|(library, bug)| (*library, bug)).collect(),
+        None => library_bugs
+            .iter()
+            .map(|(library, bug)| (*library, bug))
+            .collect(),
     };
     let sandbox = sandbox_for(Mode::Auto).map_err(Stop::Usage)?;
     let jobs = args.jobs.clamp(1, bugs.len().max(1));

@@ -84,9 +84,9 @@ pub fn of_suite(suite: &Suite, args: &AuditArgs, target: &Path) -> Result<Vec<Li
     let chosen: Vec<&'static Library> = match &args.assignment {
         None => libraries,
         Some(name) => {
-            let Some(library) = libraries.iter().find(|library| library.assignment == name)
-            else {
-                let graded: Vec<&str> = libraries.iter().map(|library| library.assignment).collect();
+            let Some(library) = libraries.iter().find(|library| library.assignment == name) else {
+                let graded: Vec<&str> =
+                    libraries.iter().map(|library| library.assignment).collect();
                 return Err(Stop::Usage(format!(
                     "the specs grade no assignment `{name}`; they grade {}",
                     graded.join(", ")
@@ -203,7 +203,12 @@ fn keep(listings: &[Listing], suite: &Suite, args: &AuditArgs, wanted: &str) -> 
     let number = wanted.trim_start_matches('#').parse::<usize>().ok();
     let found: Vec<(&Library, &Generated)> = listings
         .iter()
-        .flat_map(|listing| listing.mutants.iter().map(|mutant| (listing.library, mutant)))
+        .flat_map(|listing| {
+            listing
+                .mutants
+                .iter()
+                .map(|mutant| (listing.library, mutant))
+        })
         .filter(|(_, mutant)| mutant.bug.name == wanted || number == Some(mutant.number))
         .collect();
     let (library, mutant) = match found[..] {
@@ -329,12 +334,13 @@ pub fn generate(
             .filter(|range| range.start >= header)
             .map(|range| range.start - header..range.end - header)
             .ok_or_else(|| {
-                Stop::Usage(format!("cargo-mutants placed `{}` past the text", listed.name))
+                Stop::Usage(format!(
+                    "cargo-mutants placed `{}` past the text",
+                    listed.name
+                ))
             })?;
-        let (from, to) =
-            once_in(&module, range, &listed.replacement).map_err(|why| {
-                Stop::Usage(format!("{}: {why}", listed.name))
-            })?;
+        let (from, to) = once_in(&module, range, &listed.replacement)
+            .map_err(|why| Stop::Usage(format!("{}: {why}", listed.name)))?;
         let change = listed
             .name
             .split_once(": ")
@@ -456,8 +462,14 @@ mod tests {
     fn a_span_counts_lines_and_characters_from_one() {
         let text = "// ♥ é\nlet x = a + b;\n";
         let span = Span {
-            start: LineColumn { line: 2, column: 11 },
-            end: LineColumn { line: 2, column: 12 },
+            start: LineColumn {
+                line: 2,
+                column: 11,
+            },
+            end: LineColumn {
+                line: 2,
+                column: 12,
+            },
         };
         assert_eq!(&text[byte_range(text, span).unwrap()], "+");
         let accented = Span {

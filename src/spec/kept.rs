@@ -36,7 +36,10 @@ pub fn read(path: &Path) -> Result<Vec<KeptMutant>, String> {
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(error) => return Err(format!("{}: cannot be read: {error}", path.display())),
     };
-    if text.lines().all(|line| line.trim().is_empty() || line.starts_with('#')) {
+    if text
+        .lines()
+        .all(|line| line.trim().is_empty() || line.starts_with('#'))
+    {
         return Ok(Vec::new());
     }
     serde_yaml::from_str(&text).map_err(|error| format!("{}: {error}", path.display()))
