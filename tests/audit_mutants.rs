@@ -169,6 +169,17 @@ fn a_survivor_is_reported_kept_beside_the_spec_and_named_by_its_group() {
         "{listed}"
     );
 
+    // The student's copy takes the kept mutants its group names along.
+    let students = scratch().join("mutants-kept-students");
+    let _ = std::fs::remove_dir_all(&students);
+    let (code, said, stderr) = run(&["spec", "split", path, "--out", students.to_str().unwrap()]);
+    assert_eq!(code, 0, "{said}{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(students.join("pairs.mutants.yaml")).unwrap(),
+        file
+    );
+    assert_eq!(lint(&students.join("pairs.yaml")).0, 0);
+
     // A kept mutant whose text the reference no longer holds is a mistake lint names.
     std::fs::write(
         &kept,
