@@ -82,22 +82,24 @@ pub fn run(args: AuditArgs) -> ExitCode {
     }
 }
 
-/// Grades every bug of the assignments the specs grade and prints the table; whether the
-/// specs catch every one.
+/// Grades every bug of the assignments the specs grade (or, with `--mutants`, every mutant
+/// cargo-mutants makes of their reference) and prints the table; whether the specs catch
+/// every one.
 fn audit(args: &AuditArgs) -> Result<bool, Stop> {
     let suite =
         spec::load(&args.specs, &[], None).map_err(|error| Stop::Spec(error.to_string()))?;
+    let target = compile::builds_folder()
+        .map_err(|error| Stop::Usage(format!("no folder to build the bugs in: {error}")))?;
+    // Before the reference answers: a missing cargo-mutants is said at once.
+    let generated = match args.mutants {
+        true => Some(mutants::of_suite(&suite, args, &target)?),
+        false => None,
+    };
     let reference = reference::submission();
     let (expected, contradicted) = expectations(&suite, &reference);
     if !contradicted.is_empty() {
         return Err(Stop::Spec(SpecErrors(contradicted).to_string()));
     }
-    let target = compile::builds_folder()
-        .map_err(|error| Stop::Usage(format!("no folder to build the bugs in: {error}")))?;
-    let generated = match args.mutants {
-        true => Some(mutants::of_suite(&suite, args, &target)?),
-        false => None,
-    };
     let library_bugs = match args.mutants {
         true => Vec::new(),
         false => bugs_of(&suite),

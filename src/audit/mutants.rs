@@ -61,7 +61,7 @@ struct LineColumn {
 pub struct Generated {
     /// Its number among its assignment's mutants, in cargo-mutants' order: `--keep` names it.
     pub number: usize,
-    /// Where it is in the reference: `reference/src/plaisante_hand.rs:52:9`.
+    /// Where it is in the reference: `reference/src/<assignment>.rs:52:9`.
     pub place: String,
     /// What it changes, in cargo-mutants' words: `replace … with …`.
     pub change: String,
@@ -103,6 +103,10 @@ pub fn of_suite(suite: &Suite, args: &AuditArgs, target: &Path) -> Result<Vec<Li
             total,
             mutants,
         });
+    }
+    // What --keep names is found before any mutant is graded.
+    for wanted in &args.keep {
+        to_keep(&listings, suite, args, wanted)?;
     }
     if listings.iter().all(|listing| listing.mutants.is_empty()) {
         let total: usize = listings.iter().map(|listing| listing.total).sum();
@@ -200,6 +204,54 @@ pub fn report(
 /// Keeps the mutant `wanted` names (its number or its name) in the kept file beside the
 /// spec file that grades its assignment, where a `student_tests` group can name it.
 fn keep(listings: &[Listing], suite: &Suite, args: &AuditArgs, wanted: &str) -> Result<(), Stop> {
+    let (mutant, spec) = to_keep(listings, suite, args, wanted)?;
+    let path = kept::beside(spec);
+    let mut all = kept::read(&path).map_err(Stop::Usage)?;
+    let name = mutant.bug.name.to_string();
+    let this = KeptMutant {
+        name: name.clone(),
+        description: mutant.bug.description.to_string(),
+        edits: mutant
+            .bug
+            .edits
+            .iter()
+            .map(|(from, to)| KeptEdit {
+                from: from.to_string(),
+                to: to.clone(),
+            })
+            .collect(),
+    };
+    match all.iter().find(|kept| kept.name == name) {
+        Some(kept) if kept.edits == this.edits => {
+            println!("{name} is already kept in {}", path.display());
+            return Ok(());
+        }
+        Some(_) => {
+            return Err(Stop::Usage(format!(
+                "--keep {wanted}: {} already keeps another mutant as `{name}`; rename that one there first",
+                path.display()
+            )));
+        }
+        None => all.push(this),
+    }
+    kept::write(&path, &all).map_err(Stop::Usage)?;
+    println!(
+        "kept {name} in {}: a `student_tests` group of {} may name it in `bugs:`",
+        path.display(),
+        spec.display()
+    );
+    Ok(())
+}
+
+/// The mutant `wanted` names (its number or its name) among `listings`, and the spec file
+/// of `suite` it is kept beside: that of its assignment's `student_tests` group, else of
+/// its first group.
+fn to_keep<'a>(
+    listings: &'a [Listing],
+    suite: &'a Suite,
+    args: &AuditArgs,
+    wanted: &str,
+) -> Result<(&'a Generated, &'a Path), Stop> {
     let number = wanted.trim_start_matches('#').parse::<usize>().ok();
     let found: Vec<(&Library, &Generated)> = listings
         .iter()
@@ -239,49 +291,14 @@ fn keep(listings: &[Listing], suite: &Suite, args: &AuditArgs, wanted: &str) -> 
             "--keep {wanted}: kept mutants are written beside the spec of their assignment, and the built-in specs are not files to write beside; name yours (`grader spec audit MY_SPEC --mutants --keep …`)"
         )));
     };
-    let path = kept::beside(spec);
-    let mut all = kept::read(&path).map_err(Stop::Usage)?;
-    let name = mutant.bug.name.to_string();
-    let this = KeptMutant {
-        name: name.clone(),
-        description: mutant.bug.description.to_string(),
-        edits: mutant
-            .bug
-            .edits
-            .iter()
-            .map(|(from, to)| KeptEdit {
-                from: from.to_string(),
-                to: to.clone(),
-            })
-            .collect(),
-    };
-    match all.iter().find(|kept| kept.name == name) {
-        Some(kept) if kept.edits == this.edits => {
-            println!("{name} is already kept in {}", path.display());
-            return Ok(());
-        }
-        Some(_) => {
-            return Err(Stop::Usage(format!(
-                "--keep {wanted}: {} already keeps another mutant as `{name}`; rename that one there first",
-                path.display()
-            )));
-        }
-        None => all.push(this),
-    }
-    kept::write(&path, &all).map_err(Stop::Usage)?;
-    println!(
-        "kept {name} in {}: a `student_tests` group of {} may name it in `bugs:`",
-        path.display(),
-        spec.display()
-    );
-    Ok(())
+    Ok((mutant, spec))
 }
 
 /// The mutants of `library`'s reference module (its functions but its wiring, not the
 /// modules it uses, its tests or what follows them), numbered as the whole list is, and of
 /// them those whose cargo-mutants name `re` matches; the crate cargo-mutants reads is
 /// written under `target`.
-pub fn generate(
+fn generate(
     library: &Library,
     target: &Path,
     re: Option<&str>,
