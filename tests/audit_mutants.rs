@@ -193,3 +193,37 @@ fn a_survivor_is_reported_kept_beside_the_spec_and_named_by_its_group() {
         "{said}"
     );
 }
+
+#[test]
+fn a_filter_that_selects_no_mutant_and_a_keep_with_no_spec_to_keep_beside_are_refused() {
+    let spec = pairs_spec("mutants-refused", "bug-pair-at-least-two");
+    let (code, _, stderr) = run(&[
+        "spec",
+        "audit",
+        spec.to_str().unwrap(),
+        "--mutants",
+        "--re",
+        "no function is called this",
+    ]);
+    assert_eq!(code, 4, "{stderr}");
+    assert!(stderr.contains("--re selects none of the"), "{stderr}");
+
+    let (code, _, stderr) = run(&[
+        "spec",
+        "audit",
+        "--mutants",
+        "--assignment",
+        "plaisante_hand",
+        "--keep",
+        "1",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("the built-in specs are not files to write beside"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("Graded"),
+        "refused before grading: {stderr}"
+    );
+}
