@@ -160,16 +160,16 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
     };
     let file = match StudentFile::find(root, grading.library.assignment) {
         Ok(Some(file)) => file,
-        Ok(None) => return no_tests(None, &bugs),
+        Ok(None) => return no_tests(None, bugs),
         Err(why) => return stopped(why),
     };
     if let Some(why) = file.refusal() {
         return stopped(why);
     }
     if file.test_count() == 0 {
-        return no_tests(Some(file.shown), &bugs);
+        return no_tests(Some(file.shown), bugs);
     }
-    let built = match harness::build(root, &file, grading, &bugs) {
+    let built = match harness::build(root, &file, grading, bugs) {
         Ok(built) => built,
         Err(why) => return stopped(why),
     };

@@ -4,7 +4,6 @@
 //! test of the specs notices; a chosen one can be kept as a bug for `student_tests`.
 
 use std::borrow::Cow;
-use std::ffi::OsString;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -183,10 +182,16 @@ pub fn report(
                     let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
                     print!("{}", wrapped("caught by ", &pieces, ","));
                 }
+                // A build's failure starts with a line for students: the compiler's error
+                // says what the mutant broke.
                 Err(why) => println!(
                     "{}not graded: {}",
                     super::INDENT,
-                    why.lines().next().unwrap_or_default()
+                    why.lines()
+                        .find(|line| line.trim_start().starts_with("error"))
+                        .or_else(|| why.lines().next())
+                        .unwrap_or_default()
+                        .trim()
                 ),
             }
         }
@@ -382,7 +387,7 @@ fn generate(
 
 /// The cargo-mutants on PATH, if any.
 fn find_tool() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_else(OsString::new);
+    let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
         .map(|dir| dir.join(TOOL))
         .find(|candidate| candidate.is_file())
