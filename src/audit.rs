@@ -60,10 +60,10 @@ pub struct AuditArgs {
     /// count_values -> Vec<u32> with vec![]`) this regular expression matches.
     #[arg(long, value_name = "REGEX", requires = "mutants")]
     pub re: Option<String>,
-    /// With --mutants: keep these mutants, by number or name, as bugs a `student_tests`
-    /// group can name; they are written beside the assignment's spec file, in
-    /// `<spec>.mutants.yaml`.
-    #[arg(long, value_name = "MUTANT", requires = "mutants", num_args = 1..)]
+    /// With --mutants: keep this mutant, by number or name, as a bug a `student_tests`
+    /// group can name (repeatable); kept mutants are written beside the assignment's spec
+    /// file, in `<spec>.mutants.yaml`.
+    #[arg(long, value_name = "MUTANT", requires = "mutants")]
     pub keep: Vec<String>,
 }
 
