@@ -121,6 +121,8 @@ fn files_in(dir: &str, extension: &str) -> Vec<PathBuf> {
         .flatten()
         .map(|entry| entry.path())
         .filter(|path| path.extension().is_some_and(|ext| ext == extension))
+        // Mutants kept beside a spec (src/spec/kept.rs) are no spec of their own.
+        .filter(|path| !path.to_string_lossy().ends_with(".mutants.yaml"))
         .collect();
     files.sort();
     files

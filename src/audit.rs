@@ -24,6 +24,8 @@ use crate::spec::{self, SpecErrors, Suite};
 use crate::student_tests::examples::caught_by_examples;
 use crate::verdict::Verdict;
 
+mod mutants;
+
 /// Where the list of tests that caught a bug wraps.
 const LINE_WIDTH: usize = 100;
 /// How far a bug's description and tests are indented under its name.
@@ -44,8 +46,25 @@ pub struct AuditArgs {
     pub build_timeout: Option<u64>,
     /// Print one Markdown table per assignment instead: each bug, the tests its library
     /// names as its catchers (marked where one does not fail), and the tests that fail on it.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "mutants")]
     pub markdown: bool,
+    /// Grade the mutants cargo-mutants makes of the reference instead of the library's bugs,
+    /// and list those no test catches (install it first: `cargo install --locked
+    /// cargo-mutants`).
+    #[arg(long)]
+    pub mutants: bool,
+    /// With --mutants: this assignment's alone [default: every assignment the specs grade].
+    #[arg(long, value_name = "NAME", requires = "mutants")]
+    pub assignment: Option<String>,
+    /// With --mutants: only the mutants whose cargo-mutants name (`src/lib.rs:31:9: replace
+    /// count_values -> Vec<u32> with vec![]`) this regular expression matches.
+    #[arg(long, value_name = "REGEX", requires = "mutants")]
+    pub re: Option<String>,
+    /// With --mutants: keep this mutant, by number or name, as a bug a `student_tests`
+    /// group can name (repeatable); kept mutants are written beside the assignment's spec
+    /// file, in `<spec>.mutants.yaml`.
+    #[arg(long, value_name = "MUTANT", requires = "mutants")]
+    pub keep: Vec<String>,
 }
 
 /// What grading a bug found: the ids of the tests that failed, or why it was not graded.
@@ -63,20 +82,44 @@ pub fn run(args: AuditArgs) -> ExitCode {
     }
 }
 
-/// Grades every bug of the assignments the specs grade and prints the table; whether the
-/// specs catch every one.
+/// Grades every bug of the assignments the specs grade (or, with `--mutants`, every mutant
+/// cargo-mutants makes of their reference) and prints the table; whether the specs catch
+/// every one.
 fn audit(args: &AuditArgs) -> Result<bool, Stop> {
     let suite =
         spec::load(&args.specs, &[], None).map_err(|error| Stop::Spec(error.to_string()))?;
+    let target = compile::builds_folder()
+        .map_err(|error| Stop::Usage(format!("no folder to build the bugs in: {error}")))?;
+    // Before the reference answers: a missing cargo-mutants is said at once.
+    let generated = match args.mutants {
+        true => Some(mutants::of_suite(&suite, args, &target)?),
+        false => None,
+    };
     let reference = reference::submission();
     let (expected, contradicted) = expectations(&suite, &reference);
     if !contradicted.is_empty() {
         return Err(Stop::Spec(SpecErrors(contradicted).to_string()));
     }
+    let library_bugs = match args.mutants {
+        true => Vec::new(),
+        false => bugs_of(&suite),
+    };
+    let bugs: Vec<(&Library, &Bug)> = match &generated {
+        Some(listings) => listings
+            .iter()
+            .flat_map(|listing| {
+                listing
+                    .mutants
+                    .iter()
+                    .map(|mutant| (listing.library, &mutant.bug))
+            })
+            .collect(),
+        None => library_bugs
+            .iter()
+            .map(|(library, bug)| (*library, bug))
+            .collect(),
+    };
     let sandbox = sandbox_for(Mode::Auto).map_err(Stop::Usage)?;
-    let target = compile::builds_folder()
-        .map_err(|error| Stop::Usage(format!("no folder to build the bugs in: {error}")))?;
-    let bugs = bugs_of(&suite);
     let jobs = args.jobs.clamp(1, bugs.len().max(1));
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let grading = Grading {
@@ -96,6 +139,10 @@ fn audit(args: &AuditArgs) -> Result<bool, Stop> {
         threads: (cores / jobs).max(1),
     };
     let findings = grading.grade_all(&bugs, jobs);
+    if let Some(listings) = &generated {
+        return mutants::report(listings, &findings, &suite, args);
+    }
+    let bugs = library_bugs;
     match args.markdown {
         true => print_markdown(&suite, &bugs, &findings),
         false => {
@@ -119,6 +166,14 @@ fn audit(args: &AuditArgs) -> Result<bool, Stop> {
 
 /// The library's bugs of each assignment `suite` grades, in the order its groups come.
 fn bugs_of(suite: &Suite) -> Vec<(&'static Library, Bug)> {
+    libraries_of(suite)
+        .into_iter()
+        .flat_map(|library| (library.bugs)().into_iter().map(move |bug| (library, bug)))
+        .collect()
+}
+
+/// The library of each assignment `suite` grades, in the order its groups come.
+fn libraries_of(suite: &Suite) -> Vec<&'static Library> {
     let mut assignments: Vec<&str> = Vec::new();
     for group in &suite.groups {
         let name = group.assignment.name();
@@ -133,7 +188,6 @@ fn bugs_of(suite: &Suite) -> Vec<(&'static Library, Bug)> {
                 .iter()
                 .filter(move |library| library.assignment == *name)
         })
-        .flat_map(|library| (library.bugs)().into_iter().map(move |bug| (library, bug)))
         .collect()
 }
 
@@ -151,7 +205,7 @@ struct Grading<'a> {
 impl Grading<'_> {
     /// Grades `jobs` bugs at a time, telling of each as it is done; the findings in the
     /// order of `bugs`.
-    fn grade_all(&self, bugs: &[(&Library, Bug)], jobs: usize) -> Vec<Finding> {
+    fn grade_all(&self, bugs: &[(&Library, &Bug)], jobs: usize) -> Vec<Finding> {
         let next = AtomicUsize::new(0);
         let (finished, found) = std::sync::mpsc::channel();
         let mut findings = Vec::new();
@@ -261,7 +315,7 @@ fn print_table(suite: &Suite, bugs: &[(&Library, Bug)], findings: &[Finding], ex
                     false => print!("{}", wrapped("caught by ", &pieces, ",")),
                 }
                 if let Some(Ok(caught)) = examples.get(assignment) {
-                    match caught.get(bug.name) {
+                    match caught.get(&*bug.name) {
                         Some(Some(test)) => {
                             println!("{INDENT}the template's example test {test} catches it")
                         }

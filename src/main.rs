@@ -96,7 +96,9 @@ enum SpecCommand {
     /// Grade the library of bugs students write (every bug DOMAIN.md lists, made of the
     /// reference) against spec files, the built-in ones when none is given: a table of
     /// which bugs each assignment's tests catch and by which tests, then "N of M bugs
-    /// caught"; exits 1 when a bug is missed (no test fails), 2 on a spec error.
+    /// caught"; exits 1 when a bug is missed (no test fails), 2 on a spec error. With
+    /// --mutants, cargo-mutants' mutants of the reference instead: exits 1 when one
+    /// survives, 2 when cargo-mutants is not installed, 4 when --re selects none.
     Audit(AuditArgs),
 }
 

@@ -29,11 +29,11 @@ pub struct Mutant {
 impl Mutant {
     /// The crate `name` of `library`'s assignment with `edits` made to the reference's
     /// text; its library's first line says what is wrong with it.
-    pub fn new(
+    pub fn new<F: AsRef<str>, T: AsRef<str>>(
         library: &Library,
         name: &str,
         description: &str,
-        edits: &[(&str, String)],
+        edits: &[(F, T)],
     ) -> Result<Mutant, String> {
         let source = module_source(library, edits).map_err(|error| format!("{name}: {error}"))?;
         Ok(Mutant {
@@ -59,8 +59,8 @@ impl Mutant {
 /// Writes `bug`'s crate among the bugs of `target`, a grader's target dir, where every
 /// grader that shares the dir finds it already built; returns its folder.
 pub fn write_bug(target: &Path, library: &Library, bug: &Bug) -> Result<PathBuf, String> {
-    let dir = target.join("bugs").join(bug.name);
-    Mutant::new(library, bug.name, bug.description, &bug.edits)?
+    let dir = target.join("bugs").join(&*bug.name);
+    Mutant::new(library, &bug.name, &bug.description, &bug.edits)?
         .write(&dir)
         .map_err(|error| format!("cannot write {}: {error}", dir.display()))?;
     Ok(dir)
@@ -106,11 +106,17 @@ fn source(library: &Library) -> Result<String, String> {
 /// Module `module` of the reference as a student writes it: without its tests and what
 /// follows them.
 fn own_code(module: &str) -> Result<&'static str, String> {
+    own_file(module).map(|(_, code)| code)
+}
+
+/// Module `module` of the reference: its file's path under `reference/src`, and its code
+/// as a student writes it.
+pub fn own_file(module: &str) -> Result<(&'static str, &'static str), String> {
     let files = [format!("{module}.rs"), format!("{module}/mod.rs")];
     REFERENCE_FILES
         .iter()
         .find(|(path, _)| files.iter().any(|file| file == path))
-        .map(|(_, text)| &text[..submission_part_end(text)])
+        .map(|(path, text)| (*path, &text[..submission_part_end(text)]))
         .ok_or_else(|| format!("the reference has no module `{module}`"))
 }
 
@@ -160,7 +166,7 @@ mod tests {
         let mut names = Vec::new();
         for library in reference::bugs::LIBRARIES {
             for bug in (library.bugs)() {
-                if let Err(error) = Mutant::new(library, bug.name, bug.description, &bug.edits) {
+                if let Err(error) = Mutant::new(library, &bug.name, &bug.description, &bug.edits) {
                     problems.push(error);
                 }
                 if names.contains(&bug.name) {

@@ -172,6 +172,14 @@ fn package(args: &PackageArgs) -> Result<String, String> {
                 return Err(format!("two specs are named {name}; rename one"));
             }
             specs.push((name, bytes));
+            // The mutants kept beside it, which its `student_tests` groups may name.
+            let kept = spec::kept::beside(&file);
+            if let Ok(bytes) = std::fs::read(&kept) {
+                let name = kept
+                    .file_name()
+                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+                specs.push((name, bytes));
+            }
         }
     }
     let grader = std::env::current_exe()

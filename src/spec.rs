@@ -7,13 +7,14 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use grader_api::spec::Scoring;
-use grader_api::spec::{DueDate, Grading, Place, Ranged};
+use grader_api::spec::{DueDate, Grading, KeptMutant, Place, Ranged, StudentTests};
 use grader_api::unit::Asked;
 use grader_api::unit::ParsedWritten;
 use grader_api::{ASSIGNMENTS, Unit};
 
 mod errors;
 mod files;
+pub mod kept;
 mod places;
 mod recover;
 mod yaml;
@@ -235,6 +236,30 @@ fn parse_file(path: &Path, timeout_override: Option<Duration>) -> Result<Suite, 
     parse(&path.display().to_string(), &text, timeout_override)
 }
 
+/// The mutants kept beside the spec file `file` (none beside a built-in spec), each
+/// checked to still apply to `assignment`'s reference.
+fn mutants_kept_beside(file: &str, assignment: &str) -> Result<Vec<KeptMutant>, String> {
+    if BUILT_IN_SPECS.iter().any(|(name, _)| *name == file) {
+        return Ok(Vec::new());
+    }
+    let path = kept::beside(Path::new(file));
+    let kept = kept::read(&path)?;
+    let Some(library) = crate::student_tests::suite::library(assignment) else {
+        return Ok(kept);
+    };
+    for mutant in &kept {
+        let bug = crate::student_tests::suite::kept_bug(mutant);
+        crate::mutant::module_source(library, &bug.edits).map_err(|why| {
+            format!(
+                "{}: the kept mutant `{}` no longer applies to the reference ({why}); keep it again from `grader spec audit --mutants`",
+                path.display(),
+                mutant.name
+            )
+        })?;
+    }
+    Ok(kept)
+}
+
 /// The structural mistakes read past in one file before giving up: each costs a reading of
 /// the whole file.
 const MOST_RECOVERIES: usize = 25;
@@ -311,6 +336,10 @@ pub fn diagnose(file: &str, text: &str, timeout_override: Option<Duration>) -> D
     };
     let mut recovery = Recovery::new(text);
     let mut errors = Vec::new();
+    let kept = mutants_kept_beside(file, unit.name()).unwrap_or_else(|why| {
+        errors.push(spec_error(None, why));
+        Vec::new()
+    });
     let parsed = loop {
         let read = recovery.text();
         match unit.parse(&read) {
@@ -463,7 +492,11 @@ pub fn diagnose(file: &str, text: &str, timeout_override: Option<Duration>) -> D
             })
             .filter(|test| !mended(test.location))
             .collect::<Vec<TestCase>>();
-        let tests = match &common.student_tests {
+        let student_tests = common.student_tests.map(|setting| StudentTests {
+            kept: kept.clone(),
+            ..setting
+        });
+        let tests = match &student_tests {
             Some(setting) => match crate::student_tests::suite::bugs(unit.name(), setting) {
                 Ok(bugs) => crate::student_tests::suite::tests(&bugs, setting)
                     .into_iter()
@@ -519,7 +552,7 @@ pub fn diagnose(file: &str, text: &str, timeout_override: Option<Duration>) -> D
             stall: Duration::from_millis(common.stall_ms.unwrap_or(DEFAULT_STALL_MS)),
             scoring: common.scoring.unwrap_or_default(),
             tests,
-            student_tests: common.student_tests,
+            student_tests,
             file: file.to_string(),
             location: group_at,
         });

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::exit;
-use crate::spec::{self, Visibility};
+use crate::spec::{self, Visibility, kept};
 
 #[derive(Debug, clap::Args)]
 pub struct SplitArgs {
@@ -45,6 +45,19 @@ fn split(file: &Path, out: &Path) -> Result<String, String> {
         .collect();
     let copy = without_groups(&text, &withheld, suite.groups.len());
     let target = out.join(file.file_name().unwrap_or(file.as_os_str()));
+    // Mutants kept beside the spec go with the copy while a group students see names them.
+    let names_kept = suite.groups.iter().any(|group| {
+        group.visibility == Visibility::Visible
+            && group
+                .student_tests
+                .as_ref()
+                .is_some_and(|setting| !setting.kept.is_empty())
+    });
+    if names_kept {
+        let (from, to) = (kept::beside(file), kept::beside(&target));
+        std::fs::copy(&from, &to)
+            .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))?;
+    }
     // The copy must load, and hold only what students may see.
     let kept = spec::parse(&target.display().to_string(), &copy, None)
         .map_err(|e| format!("the copy of {name} does not load ({e}); please report this"))?;

@@ -242,29 +242,17 @@ impl Default for Graded {
 /// What grading a group of student tests needs beside the submission.
 pub struct Grading<'a> {
     pub library: &'a Library,
-    /// The bugs to grade, by name; all of the library's when None.
-    pub bugs: Option<&'a [String]>,
+    /// The bugs to grade: the library's, or mutants kept beside the spec.
+    pub bugs: &'a [Bug],
     pub sandbox: &'a Sandbox,
     pub build: &'a Build<'a>,
     /// How long the tests may take together on one implementation.
     pub timeout: Duration,
 }
 
-/// The bugs of `grading` to grade.
-fn chosen_bugs(grading: &Grading) -> Vec<Bug> {
-    (grading.library.bugs)()
-        .into_iter()
-        .filter(|bug| {
-            grading
-                .bugs
-                .is_none_or(|names| names.iter().any(|name| name == bug.name))
-        })
-        .collect()
-}
-
 /// Grades the tests of the crate at `root` for `grading`'s assignment.
 pub fn grade(root: &Path, grading: &Grading) -> Graded {
-    let bugs = chosen_bugs(grading);
+    let bugs = grading.bugs;
     let stopped = |why: String| Graded {
         stopped: Some(why.clone()),
         yours: Err(why),
@@ -273,7 +261,7 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
     let assignment = grading.library.assignment;
     let file = match StudentFile::find(root, assignment) {
         Ok(Some(file)) => file,
-        Ok(None) => return no_tests(None, &bugs),
+        Ok(None) => return no_tests(None, bugs),
         Err(why) => return stopped(why),
     };
     let whole_crate = file.shown == "src/lib.rs";
@@ -288,9 +276,9 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
     }
     let all: Vec<TestName> = files.iter().flat_map(StudentFile::tests).collect();
     if all.is_empty() {
-        return no_tests(Some(searched), &bugs);
+        return no_tests(Some(searched), bugs);
     }
-    let built = match harness::build(root, &files, grading, &bugs) {
+    let built = match harness::build(root, &files, grading, bugs) {
         Ok(built) => built,
         Err(why) => return stopped(why),
     };
@@ -363,12 +351,12 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
         &launcher,
         &bugs
             .iter()
-            .flat_map(|bug| in_module(&built.names.of_bug(bug.name), &valid))
+            .flat_map(|bug| in_module(&built.names.of_bug(&bug.name), &valid))
             .collect::<Vec<_>>(),
         grading.timeout,
     );
     let caught = bugs.iter().map(|bug| {
-        let module = built.names.of_bug(bug.name);
+        let module = built.names.of_bug(&bug.name);
         let catcher = valid.iter().find_map(|test| {
             match on_bugs.get(&format!("{module}::{}", test.in_harness)) {
                 Some(Err(said)) => Some((test.shown.clone(), said.clone())),

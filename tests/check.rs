@@ -154,7 +154,7 @@ fn correct_submissions_written_otherwise_pass_every_test() {
         );
     for (assignment, alternative) in alternatives {
         let (code, stdout, stderr) = check(
-            &support::named(alternative.name),
+            &support::named(&alternative.name),
             // Without tests of their own, they catch no bug: graded apart (tests/student_tests.rs).
             &[
                 "--assignment",
@@ -811,9 +811,14 @@ fn spec_fill_writes_every_missing_expect_and_changes_nothing_else() {
             .all(|warning| warning.contains("no spec gives a due date")),
         "{lint_out}"
     );
+    let spec_files = std::fs::read_dir(repo().join("specs"))
+        .unwrap()
+        .flatten()
+        .filter(|entry| entry.path().extension().is_some_and(|end| end == "yaml"))
+        .count();
     assert!(
         lint_out.ends_with(&format!(
-            "0 errors and {} warnings in 6 files\n",
+            "0 errors and {} warnings in {spec_files} files\n",
             warnings.len()
         )),
         "{lint_out}"
@@ -1262,18 +1267,17 @@ fn told_split() -> support::Mutant {
         .unwrap()
         .edits
         .remove(0);
-    support::Mutant::of(
+    let mut told = support::Mutant::of(
         "plaisante_hand",
         "split-told",
         "tells each runner's start, counts pairs wrongly, hangs on four cards from A♠",
-        &[
-            (pair.0, &pair.1),
-            (
-                "fn new(cards: Vec<Card>) -> Hand {\n        Hand { cards }",
-                "fn new(cards: Vec<Card>) -> Hand {\n        static TOLD: std::sync::Once = std::sync::Once::new();\n        TOLD.call_once(|| {\n            use std::hash::BuildHasher;\n            eprintln!(\"started runner-{:x}\", std::hash::RandomState::new().hash_one(0u8));\n        });\n        let ace_of_spades = cards.first().is_some_and(|c| c.value() == 14 && c.suit() == grader_api::Suit::Spades);\n        while cards.len() == 4 && ace_of_spades {\n            std::hint::spin_loop();\n        }\n        Hand { cards }",
-            ),
-        ],
-    )
+        &[(
+            "fn new(cards: Vec<Card>) -> Hand {\n        Hand { cards }",
+            "fn new(cards: Vec<Card>) -> Hand {\n        static TOLD: std::sync::Once = std::sync::Once::new();\n        TOLD.call_once(|| {\n            use std::hash::BuildHasher;\n            eprintln!(\"started runner-{:x}\", std::hash::RandomState::new().hash_one(0u8));\n        });\n        let ace_of_spades = cards.first().is_some_and(|c| c.value() == 14 && c.suit() == grader_api::Suit::Spades);\n        while cards.len() == 4 && ace_of_spades {\n            std::hint::spin_loop();\n        }\n        Hand { cards }",
+        )],
+    );
+    told.edits.insert(0, pair);
+    told
 }
 
 #[test]

@@ -9,6 +9,7 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
+use std::collections::BTreeSet;
 use std::io::Read;
 use std::path::PathBuf;
 use std::sync::LazyLock;
@@ -426,25 +427,47 @@ static SHIPPED: LazyLock<Vec<String>> = LazyLock::new(|| {
         .collect()
 });
 
-/// Words and marks a spec is made of, and some it should never meet; [`tokens`] adds the
-/// assignments' names.
+/// Values and marks a spec is made of, and some it should never meet; [`tokens`] adds the
+/// assignments' names and every field name the schema knows.
 #[rustfmt::skip]
 const TOKENS: &[&str] = &[
-    "assignment", "groups", "name", "points", "check", "checks", "cases", "hand", "versus",
-    "expect", "generate", "exhaustive", "count", "seed", "hand_size", "min_hand_size",
-    "rules", "defaults", "timeout_ms", "build_timeout_s", "due", "visibility", "hint", "id",
-    "weight", "deck", "steps", "players", "target", "games", "tables", "policy", "rounds",
-    "shuffled", "has_pair", "category", "KH", "10h", "T♥", "1X", "0", "-1", "1e300",
+    "has_pair", "category", "KH", "10h", "T♥", "1X", "0", "-1", "1e300",
     "4294967296", "18446744073709551616", ".nan", ".inf", "0x1F", "0o17", "~", "null",
     "true", "no", "2026-02-30", "9999-12-31", "[", "]", "{", "}", ",", ":", "- ", "? ",
     "&a", "*a", "!!str", "!!map", "!x", "|", ">-", "'", "\"", "#", "%", "@", "`", "\t",
     "\\", "é", "♥", "ǅ", "\u{feff}", "\u{200b}", "\r", "---", "...", "<<",
 ];
 
-/// [`TOKENS`] and every assignment's name.
+/// [`TOKENS`], every assignment's name, and every field name of the spec schema (a
+/// file's, a group's and a case's, of every assignment).
 fn tokens() -> Vec<&'static str> {
-    let names = grader_api::ASSIGNMENTS.iter().map(|unit| unit.name());
-    TOKENS.iter().copied().chain(names).collect()
+    static NAMES: LazyLock<BTreeSet<String>> = LazyLock::new(|| {
+        fn field_names(schema: &serde_json::Value, into: &mut BTreeSet<String>) {
+            match schema {
+                serde_json::Value::Object(map) => {
+                    if let Some(serde_json::Value::Object(fields)) = map.get("properties") {
+                        into.extend(fields.keys().cloned());
+                    }
+                    map.values().for_each(|value| field_names(value, into));
+                }
+                serde_json::Value::Array(items) => {
+                    items.iter().for_each(|item| field_names(item, into))
+                }
+                _ => {}
+            }
+        }
+        let mut names: BTreeSet<String> = grader_api::ASSIGNMENTS
+            .iter()
+            .map(|unit| unit.name().to_string())
+            .collect();
+        field_names(&grader::schema::spec_schema(), &mut names);
+        names
+    });
+    TOKENS
+        .iter()
+        .copied()
+        .chain(NAMES.iter().map(String::as_str))
+        .collect()
 }
 
 /// One edit of a spec's lines.

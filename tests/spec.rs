@@ -1052,12 +1052,12 @@ fn the_audit_of_a_shipped_spec_finds_every_bug_caught_by_the_tests_it_names() {
         "{table}"
     );
     for bug in &bugs {
-        let row = audit_row(&table, bug.name);
+        let row = audit_row(&table, &bug.name);
         assert!(
             row.starts_with(&format!("  caught  {}\n", bug.name)),
             "{row}"
         );
-        assert!(row.contains(bug.description), "{row}");
+        assert!(row.contains(&*bug.description), "{row}");
         // The cases of a group are listed together, `group::{a, b}`.
         for caught in &bug.caught {
             let case = caught.test.rsplit("::").next().unwrap();

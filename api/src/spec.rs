@@ -12,7 +12,7 @@ use std::ops::RangeInclusive;
 use crate::assignment::Assignment;
 
 mod student_tests;
-pub use student_tests::{Bugs, Every, StudentTests};
+pub use student_tests::{Bugs, Every, KeptEdit, KeptMutant, StudentTests};
 
 pub(crate) mod hands;
 pub(crate) mod schema;

@@ -3,6 +3,8 @@
 //! every shipped spec to. Each assignment keeps its list in a `bugs` module beside its
 //! reference; no `bugs` file is part of the source a bug's crate is made of.
 
+use std::borrow::Cow;
+
 /// One assignment's bugs, and how a crate of one of them is made.
 pub struct Library {
     /// The assignment, by the name specs give it; its module of the reference is the one
@@ -16,13 +18,15 @@ pub struct Library {
 }
 
 /// A bug: the reference with `edits` made, and the tests of its assignment that catch it.
+/// The library's bugs are written here; a mutant that staff kept is read from a file, so
+/// its texts are owned.
 pub struct Bug {
     /// Its crate's package name, unique across the library.
-    pub name: &'static str,
+    pub name: Cow<'static, str>,
     /// What is wrong with it, in the words of DOMAIN.md's list of student bugs.
-    pub description: &'static str,
+    pub description: Cow<'static, str>,
     /// Text of the reference's source and what replaces it; each must occur exactly once.
-    pub edits: Vec<(&'static str, String)>,
+    pub edits: Vec<(Cow<'static, str>, String)>,
     /// The tests that must catch it: where a bug is caught by two tests of different
     /// kinds (a listed case and a bulk group), both are named.
     pub caught: Vec<Caught>,
@@ -42,11 +46,11 @@ impl Bug {
         edits: &[(&'static str, &str)],
     ) -> Bug {
         Bug {
-            name,
-            description,
+            name: Cow::Borrowed(name),
+            description: Cow::Borrowed(description),
             edits: edits
                 .iter()
-                .map(|(from, to)| (*from, to.to_string()))
+                .map(|(from, to)| (Cow::Borrowed(*from), to.to_string()))
                 .collect(),
             caught: Vec::new(),
         }

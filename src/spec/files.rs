@@ -70,6 +70,7 @@ pub fn spec_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
                 .filter(|p| {
                     p.extension()
                         .is_some_and(|ext| ext == "yaml" || ext == "yml")
+                        && !super::kept::is_kept_file(p)
                 })
                 .collect();
             if inside.is_empty() {

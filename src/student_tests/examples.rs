@@ -33,7 +33,7 @@ pub fn caught_by_examples(
         &folder,
         &Grading {
             library,
-            bugs: None,
+            bugs: &(library.bugs)(),
             sandbox,
             build,
             timeout: TIMEOUT,

@@ -106,7 +106,7 @@ pub fn build(
         module_source::<&str, &str>(library, &[])?,
     )];
     for bug in bugs {
-        implementations.push((names.of_bug(bug.name), module_source(library, &bug.edits)?));
+        implementations.push((names.of_bug(&bug.name), module_source(library, &bug.edits)?));
     }
     // In the order of their hidden names: where a module lies says nothing either.
     implementations.sort();

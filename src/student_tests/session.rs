@@ -60,8 +60,8 @@ impl StudentTestsRun {
             0 => Which::ValidOnTheReference,
             n if n > bugs.len() => Which::PassOnYourCode,
             n => Which::Bug {
-                name: bugs[n - 1].name,
-                description: bugs[n - 1].description,
+                name: &bugs[n - 1].name,
+                description: &bugs[n - 1].description,
             },
         };
         let graded = {
@@ -79,7 +79,7 @@ impl StudentTestsRun {
                     &self.root,
                     &Grading {
                         library,
-                        bugs: setting.bugs.named(),
+                        bugs: &bugs,
                         sandbox: &self.sandbox,
                         build: &build,
                         timeout: group.timeout,

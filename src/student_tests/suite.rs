@@ -3,7 +3,9 @@
 //! runner nothing ([`NoRequest`]): the grader runs the student's tests itself.
 
 use grader_api::source::Window;
-use grader_api::spec::StudentTests;
+use std::borrow::Cow;
+
+use grader_api::spec::{KeptMutant, StudentTests};
 use grader_api::unit::{Asked, Difference};
 use grader_api::{Submission, nearest};
 use reference::bugs::{Bug, LIBRARIES, Library};
@@ -17,18 +19,20 @@ pub fn library(assignment: &str) -> Option<&'static Library> {
         .find(|library| library.assignment == assignment)
 }
 
-/// The bugs `setting` names in `assignment`'s library, or what is wrong with its names.
+/// The bugs `setting` names among `assignment`'s library and the mutants kept beside its
+/// spec (all of both for `all`), or what is wrong with its names.
 pub fn bugs(assignment: &str, setting: &StudentTests) -> Result<Vec<Bug>, String> {
     let Some(library) = library(assignment) else {
         return Err(format!(
             "{assignment} has no library of bugs to grade tests against"
         ));
     };
-    let all = (library.bugs)();
+    let mut all = (library.bugs)();
+    all.extend(setting.kept.iter().map(kept_bug));
     let Some(named) = setting.bugs.named() else {
         return Ok(all);
     };
-    let known: Vec<&str> = all.iter().map(|bug| bug.name).collect();
+    let known: Vec<&str> = all.iter().map(|bug| &*bug.name).collect();
     for name in named {
         if !known.contains(&name.as_str()) {
             return Err(match nearest(name, &known) {
@@ -36,15 +40,29 @@ pub fn bugs(assignment: &str, setting: &StudentTests) -> Result<Vec<Bug>, String
                     "`student_tests` names the bug `{name}`, which {assignment}'s library does not have; did you mean `{near}`?"
                 ),
                 None => format!(
-                    "`student_tests` names the bug `{name}`, which {assignment}'s library does not have; `grader spec audit` lists its bugs"
+                    "`student_tests` names the bug `{name}`, which {assignment}'s library does not have, nor the mutants kept beside the spec; `grader spec audit` lists its bugs"
                 ),
             });
         }
     }
     Ok(all
         .into_iter()
-        .filter(|bug| named.iter().any(|name| name == bug.name))
+        .filter(|bug| named.iter().any(|name| *name == bug.name))
         .collect())
+}
+
+/// A mutant kept beside the spec, as a bug of the library.
+pub fn kept_bug(kept: &KeptMutant) -> Bug {
+    Bug {
+        name: Cow::Owned(kept.name.clone()),
+        description: Cow::Owned(kept.description.clone()),
+        edits: kept
+            .edits
+            .iter()
+            .map(|edit| (Cow::Owned(edit.from.clone()), edit.to.clone()))
+            .collect(),
+        caught: Vec::new(),
+    }
 }
 
 /// The group's tests as (id within the group, name, weight), in report order.
@@ -56,8 +74,8 @@ pub fn tests(bugs: &[Bug], setting: &StudentTests) -> Vec<(String, String, u32)>
     )];
     for bug in bugs {
         let which = Which::Bug {
-            name: bug.name,
-            description: bug.description,
+            name: &bug.name,
+            description: &bug.description,
         };
         tests.push((which.id(), bug.name.to_string(), 1));
     }

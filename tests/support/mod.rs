@@ -5,6 +5,7 @@
 // Each test binary uses its own part of this module.
 #![allow(dead_code)]
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::net::TcpListener;
 use std::os::unix::net::{UnixDatagram, UnixListener};
@@ -175,13 +176,13 @@ const SUBMISSION: &str = "pub fn submission() -> grader_api::Submission {\n";
 /// A submission made of the reference as the library's bugs are, with what a test of the
 /// grader needs more: its own manifest, files, links and start-up code.
 pub struct Mutant {
-    pub name: &'static str,
+    pub name: Cow<'static, str>,
     /// The assignment whose reference it is made of, with the library's way of making it.
     pub assignment: &'static str,
     /// What is wrong with it, or what it attacks.
-    pub bug: &'static str,
+    pub bug: Cow<'static, str>,
     /// Text of the reference's hand and what replaces it; each must occur exactly once.
-    pub edits: Vec<(&'static str, String)>,
+    pub edits: Vec<(Cow<'static, str>, String)>,
     /// Leave out `pub fn submission()`.
     pub without_submission: bool,
     /// Code run first in `submission()`, before the runner serves: where a copy of the
@@ -209,11 +210,11 @@ impl Mutant {
     ) -> Mutant {
         Mutant {
             assignment,
-            name,
-            bug,
+            name: Cow::Borrowed(name),
+            bug: Cow::Borrowed(bug),
             edits: edits
                 .iter()
-                .map(|(from, to)| (*from, to.to_string()))
+                .map(|(from, to)| (Cow::Borrowed(*from), to.to_string()))
                 .collect(),
             without_submission: false,
             on_start: String::new(),
@@ -226,8 +227,10 @@ impl Mutant {
     /// The library's `bug` of `assignment`, to be written as a test's own fixture.
     fn of_bug(assignment: &'static str, bug: Bug) -> Mutant {
         Mutant {
+            name: bug.name,
+            bug: bug.description,
             edits: bug.edits,
-            ..Mutant::of(assignment, bug.name, bug.description, &[])
+            ..Mutant::of(assignment, "", "", &[])
         }
     }
 
@@ -239,7 +242,7 @@ impl Mutant {
 
     /// This mutant with `from` in its source replaced by `to` as well.
     pub fn with_edit(mut self, from: &'static str, to: &str) -> Mutant {
-        self.edits.push((from, to.to_string()));
+        self.edits.push((Cow::Borrowed(from), to.to_string()));
         self
     }
 
@@ -270,7 +273,7 @@ impl Mutant {
     /// Writes the crate under the test target dir and returns its folder.
     pub fn write(&self) -> PathBuf {
         let library = library(self.assignment);
-        let mut made = grader::mutant::Mutant::new(library, self.name, self.bug, &self.edits)
+        let mut made = grader::mutant::Mutant::new(library, &self.name, &self.bug, &self.edits)
             .unwrap_or_else(|error| panic!("{error}"));
         made.manifest = grader::mutant::edited(made.manifest, &self.manifest_edits)
             .unwrap_or_else(|error| panic!("{}: {error}", self.name));
@@ -298,7 +301,7 @@ impl Mutant {
 
     /// The folder [`Mutant::write`] writes the crate to.
     pub fn dir(&self) -> PathBuf {
-        scratch().join("mutants").join(self.name)
+        scratch().join("mutants").join(&*self.name)
     }
 }
 
@@ -1048,7 +1051,7 @@ pub fn twins() -> Vec<Mutant> {
         .find(|bug| bug.name == "bug-pair-at-least-two")
         .unwrap();
     let buggy = Mutant {
-        name: "twin-pair-at-least-two",
+        name: Cow::Borrowed("twin-pair-at-least-two"),
         ..Mutant::of_bug("plaisante_hand", bug)
     };
     vec![

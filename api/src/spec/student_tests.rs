@@ -14,6 +14,31 @@ pub struct StudentTests {
     /// Whether `pass_on_your_code` earns a share of the group's points (no unless given).
     #[serde(default)]
     pub grade_your_code: bool,
+    /// The mutants staff kept beside the spec (`grader spec audit --mutants --keep`), bugs
+    /// the group may name beside the library's: read from that file, never written here.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub kept: Vec<KeptMutant>,
+}
+
+/// A mutant of the reference kept as a bug, as its file beside the spec holds it.
+#[derive(Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct KeptMutant {
+    /// The bug's name, as `bugs:` names it.
+    pub name: String,
+    /// What it changes, and where.
+    pub description: String,
+    /// Text of the reference's module and what replaces it; each must occur exactly once.
+    pub edits: Vec<KeptEdit>,
+}
+
+/// One edit of a kept mutant.
+#[derive(Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct KeptEdit {
+    pub from: String,
+    pub to: String,
 }
 
 /// Which bugs of the library a group grades.
