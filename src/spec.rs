@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use grader_api::spec::Scoring;
-use grader_api::spec::{DueDate, Grading, KeptMutant, Place, Ranged, StudentTests};
+use grader_api::spec::{DueDate, Grading, Place, Ranged, StudentTests};
 use grader_api::unit::Asked;
 use grader_api::unit::ParsedWritten;
 use grader_api::{ASSIGNMENTS, Unit};
@@ -19,7 +19,7 @@ mod places;
 mod recover;
 mod yaml;
 
-pub use errors::{SpecError, SpecErrors};
+pub use errors::{SpecError, SpecErrors, colliding_ids};
 pub use files::{fingerprint, read, spec_files};
 pub use places::group_item;
 use places::{Places, locate, locate_key, past, place, place_in};
@@ -207,57 +207,10 @@ pub fn load(
     }
 }
 
-/// Tests whose ids are the same: ids are slugs of names, so `Pair!` and `pair` collide,
-/// and both places are said.
-pub fn colliding_ids(groups: &[Group]) -> Vec<SpecError> {
-    let mut seen: HashMap<&str, &TestCase> = HashMap::new();
-    let mut collisions = Vec::new();
-    for test in groups.iter().flat_map(|group| &group.tests) {
-        let Some(first) = seen.insert(&test.id, test) else {
-            continue;
-        };
-        collisions.push(SpecError {
-            file: test.file.clone(),
-            location: test.location,
-            message: format!(
-                "this test's id is `{}`, as is the test `{}` at {}; give one of them another name",
-                test.id,
-                first.name,
-                place_in(&first.file, first.location)
-            ),
-        });
-    }
-    collisions
-}
-
 /// Reads and parses one spec file.
 fn parse_file(path: &Path, timeout_override: Option<Duration>) -> Result<Suite, SpecErrors> {
     let text = read(path)?;
     parse(&path.display().to_string(), &text, timeout_override)
-}
-
-/// The mutants kept beside the spec file `file` (none beside a built-in spec), each
-/// checked to still apply to `assignment`'s reference.
-fn mutants_kept_beside(file: &str, assignment: &str) -> Result<Vec<KeptMutant>, String> {
-    if BUILT_IN_SPECS.iter().any(|(name, _)| *name == file) {
-        return Ok(Vec::new());
-    }
-    let path = kept::beside(Path::new(file));
-    let kept = kept::read(&path)?;
-    let Some(library) = crate::student_tests::suite::library(assignment) else {
-        return Ok(kept);
-    };
-    for mutant in &kept {
-        let bug = crate::student_tests::suite::kept_bug(mutant);
-        crate::mutant::module_source(library, &bug.edits).map_err(|why| {
-            format!(
-                "{}: the kept mutant `{}` no longer applies to the reference ({why}); keep it again from `grader spec audit --mutants`",
-                path.display(),
-                mutant.name
-            )
-        })?;
-    }
-    Ok(kept)
 }
 
 /// The structural mistakes read past in one file before giving up: each costs a reading of
@@ -336,7 +289,7 @@ pub fn diagnose(file: &str, text: &str, timeout_override: Option<Duration>) -> D
     };
     let mut recovery = Recovery::new(text);
     let mut errors = Vec::new();
-    let kept = mutants_kept_beside(file, unit.name()).unwrap_or_else(|why| {
+    let kept = kept::beside_spec(file, unit.name()).unwrap_or_else(|why| {
         errors.push(spec_error(None, why));
         Vec::new()
     });
