@@ -44,11 +44,12 @@ impl PokerHand for Hand {
     }
 }
 
-// Your own tests go here, beside your code: `cargo test` runs them, and a course's `your
-// tests` group runs them on a correct solution and on the bugs students write. Use only
-// what every solution has (`Hand::new`, the trait's methods, `grader_api`), not your own
-// helpers, so they can be graded against the others. Each test: set up a small input, call
-// the method, check the answer.
+// Your own tests go here, beside your code, or in files of `tests/` that `use` this module
+// through your crate: `cargo test` runs them, and a course's `your tests` group runs them
+// on a correct solution and on the bugs students write. Use only what every solution has
+// (`Hand::new`, the trait's methods, `grader_api`), not your own helpers, so they can be
+// graded against the others. Each test: set up a small input, call the method, check the
+// answer.
 #[cfg(test)]
 mod tests {
     use super::*;
