@@ -87,6 +87,9 @@ fn main() {
         timeout: compile::DEFAULT_BUILD_TIMEOUT,
         allowed: &[],
         shared: shared.as_deref(),
+        // As a course's grading builds it (a machine format, GitHub's, a class): once,
+        // without incremental data. A student's own pretty report keeps it for the next save.
+        incremental: false,
     };
     // The build folder stays locked while `built` lives: the graders started below build there.
     let launcher = {

@@ -134,6 +134,7 @@ fn audit(args: &AuditArgs) -> Result<bool, Stop> {
                 .unwrap_or(compile::DEFAULT_BUILD_TIMEOUT),
             allowed: &suite.allowed_dependencies,
             shared: Some(&target),
+            incremental: false,
         },
         target: &target,
         threads: (cores / jobs).max(1),

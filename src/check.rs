@@ -189,13 +189,10 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
             .unwrap_or(compile::DEFAULT_BUILD_TIMEOUT),
         allowed: &allowed,
         shared: shared.as_deref(),
+        // Only a student's own report is built again at the next save.
+        incremental: !args.format.is_staff(),
     };
-    let student_tests = StudentTestsRun::new(
-        submission.root.clone(),
-        sandbox.clone(),
-        build.timeout,
-        shared.clone(),
-    );
+    let student_tests = StudentTestsRun::new(submission.root.clone(), sandbox.clone(), &build);
     let built = compile::build(&submission, &sandbox, &build);
     let build_time = build_started.elapsed();
     let ready = built.and_then(|built| handshake(sandbox, &built));

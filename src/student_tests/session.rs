@@ -18,21 +18,20 @@ pub struct StudentTestsRun {
     pub sandbox: Sandbox,
     pub build_timeout: Duration,
     pub shared: Option<PathBuf>,
+    /// As the submission's own build: see [`Build::incremental`].
+    pub incremental: bool,
     graded: Mutex<HashMap<String, Arc<Graded>>>,
 }
 
 impl StudentTestsRun {
-    pub fn new(
-        root: PathBuf,
-        sandbox: Sandbox,
-        build_timeout: Duration,
-        shared: Option<PathBuf>,
-    ) -> StudentTestsRun {
+    /// The student's tests of the crate at `root`, built as `build` builds the submission.
+    pub fn new(root: PathBuf, sandbox: Sandbox, build: &Build) -> StudentTestsRun {
         StudentTestsRun {
             root,
             sandbox,
-            build_timeout,
-            shared,
+            build_timeout: build.timeout,
+            shared: build.shared.map(PathBuf::from),
+            incremental: build.incremental,
             graded: Mutex::new(HashMap::new()),
         }
     }
@@ -74,6 +73,7 @@ impl StudentTestsRun {
                     timeout: self.build_timeout,
                     allowed: &[],
                     shared: self.shared.as_deref(),
+                    incremental: self.incremental,
                 };
                 Arc::new(grade(
                     &self.root,
