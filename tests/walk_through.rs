@@ -244,7 +244,7 @@ fn the_walk_through_adds_war_which_grades_the_reference_fully_and_catches_its_bu
     );
     assert!(
         audit.contains(
-            "the template's example test tests::equal_values_tie_whatever_the_suits catches it"
+            "the template's example test src/war.rs::tests::equal_values_tie_whatever_the_suits catches it"
         ),
         "{audit}"
     );
