@@ -15,18 +15,59 @@ fn launch(launcher: &Launcher, args: &[String], timeout: Duration) -> Result<Ran
 }
 
 /// Each of `tests` (full paths, each inside the module of its implementation): Ok when it
-/// passed, else what it said. A test that ends the run (a hang, a flood, an exit) fails
-/// with that, and the tests after it run again without it; the run may take `timeout` for
-/// each implementation it holds.
+/// passed, else what it said. The implementations are shared out among the cores, a run
+/// for each share at once (a student's test may take seconds, and it runs once per
+/// implementation). A test that ends its run (a hang, a flood, an exit) fails with that,
+/// and the tests after it run again without it; a run may take `timeout` for each
+/// implementation it holds.
 pub fn results(
     launcher: &Launcher,
     tests: &[String],
     timeout: Duration,
 ) -> BTreeMap<String, Result<(), String>> {
-    let modules: std::collections::BTreeSet<&str> = tests
+    let modules: Vec<&str> = tests
         .iter()
-        .filter_map(|test| test.split("::").next())
+        .map(|test| module_of(test))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
         .collect();
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let shares: Vec<Vec<String>> = modules
+        .chunks(modules.len().div_ceil(cores).max(1))
+        .map(|share| {
+            let tests = tests.iter().filter(|test| share.contains(&module_of(test)));
+            tests.cloned().collect()
+        })
+        .collect();
+    std::thread::scope(|scope| {
+        let runs: Vec<_> = shares
+            .iter()
+            .map(|share| scope.spawn(|| results_of_share(launcher, share, timeout)))
+            .collect();
+        let mut found = BTreeMap::new();
+        for (run, share) in runs.into_iter().zip(&shares) {
+            found.extend(run.join().unwrap_or_else(|_| {
+                let lost = || Err("its run was lost".to_string());
+                share.iter().map(|test| (test.clone(), lost())).collect()
+            }));
+        }
+        found
+    })
+}
+
+/// The module of the implementation a test's full path is inside.
+fn module_of(test: &str) -> &str {
+    test.split("::").next().unwrap_or_default()
+}
+
+/// [`results`] of one share of the implementations, in one run after another.
+fn results_of_share(
+    launcher: &Launcher,
+    tests: &[String],
+    timeout: Duration,
+) -> BTreeMap<String, Result<(), String>> {
+    let modules: std::collections::BTreeSet<&str> =
+        tests.iter().map(|test| module_of(test)).collect();
     let timeout = timeout * u32::try_from(modules.len().max(1)).unwrap_or(u32::MAX);
     let mut found: BTreeMap<String, Result<(), String>> = BTreeMap::new();
     while let Some(outcome) = run_remaining(launcher, tests, &found, timeout) {
