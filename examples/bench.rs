@@ -202,7 +202,7 @@ fn main() {
         ratio(check, floor)
     );
     println!(
-        "  grader check, every test                                    {:>8.1} ms   (the reference's own tests, graded as a student's: {} tests)",
+        "  grader check, every test                                    {:>8.1} ms   (with the {} tests that grade the reference's own tests as a student's)",
         ms(median(&mut whole)),
         student_tests.len()
     );
