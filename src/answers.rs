@@ -1,8 +1,9 @@
 //! The reference's answers to bulk groups, kept on disk so that they are computed once,
 //! not once per submission: each group's inputs and reply frames as the reference gave
-//! them, compressed in blocks. An entry is keyed by all that decides its answers (the
-//! request, which holds the spec's inputs and rules, and the reference, api and grader it
-//! came from). Its layout is checked when it is opened, and each block when it is read,
+//! them, compressed in blocks, each block's frames apart from its inputs so that a
+//! runner's replies are compared with a stretch of them at once. An entry is keyed by all
+//! that decides its answers (the request, which holds the spec's inputs and rules, and the
+//! reference, api and grader it came from). Its layout is checked when it is opened, and each block when it is read,
 //! before any of its answers is used: a damaged or truncated entry is removed and the
 //! answers computed again, never trusted. A block at a time is held, so a grader holding
 //! an entry of a hundred megabytes of answers needs a few hundred kilobytes for them.
@@ -17,11 +18,15 @@ use grader_api::source::Window;
 use grader_api::unit::Asked;
 use grader_api::wire::{put_varint, take_varint};
 
+mod records;
+
+pub use records::{Answers, Bound, Place, frames_in};
+
 /// Overrides where the store is.
 pub const STORE_ENV: &str = "CARDGRADE_ANSWERS_DIR";
 /// Starts every entry; a change of layout changes it.
-const MAGIC: &[u8] = b"cardgrade answers 3\n";
-/// The longest block of answers an entry may say it holds.
+const MAGIC: &[u8] = b"cardgrade answers 4\n";
+/// The longest part of a block of answers an entry may say it holds.
 const MOST_BLOCK_BYTES: u64 = 1 << 26;
 /// Inputs per block: a block is a few hundred kilobytes of answers.
 const BLOCK_INPUTS: u64 = 1 << 14;
@@ -162,7 +167,8 @@ fn key(request: &dyn Asked) -> Vec<u8> {
 }
 
 /// An entry: the key, how many inputs it holds, and their answers in blocks, each with
-/// its inputs, its length and checksum uncompressed, and its length compressed.
+/// its inputs, its checksum, and for each of its parts (the index, the inputs, the frames)
+/// its length uncompressed and compressed; then the parts, compressed.
 fn encoded(key: &[u8], mut blocks: Blocks) -> Vec<u8> {
     blocks.seal();
     let mut entry = MAGIC.to_vec();
@@ -202,7 +208,7 @@ impl Blocks {
     }
 
     fn seal_when_full(&mut self) {
-        if self.open.inputs >= BLOCK_INPUTS {
+        if self.open.inputs() >= BLOCK_INPUTS {
             self.seal();
         }
     }
@@ -217,32 +223,40 @@ impl Blocks {
     }
 
     pub fn inputs(&self) -> u64 {
-        self.inputs + self.open.inputs
+        self.inputs + self.open.inputs()
     }
 
     /// Makes the open answers a block.
     fn seal(&mut self) {
-        if self.open.inputs == 0 {
+        if self.open.inputs() == 0 {
             return;
         }
-        let records = &self.open.stream;
+        let parts = self.open.parts();
         // LZ4: it decompresses several times faster than the reference answers.
-        let compressed = lz4_flex::block::compress(records);
-        for number in [
-            self.open.inputs,
-            records.len() as u64,
-            u64::from(crc32fast::hash(records)),
-            compressed.len() as u64,
-        ] {
-            // Writing into memory cannot fail.
-            let _ = put_varint(&mut self.sealed, number);
+        let compressed = parts.map(lz4_flex::block::compress);
+        // Writing into memory cannot fail.
+        let _ = put_varint(&mut self.sealed, self.open.inputs());
+        let _ = put_varint(&mut self.sealed, u64::from(checksum(parts)));
+        for (part, compressed) in parts.iter().zip(&compressed) {
+            let _ = put_varint(&mut self.sealed, part.len() as u64);
+            let _ = put_varint(&mut self.sealed, compressed.len() as u64);
         }
-        self.sealed.extend_from_slice(&compressed);
+        for compressed in compressed {
+            self.sealed.extend_from_slice(&compressed);
+        }
         self.count += 1;
-        self.inputs += self.open.inputs;
-        self.open.stream.clear();
-        self.open.inputs = 0;
+        self.inputs += self.open.inputs();
+        self.open = Answers::default();
     }
+}
+
+/// The checksum of a block's parts, one after another.
+fn checksum(parts: [&[u8]; 3]) -> u32 {
+    let mut hasher = crc32fast::Hasher::new();
+    for part in parts {
+        hasher.update(part);
+    }
+    hasher.finalize()
 }
 
 /// An entry opened: its bytes, and where each block is.
@@ -255,10 +269,9 @@ struct Block {
     /// The number of its first input, and how many it holds.
     first: u64,
     inputs: u64,
-    length: usize,
     checksum: u32,
-    /// Where its compressed bytes lie in the entry.
-    compressed: std::ops::Range<usize>,
+    /// Its parts: each one's length, and where its compressed bytes lie in the entry.
+    parts: [(usize, std::ops::Range<usize>); 3],
 }
 
 impl Kept {
@@ -277,48 +290,54 @@ impl Kept {
         let mut first = 0u64;
         for _ in 0..count {
             let block_inputs = number(&mut rest)?;
-            let length = number(&mut rest)?;
             let checksum = u32::try_from(number(&mut rest)?).ok()?;
-            let compressed_length = usize::try_from(number(&mut rest)?).ok()?;
-            if length > MOST_BLOCK_BYTES || block_inputs == 0 {
+            let mut lengths = [(0, 0); 3];
+            for (length, compressed) in &mut lengths {
+                *length = number(&mut rest)?;
+                *compressed = usize::try_from(number(&mut rest)?).ok()?;
+            }
+            if block_inputs == 0 || lengths.iter().any(|&(length, _)| length > MOST_BLOCK_BYTES) {
                 return None;
             }
-            let start = bytes.len() - rest.len();
-            rest = rest.get(compressed_length..)?;
+            let mut start = bytes.len() - rest.len();
+            let parts = lengths.map(|(length, compressed)| {
+                let place = start..start.saturating_add(compressed);
+                start = place.end;
+                (length as usize, place)
+            });
+            rest = bytes.get(start..)?;
             blocks.push(Block {
                 first,
                 inputs: block_inputs,
-                length: length as usize,
                 checksum,
-                compressed: start..start + compressed_length,
+                parts,
             });
             first = first.checked_add(block_inputs)?;
         }
         (rest.is_empty() && first == inputs).then_some(Kept { bytes, blocks })
     }
 
-    /// The records of block `index`, if it decompresses to its length and checksum and
-    /// holds its inputs.
-    fn block(&self, index: usize) -> Option<Vec<u8>> {
-        let block = self.blocks.get(index)?;
-        let mut records = vec![0; block.length];
-        let written =
-            lz4_flex::block::decompress_into(&self.bytes[block.compressed.clone()], &mut records)
-                .ok()?;
-        if written != block.length || crc32fast::hash(&records) != block.checksum {
-            return None;
+    /// Block `index` in `into`, whose room it reuses; whether it decompressed to its
+    /// lengths and checksum and holds its inputs.
+    fn block_into(&self, index: usize, into: &mut Answers) -> bool {
+        let Some(block) = self.blocks.get(index) else {
+            return false;
+        };
+        for ((length, compressed), part) in block.parts.iter().zip(into.parts_mut()) {
+            // Resized, not cleared: only room it did not have yet is zeroed.
+            part.resize(*length, 0);
+            match lz4_flex::block::decompress_into(&self.bytes[compressed.clone()], part) {
+                Ok(written) if written == *length => {}
+                _ => return false,
+            }
         }
-        let (mut at, mut inputs) = (0, 0);
-        while let Some(place) = place_at(&records, at) {
-            at = place.end;
-            inputs += 1;
-        }
-        (at == records.len() && inputs == block.inputs).then_some(records)
+        checksum(into.parts()) == block.checksum && into.read_bounds(block.inputs)
     }
 
     /// Whether every block is whole.
     pub fn is_whole(&self) -> bool {
-        (0..self.blocks.len()).all(|index| self.block(index).is_some())
+        let mut answers = Answers::default();
+        (0..self.blocks.len()).all(|index| self.block_into(index, &mut answers))
     }
 
     /// Reads the answers to the inputs in `window`, block by block.
@@ -345,105 +364,39 @@ pub struct KeptReader<'a> {
 }
 
 impl KeptReader<'_> {
-    /// The records of the window's inputs in the next block, checked; `Ok(None)` after the
-    /// window's last, and `Err` with the number of the first input not read when the
-    /// block is damaged.
-    pub fn next_records(&mut self) -> Result<Option<Vec<u8>>, u64> {
+    /// Puts the answers to the window's inputs in the next block, checked, in `into`
+    /// (reusing its room); `Ok(false)` after the window's last, and `Err` with the number
+    /// of the first input not read when the block is damaged.
+    pub fn next_records(&mut self, into: &mut Answers) -> Result<bool, u64> {
         let Some(block) = self
             .kept
             .blocks
             .get(self.block)
             .filter(|_| self.next < self.end)
         else {
-            return Ok(None);
+            return Ok(false);
         };
-        let mut records = self.kept.block(self.block).ok_or(self.next)?;
-        self.block += 1;
         let after = block.first + block.inputs;
-        if self.next == block.first && self.end >= after {
-            self.next = after;
-            return Ok(Some(records));
-        }
-        // The window starts or ends inside this block: find where.
-        let (mut at, mut number) = (0, block.first);
-        let (mut from, mut to) = (0, records.len());
-        while let Some(place) = place_at(&records, at) {
-            if number == self.next {
-                from = at;
+        let whole = self.next == block.first && self.end >= after;
+        if whole {
+            if !self.kept.block_into(self.block, into) {
+                return Err(self.next);
             }
-            if number == self.end {
-                to = at;
-                break;
+        } else {
+            // The window starts or ends inside this block.
+            let mut answers = Answers::default();
+            if !self.kept.block_into(self.block, &mut answers) {
+                return Err(self.next);
             }
-            at = place.end;
-            number += 1;
+            let window = Window {
+                start: self.next - block.first,
+                end: self.end.min(after) - block.first,
+            };
+            *into = answers.part(window);
         }
-        self.next = number;
-        records.truncate(to);
-        records.drain(..from);
-        Ok(Some(records))
-    }
-}
-
-/// A bulk group's answers as the reference gave them, input by input.
-#[derive(Default)]
-pub struct Answers {
-    stream: Vec<u8>,
-    inputs: u64,
-}
-
-/// Where one record lies in a stream of them: its input from `start`, its frames from
-/// `frames_start`, up to `end`, where the next record begins.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Place {
-    pub start: usize,
-    pub frames_start: usize,
-    pub end: usize,
-}
-
-/// Where the record beginning at byte `at` of `stream` lies, if a whole one begins there.
-pub fn place_at(stream: &[u8], at: usize) -> Option<Place> {
-    let mut rest = stream.get(at..)?;
-    let mut length = || {
-        take_varint(&mut rest)
-            .ok()
-            .and_then(|n| usize::try_from(n).ok())
-    };
-    let (input_length, frames_length) = (length()?, length()?);
-    let start = stream.len() - rest.len();
-    let frames_start = start.checked_add(input_length)?;
-    let end = frames_start.checked_add(frames_length)?;
-    (end <= stream.len()).then_some(Place {
-        start,
-        frames_start,
-        end,
-    })
-}
-
-impl Answers {
-    /// Adds one input and its reply frames.
-    pub fn push(&mut self, input: &[u8], frames: &[u8]) {
-        // Writing into memory cannot fail.
-        let _ = put_varint(&mut self.stream, input.len() as u64);
-        let _ = put_varint(&mut self.stream, frames.len() as u64);
-        self.stream.extend_from_slice(input);
-        self.stream.extend_from_slice(frames);
-        self.inputs += 1;
-    }
-
-    /// Adds the answers to the inputs that follow these.
-    pub fn append(&mut self, later: &Answers) {
-        self.stream.extend_from_slice(&later.stream);
-        self.inputs += later.inputs;
-    }
-
-    pub fn inputs(&self) -> u64 {
-        self.inputs
-    }
-
-    /// The records, laid end to end.
-    pub fn into_stream(self) -> Vec<u8> {
-        self.stream
+        self.block += 1;
+        self.next = self.end.min(after);
+        Ok(true)
     }
 }
 
@@ -451,60 +404,64 @@ impl Answers {
 mod tests {
     use super::*;
 
+    /// Each input and its frames.
+    type Records = Vec<(Vec<u8>, Vec<u8>)>;
+
     /// Answers to `count` inputs, of every length up to a few bytes, some with no frames.
-    fn answers(count: u64) -> Answers {
-        let mut answers = Answers::default();
-        for n in 0..count {
-            let input = n.to_le_bytes();
-            let frames = vec![n as u8; (n % 4) as usize];
-            answers.push(&input[..(n % 3) as usize + 1], &frames);
-        }
-        answers
+    fn answers(count: u64) -> Records {
+        (0..count)
+            .map(|n| {
+                let input = n.to_le_bytes()[..(n % 3) as usize + 1].to_vec();
+                let mut frames = Vec::new();
+                for _ in 0..n % 4 {
+                    grader_api::protocol::put_reply(
+                        &mut frames,
+                        &grader_api::protocol::Reply::Answer(n as u8),
+                    );
+                }
+                (input, frames)
+            })
+            .collect()
     }
 
-    /// The records laid end to end in `records`, added an input at a time.
-    fn blocks_of(records: &[u8]) -> Blocks {
+    /// The records, added an input at a time.
+    fn blocks_of(records: &[(Vec<u8>, Vec<u8>)]) -> Blocks {
         let mut blocks = Blocks::default();
-        let mut at = 0;
-        while let Some(place) = place_at(records, at) {
-            blocks.push(
-                &records[place.start..place.frames_start],
-                &records[place.frames_start..place.end],
-            );
-            at = place.end;
+        for (input, frames) in records {
+            blocks.push(input, frames);
         }
         blocks
     }
 
-    /// An entry of `answers` under the key `key`.
-    fn entry(answers: &Answers) -> Vec<u8> {
-        encoded(b"key", blocks_of(&answers.stream))
+    /// An entry of `records` under the key `key`.
+    fn entry(records: &Records) -> Vec<u8> {
+        encoded(b"key", blocks_of(records))
+    }
+
+    /// The records `answers` hold, checking each one's count of frames.
+    fn records_of(answers: &Answers) -> Records {
+        (0..answers.inputs() as usize)
+            .map(|number| {
+                let place = answers.place(number).expect("a record of each input");
+                let frames = answers.frames()[place.frames.clone()].to_vec();
+                assert_eq!(place.replies, frames_in(&frames));
+                (answers.input(&place).to_vec(), frames)
+            })
+            .collect()
     }
 
     /// What `reader` reads, or the number of the first input it could not.
-    fn read_all(mut reader: KeptReader) -> Result<Vec<u8>, u64> {
-        let mut all = Vec::new();
-        while let Some(records) = reader.next_records()? {
-            all.extend_from_slice(&records);
+    fn read_all(mut reader: KeptReader) -> Result<Records, u64> {
+        let (mut all, mut block) = (Vec::new(), Answers::default());
+        while reader.next_records(&mut block)? {
+            all.extend(records_of(&block));
         }
         Ok(all)
     }
 
-    /// The records of the inputs in `window`, laid end to end.
-    fn part(answers: &Answers, window: Window) -> Vec<u8> {
-        let mut part = Answers::default();
-        let (mut at, mut number) = (0, 0);
-        while let Some(place) = place_at(&answers.stream, at) {
-            if (window.start..window.end).contains(&number) {
-                part.push(
-                    &answers.stream[place.start..place.frames_start],
-                    &answers.stream[place.frames_start..place.end],
-                );
-            }
-            at = place.end;
-            number += 1;
-        }
-        part.stream
+    /// The records of the inputs in `window`.
+    fn part(records: &Records, window: Window) -> Records {
+        records[window.start as usize..window.end as usize].to_vec()
     }
 
     #[test]
@@ -552,15 +509,26 @@ mod tests {
                 end: BLOCK_INPUTS + 10,
             },
         ] {
-            assert_eq!(read_all(kept.reader(window)), Ok(part(&answers, window)));
+            let window_in_total = Window {
+                start: window.start,
+                end: window.end.min(total),
+            };
+            assert_eq!(
+                read_all(kept.reader(window)),
+                Ok(part(&answers, window_in_total))
+            );
         }
     }
 
     #[test]
-    fn an_entry_of_another_key_or_count_is_not_used() {
+    fn an_entry_of_another_key_or_count_or_layout_is_not_used() {
         let bytes = entry(&answers(3));
         assert!(Kept::read(bytes.clone(), b"another key", 3).is_none());
-        assert!(Kept::read(bytes, b"key", 4).is_none());
+        assert!(Kept::read(bytes.clone(), b"key", 4).is_none());
+        // An entry of the layout before, whose records held each input beside its frames.
+        let mut before = b"cardgrade answers 3\n".to_vec();
+        before.extend_from_slice(&bytes[MAGIC.len()..]);
+        assert!(Kept::read(before, b"key", 3).is_none());
     }
 
     #[test]
@@ -586,7 +554,7 @@ mod tests {
             // A flipped bit the checks cannot see must leave the answers as they were; one
             // they see stops the reading at a block's first input.
             match read_all(kept.reader(Window::ALL)) {
-                Ok(read) => assert_eq!(read, answers.stream, "flip at {at}"),
+                Ok(read) => assert_eq!(read, answers, "flip at {at}"),
                 Err(first) => assert!(first == 0 || first == BLOCK_INPUTS, "flip at {at}"),
             }
         }

@@ -254,23 +254,77 @@ pub enum Ending {
 
 /// Takes a runner's replies as they arrive.
 pub trait Replies {
-    /// `count` whole reply frames, laid end to end; `false` to hear no more.
-    fn take(&mut self, frames: &[u8], count: u64) -> bool;
+    /// One whole reply frame; `false` to hear no more.
+    fn take(&mut self, frame: &[u8]) -> bool;
+
+    /// Takes the whole reply frames `bytes` start with that are the replies expected next,
+    /// if it knows them, without their being read one by one; what it took.
+    fn take_expected(&mut self, _bytes: &[u8]) -> Taken {
+        Taken::default()
+    }
+}
+
+/// The replies at the start of a runner's bytes that [`Replies::take_expected`] took.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Taken {
+    pub bytes: usize,
+    pub replies: u64,
 }
 
 /// A closure takes the replies one by one.
 impl<F: FnMut(&[u8]) -> bool> Replies for F {
-    fn take(&mut self, frames: &[u8], _: u64) -> bool {
-        let mut rest = frames;
-        while !rest.is_empty() {
-            let frame = protocol::first_frame(rest);
-            rest = &rest[frame.len()..];
-            if !self(frame) {
-                return false;
-            }
-        }
-        true
+    fn take(&mut self, frame: &[u8]) -> bool {
+        self(frame)
     }
+}
+
+/// What [`pass_items`] did with the items a runner's bytes start with.
+#[derive(Debug)]
+pub struct Passed {
+    /// The bytes of the items passed on.
+    pub used: usize,
+    /// The replies among them.
+    pub taken: u64,
+    pub stop: Option<Stop>,
+}
+
+/// Why [`pass_items`] stopped before the bytes ran out, or before an item cut short.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// At the end of the replies to request number `0`.
+    End(u64),
+    /// The replies were refused: the receiver heard no more.
+    Refused,
+}
+
+/// Passes the whole items `bytes` start with to `replies`: at once the replies it
+/// expects, and the items between one by one; up to the end of the replies, a reply it
+/// refuses, or an item not all there.
+pub fn pass_items(bytes: &[u8], replies: &mut impl Replies) -> io::Result<Passed> {
+    let mut passed = Passed {
+        used: 0,
+        taken: 0,
+        stop: None,
+    };
+    while passed.stop.is_none() {
+        let expected = replies.take_expected(&bytes[passed.used..]);
+        passed.used += expected.bytes;
+        passed.taken += expected.replies;
+        let Some(item) = protocol::item_in(&bytes[passed.used..]) else {
+            break;
+        };
+        let (item, length) = item?;
+        let item_bytes = &bytes[passed.used..passed.used + length];
+        passed.used += length;
+        passed.stop = match item {
+            Item::Reply => {
+                passed.taken += 1;
+                (!replies.take(item_bytes)).then_some(Stop::Refused)
+            }
+            Item::End(ended) => Some(Stop::End(ended)),
+        };
+    }
+    Ok(passed)
 }
 
 /// How the response to request `sequence` ended at an end mark of request `ended`.
@@ -400,28 +454,12 @@ impl Runner {
         if buffer.is_empty() {
             return Err(io::ErrorKind::UnexpectedEof.into());
         }
-        let (mut frames, mut count) = (0, 0);
-        let mut end = None;
-        while let Some(item) = protocol::item_in(&buffer[frames..]) {
-            match item? {
-                (Item::Reply, length) => {
-                    frames += length;
-                    count += 1;
-                }
-                (Item::End(ended), length) => {
-                    end = Some((ended, length));
-                    break;
-                }
-            }
-        }
-        self.replies_read += count;
-        let going = count == 0 || replies.take(&buffer[..frames], count);
-        let ending = match (going, end) {
-            (false, _) => Some(Ending::Abandoned),
-            (true, Some((ended, _))) => Some(end_of(ended, sequence)),
-            (true, None) => None,
-        };
-        let used = frames + end.map_or(0, |(_, length)| length);
+        let Passed { used, taken, stop } = pass_items(buffer, replies)?;
+        self.replies_read += taken;
+        let ending = stop.map(|stop| match stop {
+            Stop::Refused => Ending::Abandoned,
+            Stop::End(ended) => end_of(ended, sequence),
+        });
         if used > 0 {
             self.answers.consume(used);
             return Ok(ending);
@@ -431,7 +469,7 @@ impl Runner {
             match protocol::read_item(&mut self.answers, &mut self.frame)? {
                 Item::Reply => {
                     self.replies_read += 1;
-                    (!replies.take(&self.frame, 1)).then_some(Ending::Abandoned)
+                    (!replies.take(&self.frame)).then_some(Ending::Abandoned)
                 }
                 Item::End(ended) => Some(end_of(ended, sequence)),
             },

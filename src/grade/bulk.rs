@@ -160,7 +160,7 @@ fn compute(
     request: &dyn Asked,
     window: Window,
     keep: bool,
-    sender: SyncSender<Vec<u8>>,
+    sender: SyncSender<Answers>,
 ) -> Option<Blocks> {
     let mut computed = Blocks::default();
     let mut chunk = Answers::default();
@@ -172,14 +172,12 @@ fn compute(
         if keep {
             computed.add(&chunk);
         }
-        sender
-            .send(std::mem::take(&mut chunk).into_stream())
-            .is_ok()
+        sender.send(std::mem::take(&mut chunk)).is_ok()
     });
     if keep {
         computed.add(&chunk);
     }
-    let _ = sender.send(chunk.into_stream());
+    let _ = sender.send(chunk);
     (keep && computed.inputs() == window.end - window.start).then_some(computed)
 }
 

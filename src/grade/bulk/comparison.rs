@@ -6,15 +6,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Receiver;
 
 use grader_api::Submission;
-use grader_api::protocol::{each_frame, first_frame, is_panic};
+use grader_api::protocol::{first_frame, is_panic};
 use grader_api::source::Window;
 use grader_api::text::shorten;
 use grader_api::unit::Asked;
 
 use super::super::failure::unwritten;
 use super::{SHOWN_BREAKDOWN, UNWRITTEN_EXPECTED};
-use crate::answers::{Answers, KeptReader, Place, place_at};
-use crate::runner::Replies;
+use crate::answers::{Answers, KeptReader, Place};
+use crate::runner::{Replies, Taken};
 use crate::verdict::Unwritten;
 
 /// How many wrong inputs of a bulk group are shown in full.
@@ -41,11 +41,11 @@ pub(super) struct Sample {
     pub(super) kind: (String, String, String),
 }
 
-/// The reference's answers as a comparison reads them: records laid end to end (see
-/// [`Answers`]), a block at a time from a kept entry, or in chunks while they are computed.
+/// The reference's answers as a comparison reads them (see [`Answers`]), a block at a time
+/// from a kept entry, or in chunks while they are computed.
 pub(super) struct Wanted<'a> {
-    pub(super) records: Vec<u8>,
-    /// Where the next record starts.
+    pub(super) records: Answers,
+    /// The number of the next record in them.
     pub(super) at: usize,
     pub(super) more: More<'a>,
     /// A block of the kept entry was damaged: the reference answered in its place.
@@ -63,43 +63,53 @@ pub(super) enum More<'a> {
         end: u64,
     },
     /// Chunks, while the reference is computing them.
-    Computed(Receiver<Vec<u8>>),
+    Computed(Receiver<Answers>),
     Nothing,
 }
 
 impl<'a> Wanted<'a> {
     pub(super) fn new(more: More<'a>) -> Wanted<'a> {
         Wanted {
-            records: Vec::new(),
+            records: Answers::default(),
             at: 0,
             more,
             damaged: false,
         }
     }
 
-    /// Where the next record lies in [`Wanted::records`], waiting for more if need be.
-    pub(super) fn next(&mut self) -> Option<Place> {
+    /// The number of the next record in [`Wanted::records`] and where it lies, waiting
+    /// for more if need be.
+    pub(super) fn next(&mut self) -> Option<(usize, Place)> {
         loop {
-            if let Some(place) = place_at(&self.records, self.at) {
-                self.at = place.end;
-                return Some(place);
+            if let Some(place) = self.records.place(self.at) {
+                self.at += 1;
+                return Some((self.at - 1, place));
             }
-            self.records = self.more_records()?;
+            if !self.more_records() {
+                return None;
+            }
             self.at = 0;
         }
     }
 
-    pub(super) fn more_records(&mut self) -> Option<Vec<u8>> {
+    /// Puts the next records in [`Wanted::records`]; `false` when there are no more.
+    pub(super) fn more_records(&mut self) -> bool {
         let (reference, request, first, end) = match &mut self.more {
-            More::Computed(chunks) => return chunks.recv().ok(),
-            More::Nothing => return None,
+            More::Computed(chunks) => match chunks.recv() {
+                Ok(chunk) => {
+                    self.records = chunk;
+                    return true;
+                }
+                Err(_) => return false,
+            },
+            More::Nothing => return false,
             More::Kept {
                 reader,
                 reference,
                 request,
                 end,
-            } => match reader.next_records() {
-                Ok(records) => return records,
+            } => match reader.next_records(&mut self.records) {
+                Ok(more) => return more,
                 Err(first) => (*reference, *request, first, *end),
             },
         };
@@ -111,16 +121,34 @@ impl<'a> Wanted<'a> {
             rest.push(input, frames);
             true
         });
-        Some(rest.into_stream())
+        self.records = rest;
+        true
     }
 }
 
-/// The input being compared: where it and its frames lie, and how far the comparison has
-/// come.
-#[derive(Clone, Copy)]
+/// The input being compared: its record's number and where it and its frames lie, and
+/// how far the comparison has come.
+#[derive(Clone)]
 pub(super) struct Current {
+    pub(super) number: usize,
     pub(super) place: Place,
     pub(super) cursor: usize,
+}
+
+/// How many bytes `a` and `b` begin with alike: compared a stretch at a time, and byte by
+/// byte only within the first stretch that differs.
+fn common_start(a: &[u8], b: &[u8]) -> usize {
+    const STRETCH: usize = 1024;
+    let mut same = 0;
+    for (x, y) in a.chunks(STRETCH).zip(b.chunks(STRETCH)) {
+        let length = x.len().min(y.len());
+        let (x, y) = (&x[..length], &y[..length]);
+        if x != y {
+            return same + x.iter().zip(y).take_while(|(p, q)| p == q).count();
+        }
+        same += length;
+    }
+    same
 }
 
 /// Compares a stream of reply frames with the reference's, input by input, as bytes;
@@ -178,11 +206,12 @@ impl<'a> BulkComparison<'a> {
     /// The next input with replies to compare; skips any the reference answered with none.
     pub(super) fn next_input(&mut self) -> Option<Current> {
         loop {
-            let place = self.wanted.next()?;
-            if place.frames_start < place.end {
+            let (number, place) = self.wanted.next()?;
+            if !place.frames.is_empty() {
                 return Some(Current {
+                    number,
+                    cursor: place.frames.start,
                     place,
-                    cursor: place.frames_start,
                 });
             }
             self.inputs_compared += 1;
@@ -206,7 +235,7 @@ impl<'a> BulkComparison<'a> {
     /// panicked, in every window of the group, to stop asking.
     pub(super) fn compare(&mut self, mut current: Current, actual: &[u8]) -> bool {
         let records = &self.wanted.records;
-        let rest = &records[current.cursor..current.place.end];
+        let rest = &records.frames()[current.cursor..current.place.frames.end];
         let mut panicked = false;
         // A whole frame the reference's replies start with is its reply: a frame's header
         // gives its length.
@@ -214,15 +243,15 @@ impl<'a> BulkComparison<'a> {
             true => actual.len(),
             false => {
                 panicked = is_panic(actual);
-                let want = first_frame(rest);
-                let input = records[current.place.start..current.place.frames_start].to_vec();
+                let want = first_frame(rest).to_vec();
+                let input = records.input(&current.place).to_vec();
                 let length = want.len().max(1);
-                self.note_wrong(input, want.to_vec(), actual);
+                self.note_wrong(input, want, actual);
                 length
             }
         };
         self.position += 1;
-        match current.cursor >= current.place.end {
+        match current.cursor >= current.place.frames.end {
             true => self.end_input(),
             false => self.current = Some(current),
         }
@@ -322,16 +351,11 @@ impl<'a> BulkComparison<'a> {
     /// the window: the one being compared, or else the next the reference answered.
     pub(super) fn input_in_progress(&mut self) -> Option<(Vec<u8>, usize, u64)> {
         let number = self.inputs_compared + 1;
-        let (current, position) = match self.current {
-            Some(current) => (current, self.position),
-            None => (self.next_input()?, 0),
+        let (place, position) = match &self.current {
+            Some(current) => (current.place.clone(), self.position),
+            None => (self.next_input()?.place, 0),
         };
-        let place = current.place;
-        Some((
-            self.wanted.records[place.start..place.frames_start].to_vec(),
-            position,
-            number,
-        ))
+        Some((self.wanted.records.input(&place).to_vec(), position, number))
     }
 
     /// Counts an input the runner stopped in, having answered part of it wrongly, as
@@ -349,90 +373,104 @@ impl<'a> BulkComparison<'a> {
 }
 
 impl Replies for BulkComparison<'_> {
-    /// Where the rest of an input's replies are the reference's byte for byte, they are
-    /// passed over in one comparison; the others are compared reply by reply.
-    fn take(&mut self, frames: &[u8], count: u64) -> bool {
-        self.answers_compared += count;
-        let mut rest = frames;
-        while !rest.is_empty() {
-            if self.current.is_none() {
-                self.start_input();
-            }
-            let Some(current) = self.current else {
-                self.surplus = true;
-                self.answers_compared -= frames_in(rest);
-                return false;
-            };
-            let wanted = &self.wanted.records[current.cursor..current.place.end];
-            if rest.starts_with(wanted) {
-                rest = &rest[wanted.len()..];
-                self.end_input();
-                continue;
-            }
-            let frame = first_frame(rest);
-            rest = &rest[frame.len()..];
-            if !self.compare(current, frame) {
-                self.answers_compared -= frames_in(rest);
-                return false;
-            }
+    fn take(&mut self, frame: &[u8]) -> bool {
+        if self.current.is_none() {
+            self.start_input();
         }
-        true
+        let Some(current) = self.current.take() else {
+            self.surplus = true;
+            return false;
+        };
+        self.answers_compared += 1;
+        self.compare(current, frame)
     }
-}
 
-/// How many frames `frames` holds, laid end to end.
-pub(super) fn frames_in(frames: &[u8]) -> u64 {
-    let mut count = 0;
-    each_frame(frames, |_| count += 1);
-    count
+    /// The runner's bytes are compared with the reference's frames that follow in the
+    /// block or chunk held, as bytes; the replies they match are taken at once, the inputs
+    /// they end counted from where each record ends, and the reply that differs is left for
+    /// [`Replies::take`]. A new block is read only for a reply: the end of the replies never
+    /// waits for one.
+    fn take_expected(&mut self, bytes: &[u8]) -> Taken {
+        let records = &self.wanted.records;
+        let (from, replies_before) = match &self.current {
+            Some(current) => (
+                current.cursor,
+                records.start_of(current.number).replies + self.position as u64,
+            ),
+            None => {
+                let start = records.start_of(self.wanted.at);
+                (start.frames, start.replies)
+            }
+        };
+        let frames = records.frames();
+        let reach = from + common_start(bytes, frames.get(from..).unwrap_or_default());
+        if reach == from {
+            return Taken::default();
+        }
+        // The whole frames within `reach`: those of the records that end within it, then
+        // of the last, which may go on past it.
+        let last = records.begun_before(reach) - 1;
+        let Some(place) = records.place(last) else {
+            return Taken::default();
+        };
+        let (mut through, mut within) = match &self.current {
+            Some(current) if current.number == last => (current.cursor, self.position),
+            _ => (place.frames.start.max(from), 0),
+        };
+        while through < place.frames.end {
+            let frame = first_frame(&frames[through..place.frames.end]);
+            if through + frame.len() > reach {
+                break;
+            }
+            through += frame.len();
+            within += 1;
+        }
+        if through == from {
+            return Taken::default();
+        }
+        // The records begun: those some of whose frames are taken, and those with none
+        // before one that has; the last goes on if its frames do.
+        let begun = records.begun_before(through);
+        let going_on = records.start_of(begun).frames > through;
+        let ended = begun - usize::from(going_on);
+        let replies_after = match going_on {
+            true => records.start_of(begun - 1).replies + within as u64,
+            false => records.start_of(begun).replies,
+        };
+        let (going_on_place, going_on_number) = (records.place(begun - 1), begun - 1);
+        let first_not_counted = match self.current.take() {
+            Some(current) if going_on && current.number == going_on_number => {
+                self.current = Some(Current {
+                    cursor: through,
+                    ..current
+                });
+                ended
+            }
+            Some(current) => {
+                self.wrong_inputs += u64::from(self.current_wrong);
+                current.number
+            }
+            None => self.wanted.at,
+        };
+        self.inputs_compared += ended.saturating_sub(first_not_counted) as u64;
+        if going_on && self.current.is_none() {
+            self.current = going_on_place.map(|place| Current {
+                number: going_on_number,
+                place,
+                cursor: through,
+            });
+            self.current_wrong = false;
+        }
+        self.position = within;
+        self.wanted.at = begun;
+        let taken = Taken {
+            bytes: through - from,
+            replies: replies_after.saturating_sub(replies_before),
+        };
+        self.answers_compared += taken.replies;
+        taken
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use grader_api::protocol::{Panic, Reply, put_reply};
-    use grader_api::spec::Grading;
-    use std::sync::mpsc::sync_channel;
-
-    #[test]
-    fn a_todo_panic_with_a_long_location_is_held_cut_in_the_breakdown() {
-        let suite = crate::spec::load(&[], &[], None).unwrap();
-        let (_, test) = suite
-            .tests()
-            .find(|(_, test)| test.grading == Grading::Bulk)
-            .unwrap();
-        let panics = 100;
-        let mut want = Vec::new();
-        put_reply(&mut want, &Reply::Answer(true));
-        let mut kept = Answers::default();
-        for _ in 0..panics {
-            kept.push(&[], &want);
-        }
-        let records = kept.into_stream();
-        let counted = AtomicU64::new(0);
-        let (sender, receiver) = sync_channel(1);
-        sender.send(records).unwrap();
-        drop(sender);
-        let wanted = Wanted::new(More::Computed(receiver));
-        let mut comparison = BulkComparison::new(&*test.request, wanted, &counted);
-        for n in 0..panics {
-            let mut todo = Vec::new();
-            let location = format!("{n} {}", "x".repeat(1 << 16));
-            put_reply(
-                &mut todo,
-                &Reply::<bool>::Panicked(Panic {
-                    message: "not yet implemented".into(),
-                    location: Some(location),
-                }),
-            );
-            comparison.take(&todo, 1);
-        }
-        assert_eq!(comparison.breakdown.len(), panics);
-        let held: usize = comparison
-            .breakdown
-            .keys()
-            .map(|(question, expected, actual)| question.len() + expected.len() + actual.len())
-            .sum();
-        assert!(held < panics * 1024, "the breakdown holds {held} bytes");
-    }
-}
+mod tests;
