@@ -6,7 +6,7 @@
 //! watch, home and pool are apart already.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::os::unix::fs::{FileExt, PermissionsExt};
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -15,7 +15,7 @@ use std::process::{Child, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use grader_api::protocol::{self, Hello, Item};
+use grader_api::protocol::{self, Hello};
 use grader_api::source::Window;
 
 use crate::capture::{Capture, Printed};
@@ -26,12 +26,16 @@ mod channel;
 mod home;
 pub(crate) mod once;
 mod pool;
+mod replies;
 mod watch;
 
 use channel::{DeadlineStream, progress_with_first_byte};
 use home::{RunnerHome, Scratch};
 pub(crate) use pool::Pool;
 use watch::Watch;
+
+use replies::{Passed, Stop};
+pub use replies::{Replies, Taken, pass_arrived};
 
 /// How long a runner may take to start and say hello.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
@@ -164,7 +168,7 @@ impl Launcher {
             stdout,
             stderr,
             sequence: 0,
-            frame: Vec::new(),
+            held: Vec::new(),
             replies_read: 0,
             hello,
             progress,
@@ -208,8 +212,8 @@ pub struct Runner {
     stdout: Capture,
     stderr: Capture,
     sequence: u64,
-    /// The reply frame last read.
-    frame: Vec<u8>,
+    /// An item the runner has sent part of, held until the rest comes.
+    held: Vec<u8>,
     /// Reply frames read in all: where there is no progress page, how the runner is seen
     /// to move.
     replies_read: u64,
@@ -250,81 +254,6 @@ pub enum Ending {
     Garbled(String),
     /// The grader stopped listening (it had seen enough); the runner was killed.
     Abandoned,
-}
-
-/// Takes a runner's replies as they arrive.
-pub trait Replies {
-    /// One whole reply frame; `false` to hear no more.
-    fn take(&mut self, frame: &[u8]) -> bool;
-
-    /// Takes the whole reply frames `bytes` start with that are the replies expected next,
-    /// if it knows them, without their being read one by one; what it took.
-    fn take_expected(&mut self, _bytes: &[u8]) -> Taken {
-        Taken::default()
-    }
-}
-
-/// The replies at the start of a runner's bytes that [`Replies::take_expected`] took.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Taken {
-    pub bytes: usize,
-    pub replies: u64,
-}
-
-/// A closure takes the replies one by one.
-impl<F: FnMut(&[u8]) -> bool> Replies for F {
-    fn take(&mut self, frame: &[u8]) -> bool {
-        self(frame)
-    }
-}
-
-/// What [`pass_items`] did with the items a runner's bytes start with.
-#[derive(Debug)]
-pub struct Passed {
-    /// The bytes of the items passed on.
-    pub used: usize,
-    /// The replies among them.
-    pub taken: u64,
-    pub stop: Option<Stop>,
-}
-
-/// Why [`pass_items`] stopped before the bytes ran out, or before an item cut short.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Stop {
-    /// At the end of the replies to request number `0`.
-    End(u64),
-    /// The replies were refused: the receiver heard no more.
-    Refused,
-}
-
-/// Passes the whole items `bytes` start with to `replies`: at once the replies it
-/// expects, and the items between one by one; up to the end of the replies, a reply it
-/// refuses, or an item not all there.
-pub fn pass_items(bytes: &[u8], replies: &mut impl Replies) -> io::Result<Passed> {
-    let mut passed = Passed {
-        used: 0,
-        taken: 0,
-        stop: None,
-    };
-    while passed.stop.is_none() {
-        let expected = replies.take_expected(&bytes[passed.used..]);
-        passed.used += expected.bytes;
-        passed.taken += expected.replies;
-        let Some(item) = protocol::item_in(&bytes[passed.used..]) else {
-            break;
-        };
-        let (item, length) = item?;
-        let item_bytes = &bytes[passed.used..passed.used + length];
-        passed.used += length;
-        passed.stop = match item {
-            Item::Reply => {
-                passed.taken += 1;
-                (!replies.take(item_bytes)).then_some(Stop::Refused)
-            }
-            Item::End(ended) => Some(Stop::End(ended)),
-        };
-    }
-    Ok(passed)
 }
 
 /// How the response to request `sequence` ended at an end mark of request `ended`.
@@ -443,37 +372,19 @@ impl Runner {
         }
     }
 
-    /// Passes on the whole replies the runner has sent that are read already, in place, or
-    /// else reads the next item; how the response ended, once it has.
+    /// Passes on the whole replies the runner has sent; how the response ended, once it
+    /// has.
     fn read_items(
         &mut self,
         sequence: u64,
         replies: &mut impl Replies,
     ) -> io::Result<Option<Ending>> {
-        let buffer = self.answers.fill_buf()?;
-        if buffer.is_empty() {
-            return Err(io::ErrorKind::UnexpectedEof.into());
-        }
-        let Passed { used, taken, stop } = pass_items(buffer, replies)?;
+        let Passed { taken, stop, .. } = pass_arrived(&mut self.answers, &mut self.held, replies)?;
         self.replies_read += taken;
-        let ending = stop.map(|stop| match stop {
+        Ok(stop.map(|stop| match stop {
             Stop::Refused => Ending::Abandoned,
             Stop::End(ended) => end_of(ended, sequence),
-        });
-        if used > 0 {
-            self.answers.consume(used);
-            return Ok(ending);
-        }
-        // An item longer than what has arrived.
-        Ok(
-            match protocol::read_item(&mut self.answers, &mut self.frame)? {
-                Item::Reply => {
-                    self.replies_read += 1;
-                    (!replies.take(&self.frame)).then_some(Ending::Abandoned)
-                }
-                Item::End(ended) => Some(end_of(ended, sequence)),
-            },
-        )
+        }))
     }
 
     /// Bytes the runner has printed on stdout and stderr since it started.

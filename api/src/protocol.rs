@@ -259,6 +259,15 @@ pub enum Item {
 /// The item that `bytes` start with and its length, when all of it is there: a reply's
 /// frame is `bytes[..length]`. `None` when it runs past their end.
 pub fn item_in(bytes: &[u8]) -> Option<io::Result<(Item, usize)>> {
+    match item_header(bytes)? {
+        Ok((_, length)) if length > bytes.len() => None,
+        read => Some(read),
+    }
+}
+
+/// The item that `bytes` start with and its whole length, once its header is there:
+/// the length may run past their end. `None` while the header does.
+pub fn item_header(bytes: &[u8]) -> Option<io::Result<(Item, usize)>> {
     let (&tag, mut rest) = bytes.split_first()?;
     let varint = |rest: &mut &[u8]| match take_varint(rest) {
         Err(error) if error.kind() == io::ErrorKind::UnexpectedEof => None,
@@ -279,8 +288,7 @@ pub fn item_in(bytes: &[u8]) -> Option<io::Result<(Item, usize)>> {
         Ok(length) => length as usize,
         Err(error) => return Some(Err(error)),
     };
-    let whole = bytes.len() - rest.len() + length;
-    (whole <= bytes.len()).then_some(Ok((Item::Reply, whole)))
+    Some(Ok((Item::Reply, bytes.len() - rest.len() + length)))
 }
 
 /// Reads the next item; a reply's whole frame is left in `frame`.

@@ -1,7 +1,8 @@
 use super::*;
-use crate::runner::pass_items;
+use crate::runner::pass_arrived;
 use grader_api::protocol::{Panic, Reply, each_frame, put_reply};
 use grader_api::spec::Grading;
+use std::io::{self, BufReader, Read};
 use std::sync::mpsc::sync_channel;
 
 /// The reference's answers to 300 inputs of one to four replies (and one of none), in
@@ -79,7 +80,7 @@ fn compared(feed: impl FnOnce(&mut BulkComparison, &[u8]) -> u64) -> Found {
 }
 
 #[test]
-fn replies_arriving_in_pieces_of_any_size_are_compared_as_one_by_one() {
+fn replies_arriving_in_pieces_of_any_size_between_reads_that_give_up_are_compared_as_one_by_one() {
     let one_by_one = compared(|comparison, sent| {
         let mut taken = 0;
         each_frame(sent, |frame| {
@@ -91,20 +92,59 @@ fn replies_arriving_in_pieces_of_any_size_are_compared_as_one_by_one() {
     let [inputs, wrong_inputs, answers, wrong_answers] = one_by_one.1;
     assert_eq!((inputs, answers), (300, one_by_one.0));
     assert!(wrong_inputs > 10 && wrong_answers >= wrong_inputs);
-    for piece in [1, 2, 3, 7, 64, 1 << 16] {
+    for (piece, capacity) in [(1, 8), (2, 8), (3, 5), (7, 8), (64, 50), (1 << 16, 8192)] {
         let in_pieces = compared(|comparison, sent| {
-            let (mut pending, mut taken) = (Vec::new(), 0);
-            for bytes in sent.chunks(piece) {
-                pending.extend_from_slice(bytes);
-                let passed = pass_items(&pending, comparison).unwrap();
-                assert_eq!(passed.stop, None);
-                pending.drain(..passed.used);
-                taken += passed.taken;
+            let mut answers = BufReader::with_capacity(capacity, InPieces::of(sent, piece));
+            let (mut held, mut taken) = (Vec::new(), 0);
+            loop {
+                match pass_arrived(&mut answers, &mut held, comparison) {
+                    Ok(passed) => {
+                        assert_eq!(passed.stop, None);
+                        taken += passed.taken;
+                    }
+                    Err(error) if error.kind() == io::ErrorKind::TimedOut => {}
+                    Err(error) if error.kind() == io::ErrorKind::UnexpectedEof => break,
+                    Err(error) => panic!("in pieces of {piece}: {error}"),
+                }
             }
-            assert!(pending.is_empty());
+            assert!(held.is_empty());
             taken
         });
         assert_eq!(in_pieces, one_by_one, "in pieces of {piece}");
+    }
+}
+
+/// A runner's bytes arriving in pieces, with a read that gives up before each, as a read
+/// does that waits a while and then lets the grader look at the runner.
+struct InPieces<'a> {
+    pieces: std::slice::Chunks<'a, u8>,
+    piece: &'a [u8],
+    gave_up: bool,
+}
+
+impl<'a> InPieces<'a> {
+    fn of(bytes: &'a [u8], size: usize) -> InPieces<'a> {
+        InPieces {
+            pieces: bytes.chunks(size),
+            piece: &[],
+            gave_up: false,
+        }
+    }
+}
+
+impl Read for InPieces<'_> {
+    fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+        if self.piece.is_empty() {
+            self.gave_up = !self.gave_up;
+            if self.gave_up {
+                return Err(io::ErrorKind::TimedOut.into());
+            }
+            self.piece = self.pieces.next().unwrap_or_default();
+        }
+        let length = buffer.len().min(self.piece.len());
+        buffer[..length].copy_from_slice(&self.piece[..length]);
+        self.piece = &self.piece[length..];
+        Ok(length)
     }
 }
 
