@@ -7,6 +7,10 @@
 // One exception, the runner's progress page: a shared mapping has no safe constructor.
 #![deny(unsafe_code)]
 
+/// The global allocator of the runner the grader builds around a submission.
+#[cfg(feature = "allocator")]
+pub use mimalloc::MiMalloc as RunnerAllocator;
+
 /// A fieldless enum of the checks a spec names: `ALL`, `name()`, `Display`, `FromStr`
 /// (an unknown name lists the known ones) and its wire encoding.
 macro_rules! checks {

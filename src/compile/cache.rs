@@ -6,9 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::copy::{Tree, UNCAPPED, copy_tree};
 use super::layout::{Builder, Layout, shared_api};
-use super::{
-    Build, BuildError, PathDependency, cargo, lock_beside, prepare_folder, write_runner_crate,
-};
+use super::{Build, BuildError, cargo, lock_beside, prepare_folder, write_runner_crate};
 use crate::sandbox::Sandbox;
 
 /// The compiled cache under `shared`, built first if no grader has.
@@ -29,15 +27,7 @@ pub fn warm(shared: &Path, sandbox: &Sandbox, build: &Build) -> Result<PathBuf, 
     let layout = Layout::new(folder.join("build"), Some(shared), "cardgrade-cache".into());
     let io = |e: std::io::Error| failed(e.to_string());
     let builder = prepare_folder(&layout, sandbox)?;
-    let dependency = (
-        "grader_api".to_string(),
-        PathDependency {
-            path: layout.api.clone(),
-            package: "grader-api".into(),
-        },
-    );
-    // Without incremental data, as the shared builds it serves are made.
-    write_runner_crate(&layout, dependency, "fn main() {}\n", (builder, false)).map_err(io)?;
+    write_runner_crate(&layout, None, "fn main() {}\n", (builder, false)).map_err(io)?;
     super::make_dir(&layout.target, builder).map_err(io)?;
     let quiet = Build {
         color: false,

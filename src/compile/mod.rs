@@ -37,6 +37,11 @@ include!(concat!(env!("OUT_DIR"), "/embedded_api.rs"));
 /// versions the grader was built and tested with.
 pub(crate) const PINNED_LOCK: &str = include_str!("../../Cargo.lock");
 
+/// The end of a runner's or a harness's crate root: the allocator they are linked with
+/// (see grader-api's `allocator` feature), which is a submission's too. Last, so that the
+/// lines above keep their numbers.
+const RUNNER_ALLOCATOR: &str = "\n#[global_allocator]\nstatic ALLOCATOR: grader_api::RunnerAllocator = grader_api::RunnerAllocator;\n";
+
 /// Makes the builds of many submissions happen outside them, each in a folder of its own,
 /// sharing grader-api compiled once in a cache no build can write.
 pub const TARGET_DIR_ENV: &str = "CARDGRADE_TARGET_DIR";
@@ -258,6 +263,7 @@ pub fn build(
         PathDependency {
             path: layout.submission.clone(),
             package: submission.package.clone(),
+            features: Vec::new(),
         },
     );
     let main = format!(
@@ -268,7 +274,8 @@ pub fn build(
     // A class's builds share a folder, and each crate in it is built once: incremental data
     // would be written for nothing (it costs about 5% of a build).
     let incremental = build.incremental && build.shared.is_none();
-    write_runner_crate(&layout, dependency, &main, (builder, incremental)).map_err(io)?;
+    let main = main + RUNNER_ALLOCATOR;
+    write_runner_crate(&layout, Some(dependency), &main, (builder, incremental)).map_err(io)?;
     build_generated(&layout, shared.as_deref(), builder, sandbox, build)?;
     Ok(Built {
         runner: artifact::take(&layout, builder)?,
@@ -312,15 +319,9 @@ pub fn build_harness(
     }
     // Read by the build's sandbox as a runner build's is; a harness has no submission.
     std::fs::create_dir_all(&layout.submission).map_err(io)?;
-    let dependency = (
-        "grader-api".to_string(),
-        PathDependency {
-            path: layout.api.clone(),
-            package: "grader-api".into(),
-        },
-    );
     let incremental = build.incremental && build.shared.is_none();
-    write_runner_crate(&layout, dependency, main, (builder, incremental)).map_err(io)?;
+    let main = format!("{main}{RUNNER_ALLOCATOR}");
+    write_runner_crate(&layout, None, &main, (builder, incremental)).map_err(io)?;
     let _ = std::fs::remove_file(&stamp);
     build_generated(&layout, shared, builder, sandbox, build)?;
     let runner = artifact::take(&layout, builder)?;

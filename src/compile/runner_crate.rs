@@ -41,6 +41,8 @@ pub(super) struct RunnerBin {
 pub(super) struct PathDependency {
     pub(super) path: PathBuf,
     pub(super) package: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(super) features: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -51,9 +53,13 @@ pub(super) struct RunnerProfile {
     codegen_units: u32,
 }
 
+/// Writes the runner crate of `layout`: its crate root `main`, and as its dependencies
+/// grader-api with the runner's allocator, and the `submission`'s crate if there is one.
+/// Every runner, harness and the cache of grader-api take it with the same features, so
+/// that grader-api is compiled once for all of them.
 pub(super) fn write_runner_crate(
     layout: &Layout,
-    dependency: (String, PathDependency),
+    submission: Option<(String, PathDependency)>,
     main: &str,
     (builder, incremental): (Builder, bool),
 ) -> std::io::Result<()> {
@@ -68,7 +74,14 @@ pub(super) fn write_runner_crate(
             name: layout.bin_name.clone(),
             path: "main.rs".into(),
         }],
-        dependencies: BTreeMap::from([dependency]),
+        dependencies: BTreeMap::from_iter(submission.into_iter().chain([(
+            "grader-api".to_string(),
+            PathDependency {
+                path: layout.api.clone(),
+                package: "grader-api".into(),
+                features: vec!["allocator".into()],
+            },
+        )])),
         workspace: BTreeMap::new(),
         profile: BTreeMap::from([(
             "release".to_string(),
