@@ -246,7 +246,7 @@ impl Blocks {
         }
         self.count += 1;
         self.inputs += self.open.inputs();
-        self.open = Answers::default();
+        self.open.clear();
     }
 }
 

@@ -85,6 +85,14 @@ impl Answers {
         });
     }
 
+    /// Empties these answers, keeping their room for the next.
+    pub fn clear(&mut self) {
+        for part in self.parts_mut() {
+            part.clear();
+        }
+        self.bounds.truncate(1);
+    }
+
     /// Adds the answers to the inputs that follow these.
     pub fn append(&mut self, later: &Answers) {
         let last = self.last();
