@@ -191,6 +191,10 @@ impl Launcher {
             ("PATH".into(), "/usr/bin:/bin".into()),
             ("HOME".into(), tmp.clone()),
             ("TMPDIR".into(), tmp),
+            // The runner's allocator (mimalloc) would reserve 1 GiB of address space at its
+            // first allocation, a quarter of the limit: a large allocation would then fail
+            // where the memory limit, which says what happened, should judge it.
+            ("MIMALLOC_ARENA_RESERVE".into(), "0".into()),
         ];
         jail.read = sandbox::SYSTEM_LIBRARIES
             .iter()
