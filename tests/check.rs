@@ -1359,3 +1359,25 @@ fn a_bulk_group_split_across_runners_is_reported_as_one_runner_would_report_it()
         "{one_runner}"
     );
 }
+
+#[test]
+fn a_submission_with_a_global_allocator_of_its_own_keeps_it_in_its_runner_and_tests() {
+    let student = support::scratch().join("own-allocator");
+    let _ = std::fs::remove_dir_all(&student);
+    support::copy_tree(&fixture("example-student"), &student);
+    let library = student.join("src/lib.rs");
+    let mut text = std::fs::read_to_string(&library).unwrap();
+    text.push_str("\n#[global_allocator]\nstatic OWN: std::alloc::System = std::alloc::System;\n");
+    std::fs::write(&library, text).unwrap();
+    let (code, stdout, stderr) = check(&student, &["--skip", "every_hand"]);
+    assert_eq!(code, 1, "{stderr}");
+    for test in [
+        "plaisante_hand::has_pair::pair_of_kings",
+        "plaisante_hand::your_tests::valid_on_the_reference",
+    ] {
+        assert!(
+            result_line(&stdout, test).ends_with("ok"),
+            "{test}:\n{stdout}"
+        );
+    }
+}

@@ -42,6 +42,24 @@ pub(crate) const PINNED_LOCK: &str = include_str!("../../Cargo.lock");
 /// lines above keep their numbers.
 const RUNNER_ALLOCATOR: &str = "\n#[global_allocator]\nstatic ALLOCATOR: grader_api::RunnerAllocator = grader_api::RunnerAllocator;\n";
 
+/// Whether a Rust file of the copied submission at `dir` (which holds no links) names a
+/// global allocator.
+fn declares_an_allocator(dir: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(kind) if kind.is_dir() => declares_an_allocator(&path),
+            Ok(kind) if kind.is_file() && path.extension().is_some_and(|e| e == "rs") => {
+                std::fs::read_to_string(&path).is_ok_and(|text| text.contains("global_allocator"))
+            }
+            _ => false,
+        }
+    })
+}
+
 /// Makes the builds of many submissions happen outside them, each in a folder of its own,
 /// sharing grader-api compiled once in a cache no build can write.
 pub const TARGET_DIR_ENV: &str = "CARDGRADE_TARGET_DIR";
@@ -274,7 +292,11 @@ pub fn build(
     // A class's builds share a folder, and each crate in it is built once: incremental data
     // would be written for nothing (it costs about 5% of a build).
     let incremental = build.incremental && build.shared.is_none();
-    let main = main + RUNNER_ALLOCATOR;
+    // A crate has one global allocator: a submission that declares its own keeps it.
+    let main = match declares_an_allocator(&layout.submission) {
+        true => main,
+        false => main + RUNNER_ALLOCATOR,
+    };
     write_runner_crate(&layout, Some(dependency), &main, (builder, incremental)).map_err(io)?;
     build_generated(&layout, shared.as_deref(), builder, sandbox, build)?;
     Ok(Built {
@@ -320,7 +342,10 @@ pub fn build_harness(
     // Read by the build's sandbox as a runner build's is; a harness has no submission.
     std::fs::create_dir_all(&layout.submission).map_err(io)?;
     let incremental = build.incremental && build.shared.is_none();
-    let main = format!("{main}{RUNNER_ALLOCATOR}");
+    let main = match main.contains("global_allocator") {
+        true => main.to_string(),
+        false => format!("{main}{RUNNER_ALLOCATOR}"),
+    };
     write_runner_crate(&layout, None, &main, (builder, incremental)).map_err(io)?;
     let _ = std::fs::remove_file(&stamp);
     build_generated(&layout, shared, builder, sandbox, build)?;
