@@ -42,8 +42,8 @@ pub(crate) const PINNED_LOCK: &str = include_str!("../../Cargo.lock");
 /// lines above keep their numbers.
 const RUNNER_ALLOCATOR: &str = "\n#[global_allocator]\nstatic ALLOCATOR: grader_api::RunnerAllocator = grader_api::RunnerAllocator;\n";
 
-/// Whether a Rust file of the copied submission at `dir` (which holds no links) names a
-/// global allocator.
+/// Whether a Rust file of the copied submission at `dir` names a global allocator: read as
+/// any file a build could have touched is, opened without following a link.
 fn declares_an_allocator(dir: &Path) -> bool {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return false;
@@ -53,7 +53,10 @@ fn declares_an_allocator(dir: &Path) -> bool {
         match entry.file_type() {
             Ok(kind) if kind.is_dir() => declares_an_allocator(&path),
             Ok(kind) if kind.is_file() && path.extension().is_some_and(|e| e == "rs") => {
-                std::fs::read_to_string(&path).is_ok_and(|text| text.contains("global_allocator"))
+                let mut text = String::new();
+                open_regular(&path)
+                    .and_then(|mut file| file.read_to_string(&mut text))
+                    .is_ok_and(|_| text.contains("global_allocator"))
             }
             _ => false,
         }
