@@ -29,7 +29,7 @@ const MAGIC: &[u8] = b"cardgrade answers 4\n";
 /// The longest part of a block of answers an entry may say it holds.
 const MOST_BLOCK_BYTES: u64 = 1 << 26;
 /// Inputs per block: a block is a few hundred kilobytes of answers.
-const BLOCK_INPUTS: u64 = 1 << 14;
+pub const BLOCK_INPUTS: u64 = 1 << 14;
 /// What the reference's answers were computed by: the reference's and grader-api's
 /// sources and the grader's version, hashed by build.rs.
 const MADE_BY: &str = env!("CARDGRADE_ANSWERS_DIGEST");
@@ -195,8 +195,13 @@ pub struct Blocks {
 }
 
 impl Blocks {
-    /// Adds the answers to the inputs that follow these.
+    /// Adds the answers to the inputs that follow these: a block of their own when they
+    /// fill one and none are open, compressed where they lie, not copied.
     pub fn add(&mut self, answers: &Answers) {
+        if self.open.inputs() == 0 && answers.inputs() >= BLOCK_INPUTS {
+            self.seal_block(answers);
+            return;
+        }
         self.open.append(answers);
         self.seal_when_full();
     }
@@ -231,11 +236,19 @@ impl Blocks {
         if self.open.inputs() == 0 {
             return;
         }
-        let parts = self.open.parts();
+        let open = std::mem::take(&mut self.open);
+        self.seal_block(&open);
+        self.open = open;
+        self.open.clear();
+    }
+
+    /// Adds `answers` as the next block.
+    fn seal_block(&mut self, answers: &Answers) {
+        let parts = answers.parts();
         // LZ4: it decompresses several times faster than the reference answers.
         let compressed = parts.map(lz4_flex::block::compress);
         // Writing into memory cannot fail.
-        let _ = put_varint(&mut self.sealed, self.open.inputs());
+        let _ = put_varint(&mut self.sealed, answers.inputs());
         let _ = put_varint(&mut self.sealed, u64::from(checksum(parts)));
         for (part, compressed) in parts.iter().zip(&compressed) {
             let _ = put_varint(&mut self.sealed, part.len() as u64);
@@ -245,8 +258,7 @@ impl Blocks {
             self.sealed.extend_from_slice(&compressed);
         }
         self.count += 1;
-        self.inputs += self.open.inputs();
-        self.open.clear();
+        self.inputs += answers.inputs();
     }
 }
 

@@ -11,7 +11,7 @@ use grader_api::unit::Asked;
 
 use super::failure::{describe_ending, finish, show_difference};
 use super::{patience, timed};
-use crate::answers::{Answers, Blocks, Store};
+use crate::answers::{Answers, BLOCK_INPUTS, Blocks, Store};
 use crate::runner::{Ending, Exchange, Runner};
 use crate::spec::{Group, Scoring, TestCase};
 use crate::verdict::{Credit, Failure, Tone, Value, Verdict, WrongKind};
@@ -27,8 +27,9 @@ const SHOWN_BREAKDOWN: usize = 12;
 /// What a breakdown says was expected where the answer was a `todo!()`.
 const UNWRITTEN_EXPECTED: &str = "an answer";
 
-/// Inputs answered by the reference per message to the comparing thread.
-const CHUNK_INPUTS: u64 = 2048;
+/// Inputs answered by the reference per message to the comparing thread: a block of the
+/// kept entry, compressed from the chunk itself.
+const CHUNK_INPUTS: u64 = BLOCK_INPUTS;
 
 /// Inputs a bulk group holds per runner it is split across: a runner starts in a few
 /// milliseconds, the time the reference takes to answer about this many hands.
