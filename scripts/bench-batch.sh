@@ -36,8 +36,6 @@ for argument in "$@"; do
 done
 grader="${GRADER:-$PWD/target/release/grader}"
 work="$(mktemp -d)"
-# Builds run as unprivileged users, who must pass through it.
-chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
 # Builds run as users of their own, who must pass through to the shared target dir.
 chmod 755 "$work"
