@@ -6,7 +6,9 @@
 //!    time (the grader's threads and the runner's processes together, and the grader's
 //!    alone), and their ratios to the baseline. The group is graded on one runner and
 //!    split across one runner per core, with the reference computing its answers and with
-//!    them kept;
+//!    them kept; beside them, the wall time of two baselines at once, a process a core,
+//!    which is what a first grading's floor (the reference and the runner each answering
+//!    every hand on a core of its own) takes on the machine at hand;
 //! 2. a warm re-run after touching one file of the submission: time in the build (rustc)
 //!    against time in the grader.
 //!
@@ -130,8 +132,10 @@ fn main() {
         })
         .map(|(label, split, store)| (label, split, store, Vec::new()))
         .collect();
+    let mut pairs_at_once = Vec::new();
     for _ in 0..rounds {
         baseline_runs.push(baseline());
+        pairs_at_once.push(two_baselines_at_once());
         for (_, split, store, runs) in &mut variants {
             let on = &mut runners[..*split];
             runs.push(graded(on, &reference, *store, group, test));
@@ -148,6 +152,13 @@ fn main() {
         "reference alone, one thread",
         ms(wall),
         ms(cpu)
+    );
+    let at_once = median(&mut pairs_at_once);
+    println!(
+        "  {:<48} wall {:>8.1} ms                       ({:.2}x: the floor of a first grading on this machine)",
+        "the reference twice at once, a process a core",
+        ms(at_once),
+        ratio(at_once, wall)
     );
     for (label, _, _, runs) in &variants {
         let [graded_wall, graded_cpu, grader_cpu] = medians(runs);
@@ -394,12 +405,36 @@ const ALL_HANDS_ONLY: &str = "all-hands";
 /// The argument that makes this program print the reference's own time for some tests.
 const FLOOR: &str = "floor";
 
+/// The command that runs one round of the baseline, in a process of its own.
+fn baseline_command() -> Command {
+    let mut command = Command::new(std::env::current_exe().expect("this program's path"));
+    command.arg(BASELINE);
+    command
+}
+
+/// Two rounds of the baseline at once, a process each: the wall time until both end. It
+/// is the floor of a first grading, in which the reference and the runner each answer
+/// every hand on a core of their own, as this machine gives it: two such processes do not
+/// take quite the time of one, even on idle cores.
+fn two_baselines_at_once() -> Duration {
+    let started = Instant::now();
+    let both: Vec<_> = (0..2)
+        .map(|_| {
+            baseline_command()
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .expect("the baseline runs")
+        })
+        .collect();
+    for mut baseline in both {
+        assert!(baseline.wait().expect("the baseline ends").success());
+    }
+    started.elapsed()
+}
+
 /// One round of the baseline, in a process of its own: its wall and CPU time.
 fn baseline() -> [Duration; 2] {
-    let output = Command::new(std::env::current_exe().expect("this program's path"))
-        .arg(BASELINE)
-        .output()
-        .expect("the baseline runs");
+    let output = baseline_command().output().expect("the baseline runs");
     let text = String::from_utf8_lossy(&output.stdout);
     let figures: Vec<f64> = text
         .split_whitespace()
