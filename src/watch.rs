@@ -13,8 +13,8 @@ use crate::exit::Stop;
 
 /// Saves that come this close together (an editor writing a file in steps, a formatter
 /// rewriting several) start one grading. It is waited for after every save, so it is kept
-/// short (watchexec's is 50 ms): a burst that outlasts it costs one more grading, never a
-/// missed change, as a save during a grading starts the next.
+/// short: a burst that outlasts it costs one more grading, never a missed change, as a
+/// save during a grading starts the next.
 const SETTLE: Duration = Duration::from_millis(100);
 
 pub fn run(args: CheckArgs) -> ExitCode {
