@@ -236,10 +236,10 @@ impl Blocks {
         if self.open.inputs() == 0 {
             return;
         }
-        let open = std::mem::take(&mut self.open);
+        let mut open = std::mem::take(&mut self.open);
         self.seal_block(&open);
+        open.clear();
         self.open = open;
-        self.open.clear();
     }
 
     /// Adds `answers` as the next block.

@@ -42,6 +42,19 @@ pub(crate) const PINNED_LOCK: &str = include_str!("../../Cargo.lock");
 /// lines above keep their numbers.
 const RUNNER_ALLOCATOR: &str = "\n#[global_allocator]\nstatic ALLOCATOR: grader_api::RunnerAllocator = grader_api::RunnerAllocator;\n";
 
+/// What names a global allocator in Rust source.
+const NAMES_AN_ALLOCATOR: &str = "global_allocator";
+
+/// `main` as the crate root of a runner or a harness: ending with the runner's allocator,
+/// unless it or the submission it is built around (`submission_names_one`) names one of
+/// its own, as a crate has one global allocator.
+fn with_runner_allocator(main: &str, submission_names_one: bool) -> String {
+    match submission_names_one || main.contains(NAMES_AN_ALLOCATOR) {
+        true => main.to_string(),
+        false => format!("{main}{RUNNER_ALLOCATOR}"),
+    }
+}
+
 /// Whether a Rust file of the copied submission at `dir` names a global allocator: read as
 /// any file a build could have touched is, opened without following a link.
 fn declares_an_allocator(dir: &Path) -> bool {
@@ -56,7 +69,7 @@ fn declares_an_allocator(dir: &Path) -> bool {
                 let mut text = String::new();
                 open_regular(&path)
                     .and_then(|mut file| file.read_to_string(&mut text))
-                    .is_ok_and(|_| text.contains("global_allocator"))
+                    .is_ok_and(|_| text.contains(NAMES_AN_ALLOCATOR))
             }
             _ => false,
         }
@@ -295,11 +308,7 @@ pub fn build(
     // A class's builds share a folder, and each crate in it is built once: incremental data
     // would be written for nothing (it costs about 5% of a build).
     let incremental = build.incremental && build.shared.is_none();
-    // A crate has one global allocator: a submission that declares its own keeps it.
-    let main = match declares_an_allocator(&layout.submission) {
-        true => main,
-        false => main + RUNNER_ALLOCATOR,
-    };
+    let main = with_runner_allocator(&main, declares_an_allocator(&layout.submission));
     write_runner_crate(&layout, Some(dependency), &main, (builder, incremental)).map_err(io)?;
     build_generated(&layout, shared.as_deref(), builder, sandbox, build)?;
     Ok(Built {
@@ -345,10 +354,7 @@ pub fn build_harness(
     // Read by the build's sandbox as a runner build's is; a harness has no submission.
     std::fs::create_dir_all(&layout.submission).map_err(io)?;
     let incremental = build.incremental && build.shared.is_none();
-    let main = match main.contains("global_allocator") {
-        true => main.to_string(),
-        false => format!("{main}{RUNNER_ALLOCATOR}"),
-    };
+    let main = with_runner_allocator(main, false);
     write_runner_crate(&layout, None, &main, (builder, incremental)).map_err(io)?;
     let _ = std::fs::remove_file(&stamp);
     build_generated(&layout, shared, builder, sandbox, build)?;
