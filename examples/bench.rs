@@ -5,8 +5,8 @@
 //!    thread. Each round runs the two one after the other; medians of wall time and of CPU
 //!    time (the grader's threads and the runner's processes together, and the grader's
 //!    alone), and their ratios to the baseline. The group is graded on one runner and
-//!    split across one runner per core, with the reference computing its answers and with
-//!    them kept; beside them, the wall time of two baselines at once, a process a core,
+//!    split across one runner per core, with the reference computing its answers and
+//!    keeping them, as a first grading does, and with them kept; beside them, the wall time of two baselines at once, a process a core,
 //!    which is what a first grading's floor (the reference and the runner each answering
 //!    every hand on a core of its own) takes on the machine at hand;
 //! 2. a warm re-run after touching one file of the submission: time in the build (rustc)
@@ -108,6 +108,10 @@ fn main() {
     let kept = std::env::temp_dir().join(format!("cardgrade-bench-{}", std::process::id()));
     let store = Store::at(&kept);
     grade::grade_bulk(&mut runners, &reference, Some(&store), group, test);
+    // A first grading keeps the answers the reference computes, as `grader check` does:
+    // into a store emptied before each run.
+    let first = std::env::temp_dir().join(format!("cardgrade-bench-first-{}", std::process::id()));
+    let first_store = Store::at(&first);
 
     let mut baseline_runs = Vec::new();
     let mut variants: Vec<Variant> = [1, cores]
@@ -121,13 +125,9 @@ fn main() {
                 (
                     format!("graded on {on}, the reference answering"),
                     split,
-                    None,
+                    &first_store,
                 ),
-                (
-                    format!("graded on {on}, the answers kept"),
-                    split,
-                    Some(&store),
-                ),
+                (format!("graded on {on}, the answers kept"), split, &store),
             ]
         })
         .map(|(label, split, store)| (label, split, store, Vec::new()))
@@ -137,11 +137,14 @@ fn main() {
         baseline_runs.push(baseline());
         pairs_at_once.push(two_baselines_at_once());
         for (_, split, store, runs) in &mut variants {
+            let _ = std::fs::remove_dir_all(&first);
             let on = &mut runners[..*split];
-            runs.push(graded(on, &reference, *store, group, test));
+            runs.push(graded(on, &reference, store, group, test));
         }
     }
-    let _ = std::fs::remove_dir_all(&kept);
+    for dir in [&kept, &first] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
     let inputs = test.request.describe_inputs().replace('\n', "; ");
     println!(
         "{inputs}; {rounds} rounds, medians, as ratios to the reference alone (goals: split with the reference answering, at most 1.05x the wall; split from kept answers, at most 0.55x the wall and 1.1x the CPU):"
@@ -361,22 +364,23 @@ fn warm_rerun(
     (median(&mut builds), median(&mut grading))
 }
 
-/// A way of grading the group: its label, the runners it is split across, the answers
-/// kept if it reads them, and its runs' times, as [`graded`] gives them.
-type Variant<'a> = (String, usize, Option<&'a Store>, Vec<[Duration; 3]>);
+/// A way of grading the group: its label, the runners it is split across, the store it
+/// reads the answers from or, empty, keeps them in, and its runs' times, as [`graded`]
+/// gives them.
+type Variant<'a> = (String, usize, &'a Store, Vec<[Duration; 3]>);
 
 /// One graded run of the group: its wall time, the CPU time of the grader's threads and
 /// the runner's processes, and the grader's alone.
 fn graded(
     runners: &mut [grader::runner::Runner],
     reference: &grader_api::Submission,
-    store: Option<&Store>,
+    store: &Store,
     group: &grader::spec::Group,
     test: &grader::spec::TestCase,
 ) -> [Duration; 3] {
     let (grader_before, runner_before) = (cpu_of(Who::Myself), cpu_of(Who::Descendants));
     let started = Instant::now();
-    let (verdict, survived) = grade::grade_bulk(runners, reference, store, group, test);
+    let (verdict, survived) = grade::grade_bulk(runners, reference, Some(store), group, test);
     let wall = started.elapsed();
     let (grader_cpu, runner_cpu) = (
         cpu_of(Who::Myself) - grader_before,
