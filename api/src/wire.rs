@@ -74,7 +74,17 @@ const MAX_TEXT: u64 = 1 << 20;
 /// Lists longer than this are refused for the same reason.
 const MAX_LIST: u64 = 1 << 18;
 
-pub fn put_varint(out: &mut (impl Write + ?Sized), mut value: u64) -> io::Result<()> {
+#[inline]
+pub fn put_varint(out: &mut (impl Write + ?Sized), value: u64) -> io::Result<()> {
+    // Most varints (lengths, counts, ranks) fit in one byte: written as one, inlined, a
+    // single store where `out` is a Vec.
+    match value {
+        0..0x80 => out.write_all(&[value as u8]),
+        _ => put_long_varint(out, value),
+    }
+}
+
+fn put_long_varint(out: &mut (impl Write + ?Sized), mut value: u64) -> io::Result<()> {
     let mut buf = [0u8; 10];
     let mut len = 0;
     loop {
@@ -413,6 +423,23 @@ mod tests {
         round_trip("♥ text".to_string());
         round_trip(vec![Some(3u32), None]);
         round_trip(vec!["KH".parse::<Card>().unwrap()]);
+    }
+
+    #[test]
+    fn a_varint_takes_a_byte_per_seven_bits_and_round_trips_at_each_boundary() {
+        for (value, length) in [
+            (0, 1),
+            (0x7f, 1),
+            (0x80, 2),
+            (0x3fff, 2),
+            (0x4000, 3),
+            (u64::MAX, 10),
+        ] {
+            let mut bytes = Vec::new();
+            put_varint(&mut bytes, value).unwrap();
+            assert_eq!(bytes.len(), length, "{value:#x} is {bytes:02x?}");
+            assert_eq!(take_varint(&mut bytes.as_slice()).unwrap(), value);
+        }
     }
 
     #[test]
