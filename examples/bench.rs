@@ -6,9 +6,10 @@
 //!    time (the grader's threads and the runner's processes together, and the grader's
 //!    alone), and their ratios to the baseline. The group is graded on one runner and
 //!    split across one runner per core, with the reference computing its answers and
-//!    keeping them, as a first grading does, and with them kept; beside them, the wall time of two baselines at once, a process a core,
-//!    which is what a first grading's floor (the reference and the runner each answering
-//!    every hand on a core of its own) takes on the machine at hand;
+//!    keeping them, as a first grading does, and with them kept; beside them, the wall
+//!    time of two baselines at once, a process a core, which is what a first grading's
+//!    floor (the reference and the runner each answering every hand on a core of its own)
+//!    takes on the machine at hand;
 //! 2. a warm re-run after touching one file of the submission: time in the build (rustc)
 //!    against time in the grader.
 //!
