@@ -221,13 +221,6 @@ pub fn is_panic(frame: &[u8]) -> bool {
 /// The first frame of `frames`, several replies laid end to end (all of it, if garbled).
 #[inline]
 pub fn first_frame(frames: &[u8]) -> &[u8] {
-    // Nearly every frame's length fits in one byte: read in place, as it is on every input
-    // of a bulk group.
-    if let Some(&length) = frames.get(1)
-        && length < 0x80
-    {
-        return &frames[..(2 + usize::from(length)).min(frames.len())];
-    }
     let Some(mut after_tag) = frames.get(1..) else {
         return frames;
     };

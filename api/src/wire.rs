@@ -107,9 +107,19 @@ fn take_byte(input: &mut (impl Read + ?Sized)) -> io::Result<u8> {
     Ok(byte[0])
 }
 
+#[inline]
 pub fn take_varint(input: &mut (impl Read + ?Sized)) -> io::Result<u64> {
-    let mut value = 0u64;
-    for shift in (0..64).step_by(7) {
+    // As in `put_varint`: a varint of one byte is read inlined, with no loop.
+    match take_byte(input)? {
+        first @ 0..0x80 => Ok(u64::from(first)),
+        first => take_long_varint(first, input),
+    }
+}
+
+/// The rest of a varint whose `first` byte says more follow.
+fn take_long_varint(first: u8, input: &mut (impl Read + ?Sized)) -> io::Result<u64> {
+    let mut value = u64::from(first & 0x7f);
+    for shift in (7..64).step_by(7) {
         let byte = take_byte(input)?;
         value |= u64::from(byte & 0x7f) << shift;
         if byte & 0x80 == 0 {
