@@ -533,6 +533,24 @@ mod tests {
     }
 
     #[test]
+    fn a_chunk_with_the_room_of_another_holds_as_much_again_without_growing() {
+        let records = answers(BLOCK_INPUTS);
+        let mut full = Answers::default();
+        for (input, frames) in &records {
+            full.push(input, frames);
+        }
+        let mut next = full.with_room_of();
+        assert_eq!(next.inputs(), 0);
+        let room: Vec<usize> = next.parts_mut().map(|part| part.capacity()).to_vec();
+        for (input, frames) in &records {
+            next.push(input, frames);
+        }
+        let after: Vec<usize> = next.parts_mut().map(|part| part.capacity()).to_vec();
+        assert_eq!(room, after, "no part grew");
+        assert_eq!(records_of(&next), records);
+    }
+
+    #[test]
     fn an_entry_of_another_key_or_count_or_layout_is_not_used() {
         let bytes = entry(&answers(3));
         assert!(Kept::read(bytes.clone(), b"another key", 3).is_none());

@@ -85,6 +85,20 @@ impl Answers {
         });
     }
 
+    /// No answers, with room for a sixteenth more than these hold: a group's next chunk,
+    /// about as large, fills it without growing (each growth copies and faults in pages).
+    pub fn with_room_of(&self) -> Answers {
+        let room = |part: &Vec<u8>| Vec::with_capacity(part.len() + part.len() / 16);
+        let mut bounds = Vec::with_capacity(self.bounds.len() + self.bounds.len() / 16);
+        bounds.push(Bound::default());
+        Answers {
+            index: room(&self.index),
+            inputs_laid: room(&self.inputs_laid),
+            frames: room(&self.frames),
+            bounds,
+        }
+    }
+
     /// Empties these answers, keeping their room for the next.
     pub fn clear(&mut self) {
         for part in self.parts_mut() {

@@ -173,7 +173,8 @@ fn compute(
         if keep {
             computed.add(&chunk);
         }
-        sender.send(std::mem::take(&mut chunk)).is_ok()
+        let next = chunk.with_room_of();
+        sender.send(std::mem::replace(&mut chunk, next)).is_ok()
     });
     if keep {
         computed.add(&chunk);
