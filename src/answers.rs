@@ -15,12 +15,12 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use grader_api::source::Window;
-use grader_api::unit::Asked;
+use grader_api::unit::{Answered, Asked};
 use grader_api::wire::{put_varint, take_varint};
 
 mod records;
 
-pub use records::{Answers, Bound, Place, frames_in};
+pub use records::{Answers, Bound, Place};
 
 /// Overrides where the store is.
 pub const STORE_ENV: &str = "CARDGRADE_ANSWERS_DIR";
@@ -142,8 +142,8 @@ pub fn keep_all(
         let request = &*test.request;
         if store.open(request).is_none_or(|kept| !kept.is_whole()) {
             let mut answers = Blocks::default();
-            request.respond(&reference, &mut |input, frames| {
-                answers.push(input, frames);
+            request.respond(&reference, &mut |answered| {
+                answers.push(answered);
                 true
             });
             store
@@ -207,8 +207,8 @@ impl Blocks {
     }
 
     /// Adds one input and its reply frames.
-    pub fn push(&mut self, input: &[u8], frames: &[u8]) {
-        self.open.push(input, frames);
+    pub fn push(&mut self, answered: Answered) {
+        self.open.push(answered);
         self.seal_when_full();
     }
 
@@ -436,11 +436,27 @@ mod tests {
             .collect()
     }
 
+    /// How many frames `frames` holds, laid end to end.
+    fn frames_in(frames: &[u8]) -> u64 {
+        let mut count = 0;
+        grader_api::protocol::each_frame(frames, |_| count += 1);
+        count
+    }
+
+    /// A record as the reference's answering gives it.
+    fn answered((input, frames): &(Vec<u8>, Vec<u8>)) -> Answered<'_> {
+        Answered {
+            input,
+            frames,
+            replies: frames_in(frames),
+        }
+    }
+
     /// The records, added an input at a time.
     fn blocks_of(records: &[(Vec<u8>, Vec<u8>)]) -> Blocks {
         let mut blocks = Blocks::default();
-        for (input, frames) in records {
-            blocks.push(input, frames);
+        for record in records {
+            blocks.push(answered(record));
         }
         blocks
     }
@@ -533,17 +549,37 @@ mod tests {
     }
 
     #[test]
+    fn every_answer_counts_the_frames_it_carries() {
+        let reference = reference::submission();
+        let suite = crate::spec::load(&[], &[], None).expect("the built-in specs load");
+        let mut answered_inputs = 0;
+        for (_, test) in suite.tests() {
+            let first = Window { start: 0, end: 50 };
+            test.request
+                .respond_within(&reference, first, &mut |answered| {
+                    assert_eq!(answered.replies, frames_in(answered.frames), "{}", test.id);
+                    answered_inputs += 1;
+                    true
+                });
+        }
+        assert!(
+            answered_inputs > 1_000,
+            "only {answered_inputs} inputs answered"
+        );
+    }
+
+    #[test]
     fn a_chunk_with_the_room_of_another_holds_as_much_again_without_growing() {
         let records = answers(BLOCK_INPUTS);
         let mut full = Answers::default();
-        for (input, frames) in &records {
-            full.push(input, frames);
+        for record in &records {
+            full.push(answered(record));
         }
         let mut next = full.with_room_of();
         assert_eq!(next.inputs(), 0);
         let room: Vec<usize> = next.parts_mut().map(|part| part.capacity()).to_vec();
-        for (input, frames) in &records {
-            next.push(input, frames);
+        for record in &records {
+            next.push(answered(record));
         }
         let after: Vec<usize> = next.parts_mut().map(|part| part.capacity()).to_vec();
         assert_eq!(room, after, "no part grew");

@@ -404,9 +404,9 @@ type Answered = (Vec<u8>, Vec<Vec<u8>>);
 /// The first input of `test`, and the reference's replies to it.
 fn first_input(reference: &Submission, test: &TestCase) -> Answered {
     let mut first = (Vec::new(), Vec::new());
-    test.request.respond(reference, &mut |input, frames| {
-        first.0 = input.to_vec();
-        protocol::each_frame(frames, |frame| first.1.push(frame.to_vec()));
+    test.request.respond(reference, &mut |answered| {
+        first.0 = answered.input.to_vec();
+        protocol::each_frame(answered.frames, |frame| first.1.push(frame.to_vec()));
         false
     });
     first

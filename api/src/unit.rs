@@ -88,9 +88,8 @@ pub trait Asked: Send + Sync {
     fn question_kind(&self, index: usize) -> String;
     fn scored_checks(&self) -> usize;
     fn describe_inputs(&self) -> String;
-    /// Answers with `submission`, calling `on_input` with each input's bytes and its
-    /// reply frames laid end to end.
-    fn respond(&self, submission: &Submission, on_input: &mut dyn FnMut(&[u8], &[u8]) -> bool) {
+    /// Answers with `submission`, calling `on_input` with each input answered.
+    fn respond(&self, submission: &Submission, on_input: &mut dyn FnMut(Answered) -> bool) {
         self.respond_within(submission, Window::ALL, on_input);
     }
     /// Answers the inputs inside `window` only, as [`Asked::respond`] does all of them.
@@ -98,7 +97,7 @@ pub trait Asked: Send + Sync {
         &self,
         submission: &Submission,
         window: Window,
-        on_input: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+        on_input: &mut dyn FnMut(Answered) -> bool,
     );
     /// An input as a report shows it, its replies up to `through` in view.
     fn describe_input(&self, input: &[u8], through: usize) -> String;
@@ -131,6 +130,16 @@ pub trait Asked: Send + Sync {
     fn expect_text(&self, reply: &[u8]) -> Option<String>;
 }
 
+/// One input as a submission answered it: the input's bytes (empty where they were not
+/// asked for), its reply frames laid end to end, and how many frames those are, counted as
+/// they were written so that no one walks them again to count.
+#[derive(Clone, Copy, Debug)]
+pub struct Answered<'a> {
+    pub input: &'a [u8],
+    pub frames: &'a [u8],
+    pub replies: u64,
+}
+
 /// The runner's state for each assignment, kept from one request to the next.
 #[derive(Default)]
 pub struct Sessions(HashMap<&'static str, Box<dyn Any>>);
@@ -159,7 +168,7 @@ fn respond_encoded<A: Assignment>(
     request: &A::Request,
     window: Window,
     with_inputs: bool,
-    on_input: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    on_input: &mut dyn FnMut(Answered) -> bool,
 ) {
     let mut input_bytes = Vec::new();
     let mut frames = Vec::new();
@@ -174,7 +183,11 @@ fn respond_encoded<A: Assignment>(
         for reply in &replies {
             put_reply(&mut frames, reply);
         }
-        on_input(&input_bytes, &frames)
+        on_input(Answered {
+            input: &input_bytes,
+            frames: &frames,
+            replies: replies.len() as u64,
+        })
     });
 }
 
@@ -220,7 +233,7 @@ impl<A: Graded> Unit for Of<A> {
             &request,
             window,
             false,
-            &mut |_, frames| emit(frames),
+            &mut |answered| emit(answered.frames),
         );
         Ok(())
     }
@@ -367,7 +380,7 @@ impl<A: Graded> Asked for AskedOf<A> {
         &self,
         submission: &Submission,
         window: Window,
-        on_input: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+        on_input: &mut dyn FnMut(Answered) -> bool,
     ) {
         respond_encoded::<A>(
             submission.registered::<A>(),

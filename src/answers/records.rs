@@ -2,6 +2,7 @@
 //! inputs and their reply frames laid end to end apart, and where each record ends.
 
 use grader_api::source::Window;
+use grader_api::unit::Answered;
 use grader_api::wire::put_varint;
 
 /// A bulk group's answers as the reference gave them, input by input: the inputs laid end
@@ -35,13 +36,6 @@ pub struct Place {
     pub replies: u64,
 }
 
-/// How many frames `frames` holds, laid end to end.
-pub fn frames_in(frames: &[u8]) -> u64 {
-    let mut count = 0;
-    grader_api::protocol::each_frame(frames, |_| count += 1);
-    count
-}
-
 /// The varint at `at` in `bytes`, moving `at` past it.
 fn varint_at(bytes: &[u8], at: &mut usize) -> Option<usize> {
     let mut value = 0u64;
@@ -69,8 +63,12 @@ impl Default for Answers {
 
 impl Answers {
     /// Adds one input and its reply frames.
-    pub fn push(&mut self, input: &[u8], frames: &[u8]) {
-        let replies = frames_in(frames);
+    pub fn push(&mut self, answered: Answered) {
+        let Answered {
+            input,
+            frames,
+            replies,
+        } = answered;
         for number in [input.len() as u64, frames.len() as u64, replies] {
             // Writing into memory cannot fail.
             let _ = put_varint(&mut self.index, number);
@@ -210,7 +208,11 @@ impl Answers {
         let numbers = window.start.min(self.inputs())..window.end.min(self.inputs());
         for number in numbers {
             if let Some(place) = self.place(number as usize) {
-                part.push(self.input(&place), &self.frames[place.frames]);
+                part.push(Answered {
+                    input: self.input(&place),
+                    frames: &self.frames[place.frames],
+                    replies: place.replies,
+                });
             }
         }
         part

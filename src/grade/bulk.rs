@@ -165,8 +165,8 @@ fn compute(
 ) -> Option<Blocks> {
     let mut computed = Blocks::default();
     let mut chunk = Answers::default();
-    request.respond_within(reference, window, &mut |input, frames| {
-        chunk.push(input, frames);
+    request.respond_within(reference, window, &mut |answered| {
+        chunk.push(answered);
         if chunk.inputs() < CHUNK_INPUTS {
             return true;
         }
@@ -302,8 +302,8 @@ fn input_numbered(reference: &Submission, request: &dyn Asked, number: u64) -> V
         start: number,
         end: number + 1,
     };
-    request.respond_within(reference, only, &mut |input, _| {
-        found = input.to_vec();
+    request.respond_within(reference, only, &mut |answered| {
+        found = answered.input.to_vec();
         false
     });
     found

@@ -20,10 +20,10 @@ pub type Expected = Vec<(Vec<u8>, Vec<Vec<u8>>)>;
 /// Every input of `request` with the reference's replies, in order.
 pub fn reference_answers(reference: &Submission, request: &dyn Asked) -> Expected {
     let mut expected = Vec::new();
-    request.respond(reference, &mut |input, frames| {
+    request.respond(reference, &mut |answered| {
         let mut replies = Vec::new();
-        each_frame(frames, |frame| replies.push(frame.to_vec()));
-        expected.push((input.to_vec(), replies));
+        each_frame(answered.frames, |frame| replies.push(frame.to_vec()));
+        expected.push((answered.input.to_vec(), replies));
         true
     });
     expected

@@ -6,7 +6,7 @@ use grader_api::source::Window;
 use std::borrow::Cow;
 
 use grader_api::spec::{KeptMutant, StudentTests};
-use grader_api::unit::{Asked, Difference};
+use grader_api::unit::{Answered, Asked, Difference};
 use grader_api::{Submission, nearest};
 use reference::bugs::{Bug, LIBRARIES, Library};
 
@@ -112,7 +112,7 @@ impl Asked for NoRequest {
     fn describe_inputs(&self) -> String {
         "your own tests".into()
     }
-    fn respond_within(&self, _: &Submission, _: Window, _: &mut dyn FnMut(&[u8], &[u8]) -> bool) {}
+    fn respond_within(&self, _: &Submission, _: Window, _: &mut dyn FnMut(Answered) -> bool) {}
     fn describe_input(&self, _: &[u8], _: usize) -> String {
         String::new()
     }

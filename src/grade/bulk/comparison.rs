@@ -117,8 +117,8 @@ impl<'a> Wanted<'a> {
         self.more = More::Nothing;
         let mut rest = Answers::default();
         let window = Window { start: first, end };
-        request.respond_within(reference, window, &mut |input, frames| {
-            rest.push(input, frames);
+        request.respond_within(reference, window, &mut |answered| {
+            rest.push(answered);
             true
         });
         self.records = rest;

@@ -2,6 +2,7 @@ use super::*;
 use crate::runner::pass_arrived;
 use grader_api::protocol::{Panic, Reply, each_frame, put_reply};
 use grader_api::spec::Grading;
+use grader_api::unit::Answered;
 use std::io::{self, BufReader, Read};
 use std::sync::mpsc::sync_channel;
 
@@ -19,7 +20,11 @@ fn answers_and_replies() -> ([Answers; 2], Vec<u8>) {
             let wrong = (n * 7 + position) % 11 == 0;
             put_reply(&mut actual, &Reply::Answer(right != wrong));
         }
-        chunks[usize::from(n >= 150)].push(&n.to_le_bytes(), &want);
+        chunks[usize::from(n >= 150)].push(Answered {
+            input: &n.to_le_bytes(),
+            frames: &want,
+            replies: u64::from(replies),
+        });
         sent.extend_from_slice(&actual);
     }
     (chunks, sent)
@@ -160,7 +165,11 @@ fn a_todo_panic_with_a_long_location_is_held_cut_in_the_breakdown() {
     put_reply(&mut want, &Reply::Answer(true));
     let mut kept = Answers::default();
     for _ in 0..panics {
-        kept.push(&[], &want);
+        kept.push(Answered {
+            input: &[],
+            frames: &want,
+            replies: 1,
+        });
     }
     let counted = AtomicU64::new(0);
     let (sender, receiver) = sync_channel(1);
