@@ -399,10 +399,10 @@ fn yaml_lines(text: &str) -> Vec<&str> {
 }
 
 /// An input, and the reference's reply frames to it.
-type Answered = (Vec<u8>, Vec<Vec<u8>>);
+type InputWithReplies = (Vec<u8>, Vec<Vec<u8>>);
 
 /// The first input of `test`, and the reference's replies to it.
-fn first_input(reference: &Submission, test: &TestCase) -> Answered {
+fn first_input(reference: &Submission, test: &TestCase) -> InputWithReplies {
     let mut first = (Vec::new(), Vec::new());
     test.request.respond(reference, &mut |answered| {
         first.0 = answered.input.to_vec();
@@ -937,7 +937,7 @@ struct Asking {
 static ASKINGS: LazyLock<Vec<Asking>> = LazyLock::new(|| {
     let suite = LazyLock::force(&SUITE);
     // The students' own tests ask the runner nothing: there is no reply of theirs to decode.
-    let firsts: Vec<(&TestCase, Answered)> = suite
+    let firsts: Vec<(&TestCase, InputWithReplies)> = suite
         .tests()
         .filter(|(_, test)| test.grading != grader_api::spec::Grading::StudentTests)
         .map(|(_, test)| (test, first_input(&REFERENCE, test)))
