@@ -15,6 +15,7 @@ use crate::submission::Submission;
 
 #[cfg(feature = "spec")]
 mod spec;
+pub mod stand_in;
 
 /// The seed's `BlackjackHand`: cards and their blackjack value.
 pub trait BlackjackHand {

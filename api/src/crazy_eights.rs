@@ -57,6 +57,7 @@ mod log;
 mod remote;
 #[cfg(feature = "spec")]
 mod spec;
+pub mod stand_in;
 
 pub use harness::{
     Harness, RandomGames, Setup, SetupSource, TableSeen, Told, TurnState, init_players, play,

@@ -341,6 +341,29 @@ impl crate::wire::Wire for HandSource {
     }
 }
 
+/// A deck crosses whole, its generator where it stands, so that a deck a stand-in lends
+/// the implementation under test deals there, and back here, the cards it would have here.
+impl crate::wire::Wire for Deck {
+    fn put(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
+        self.cards.put(out)?;
+        out.write_all(&self.rng.get_seed())?;
+        self.rng.get_stream().put(out)?;
+        out.write_all(&self.rng.get_word_pos().to_le_bytes())
+    }
+
+    fn take(input: &mut (impl std::io::Read + ?Sized)) -> std::io::Result<Deck> {
+        let cards = Vec::take(input)?;
+        let mut seed = [0; 32];
+        input.read_exact(&mut seed)?;
+        let mut rng = ChaCha8Rng::from_seed(seed);
+        rng.set_stream(u64::take(input)?);
+        let mut word_pos = [0; 16];
+        input.read_exact(&mut word_pos)?;
+        rng.set_word_pos(u128::from_le_bytes(word_pos));
+        Ok(Deck { cards, rng })
+    }
+}
+
 fn binomial(n: u64, k: u8) -> u64 {
     let k = u64::from(k);
     if k > n {

@@ -18,6 +18,7 @@ use crate::submission::Submission;
 
 #[cfg(feature = "spec")]
 mod spec;
+pub mod stand_in;
 
 /// At most this many cards may be discarded.
 pub const MAX_DISCARDS: usize = 3;

@@ -101,6 +101,7 @@ pub mod deck;
 pub mod protocol;
 pub mod serve;
 pub mod source;
+pub mod stand_in;
 pub mod submission;
 pub mod text;
 pub mod unit;

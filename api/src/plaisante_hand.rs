@@ -14,6 +14,7 @@ use crate::wire::Wire;
 
 #[cfg(feature = "spec")]
 mod spec;
+pub mod stand_in;
 
 /// Length of the array [`PlaisanteHand::count_values`] returns: one cell per value 0..=14.
 pub const COUNTS_LEN: usize = 15;

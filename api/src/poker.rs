@@ -13,6 +13,7 @@ use crate::submission::Submission;
 
 #[cfg(feature = "spec")]
 pub(crate) mod spec;
+pub mod stand_in;
 
 /// The hand categories, worst to best; seed 002 numbers them 1 to 9 in the value vector.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

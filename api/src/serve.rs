@@ -69,7 +69,7 @@ pub fn serve(submission: Submission, source_root: &'static str) -> ! {
 
 /// Takes the grader's socket off stdin and leaves stdin empty, so student code that reads
 /// it sees the end of input instead of the grader's requests.
-fn take_channel() -> io::Result<UnixStream> {
+pub(crate) fn take_channel() -> io::Result<UnixStream> {
     let channel = io::stdin().as_fd().try_clone_to_owned()?;
     let empty = std::fs::File::open("/dev/null")?;
     nix::unistd::dup2_stdin(&empty).map_err(io::Error::from)?;

@@ -11,6 +11,7 @@ use crate::submission::Submission;
 
 #[cfg(feature = "spec")]
 mod spec;
+pub mod stand_in;
 
 /// At most this many cards can be selected at once.
 pub const MAX_SELECTED: usize = 5;

@@ -14,11 +14,20 @@ pub struct StudentTests {
     /// Whether `pass_on_your_code` earns a share of the group's points (no unless given).
     #[serde(default)]
     pub grade_your_code: bool,
+    /// The most seconds all of the group's runs may take together, every test on every
+    /// implementation (60 unless given): the runs not started by then are named as not run.
+    #[serde(default = "default_budget_s")]
+    #[schemars(range(min = 1, max = 3600))]
+    pub budget_s: u32,
     /// The mutants staff kept beside the spec (`grader spec audit --mutants --keep`), bugs
     /// the group may name beside the library's: read from that file, never written here.
     #[serde(skip)]
     #[schemars(skip)]
     pub kept: Vec<KeptMutant>,
+}
+
+fn default_budget_s() -> u32 {
+    60
 }
 
 /// A mutant of the reference kept as a bug, as its file beside the spec holds it.
