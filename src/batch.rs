@@ -36,8 +36,6 @@ const LOG: &str = "batch.log";
 /// What a batch (or a shard of one) set out to grade, and how: what `merge` checks.
 const MANIFEST: &str = "batch.json";
 
-/// A submission's time when `--submission-budget` is not given: Gradescope's default.
-const DEFAULT_BUDGET: &str = "10m";
 /// How long past its budget a `grader check` may take to write its results before the
 /// batch kills it and writes them itself: the check cuts its own tests 10 s past it.
 const BACKSTOP: Duration = Duration::from_secs(60);
@@ -83,7 +81,7 @@ pub struct BatchArgs {
     pub resume_stale: bool,
     /// Each submission's time, build included (`600`, `10m`): past it no test starts and
     /// the rest are "not run: the submission used its time".
-    #[arg(long, value_name = "SECS", default_value = DEFAULT_BUDGET, value_parser = check::budget)]
+    #[arg(long, value_name = "SECS", default_value = check::DEFAULT_BUDGET, value_parser = check::budget)]
     pub submission_budget: Duration,
     /// Grade only shard K of N (1-based): every Nth submission in name order, from the Kth.
     #[arg(long, value_name = "K/N", value_parser = shard)]
@@ -532,7 +530,10 @@ mod tests {
 
     #[test]
     fn budgets_are_seconds_or_minutes() {
-        assert_eq!(check::budget(DEFAULT_BUDGET), Ok(Duration::from_secs(600)));
+        assert_eq!(
+            check::budget(check::DEFAULT_BUDGET),
+            Ok(Duration::from_secs(600))
+        );
         assert_eq!(check::budget("1.5"), Ok(Duration::from_millis(1500)));
         assert_eq!(check::budget("90s"), Ok(Duration::from_secs(90)));
         for bad in ["0", "-1", "x", "1h", "", "inf"] {

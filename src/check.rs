@@ -23,7 +23,7 @@ mod expected;
 mod session;
 
 use args::PAST_BUDGET;
-pub use args::{CheckArgs, ColorChoice, Format, budget};
+pub use args::{CheckArgs, ColorChoice, DEFAULT_BUDGET, Format, budget};
 pub(crate) use args::{assignment_name, assignments_of};
 pub(crate) use expected::{ReferenceWatch, expectations};
 pub(crate) use session::grade_built;
@@ -192,7 +192,12 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         // Only a student's own report is built again at the next save.
         incremental: !args.format.is_staff(),
     };
-    let student_tests = StudentTestsRun::new(submission.root.clone(), sandbox.clone(), &build);
+    let student_tests = StudentTestsRun::new(
+        submission.root.clone(),
+        sandbox.clone(),
+        &build,
+        started + args.submission_budget,
+    );
     let built = compile::build(&submission, &sandbox, &build);
     let build_time = build_started.elapsed();
     let ready = built.and_then(|built| handshake(sandbox, &built));
@@ -248,7 +253,7 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         return Ok(ExitCode::from(exit::PASSED));
     }
     let session = Session {
-        deadline: args.submission_budget.map(|budget| started + budget),
+        deadline: Some(started + args.submission_budget),
         student_tests: Some(student_tests),
         ..Session::new(
             (&suite, &reference, &expected),

@@ -73,6 +73,9 @@ pub struct Launcher {
     executable: PathBuf,
     uid: u32,
     next: AtomicU64,
+    /// Where each run sees its temp folder, the same for every run, where the sandbox has a
+    /// mount namespace to put it there; else each run's own folder on disk.
+    tmp_seen_at: Option<PathBuf>,
 }
 
 impl Launcher {
@@ -93,7 +96,18 @@ impl Launcher {
             scratch,
             executable,
             next: AtomicU64::new(0),
+            tmp_seen_at: None,
         })
+    }
+
+    /// This launcher with every run's temp folder seen at `path`, a path no other folder of
+    /// the jail lies in, where the sandbox can mount it there: runs then differ in nothing
+    /// that the path of their folder could tell.
+    pub fn with_tmp_seen_at(self, path: impl Into<PathBuf>) -> Launcher {
+        Launcher {
+            tmp_seen_at: Some(path.into()),
+            ..self
+        }
     }
 
     /// Starts a runner and reads its hello.
@@ -183,9 +197,15 @@ impl Launcher {
 impl Launcher {
     /// The sandbox of one run of the executable, at home in `home`.
     fn jail(&self, home: &RunnerHome) -> Jail {
-        let mut jail = Jail::new(&self.executable, self.uid, home.tmp(), home.status_file());
+        let tmp = match &self.tmp_seen_at {
+            Some(path) if self.sandbox.layers().mount_namespace => path.clone(),
+            _ => home.tmp(),
+        };
+        let mut jail = Jail::new(&self.executable, self.uid, &tmp, home.status_file());
         jail.limits = RUNNER_LIMITS;
-        let tmp = home.tmp().display().to_string();
+        jail.write = vec![tmp.clone()];
+        jail.scratch = vec![(tmp.clone(), TMP_BYTES)];
+        let tmp = tmp.display().to_string();
         // Student code sees no grader environment: no paths, tokens or specs.
         jail.env = vec![
             ("PATH".into(), "/usr/bin:/bin".into()),
@@ -201,8 +221,6 @@ impl Launcher {
             .map(PathBuf::from)
             .chain([self.executable.clone()])
             .collect();
-        jail.write = vec![home.tmp()];
-        jail.scratch = vec![(home.tmp(), TMP_BYTES)];
         jail.grant_devices(self.sandbox.layers());
         jail
     }

@@ -3,10 +3,11 @@
 //! against each bug of the assignment's library (a bug is caught when a valid test fails
 //! on it) and against their own code.
 //!
-//! One build serves every implementation: a generated crate ([`harness`]) holds a module
-//! per implementation, the reference's source or a bug's, with the student's test modules
-//! pasted into each, so `use super::*` reaches that implementation; the test binary, run
-//! with the names of one module's tests, picks the implementation when it starts.
+//! The tests are built once, against the assignment's stand-ins ([`harness`]), with
+//! nothing of the reference or of a bug in their build or their process: each run of a test
+//! is linked to the [`oracle`], a program of the grader's that answers the stand-ins' calls
+//! with one implementation. A test cannot tell the implementations apart but by their
+//! answers, and its verdict is its exit status ([`run`]).
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -18,9 +19,12 @@ use reference::bugs::{Bug, Library};
 use crate::compile::{self, Build, stable_hash};
 use crate::runner::{Launcher, once::Ending};
 use crate::sandbox::Sandbox;
+use oracle::{Implementation, Oracle};
+use run::{Outcome, Run, Runs, Target};
 
 pub mod examples;
 pub mod harness;
+mod oracle;
 mod run;
 mod session;
 pub mod source;
@@ -28,10 +32,15 @@ pub mod suite;
 mod verdicts;
 
 pub use session::StudentTestsRun;
+use verdicts::NOT_RUN;
 pub use verdicts::Which;
 
 /// The most of a student's file read.
 const FILE_CAP: u64 = 1 << 20;
+
+/// Where every run of the student's tests sees its temp folder, wherever the sandbox can
+/// put it there: a path no other folder of theirs lies in.
+const TESTS_TMP: &str = "/sandbox/tmp";
 
 /// The most files of `tests/` read.
 const TEST_FILES_CAP: usize = 64;
@@ -181,26 +190,6 @@ fn crate_name(root: &Path) -> Option<String> {
     identifier.then_some(name)
 }
 
-/// Why `files` cannot be built beside the reference's source: each place where one could
-/// read a file or the environment while it compiles.
-fn refusal(files: &[StudentFile]) -> Option<String> {
-    let places: Vec<String> = files
-        .iter()
-        .flat_map(|file| {
-            source::compile_time_reads(&file.text)
-                .into_iter()
-                .map(|(line, what)| format!("{}:{line} uses {what}", file.shown))
-        })
-        .collect();
-    (!places.is_empty()).then(|| {
-        format!(
-            "your tests cannot be graded: {}, which could read files while the grader compiles them; remove {}",
-            places.join(", "),
-            if places.len() == 1 { "it" } else { "them" }
-        )
-    })
-}
-
 /// How the group's tests came out.
 #[derive(Debug)]
 pub struct Graded {
@@ -214,6 +203,10 @@ pub struct Graded {
     pub invalid: Vec<(String, String)>,
     /// Tests that pass on the reference, by their shown names.
     pub valid: Vec<String>,
+    /// Tests whose run on the reference did not start before the group's time ran out.
+    pub not_run: Vec<String>,
+    /// How many runs, of every test on every implementation, did not start in time.
+    pub runs_not_run: usize,
     /// Each bug graded, and the valid test that caught it, with what it said.
     pub caught: BTreeMap<String, Option<(String, String)>>,
     /// The student's tests on their own code: the ones that failed, or why they could not run.
@@ -232,6 +225,8 @@ impl Default for Graded {
             left_out: Vec::new(),
             invalid: Vec::new(),
             valid: Vec::new(),
+            not_run: Vec::new(),
+            runs_not_run: 0,
             caught: BTreeMap::new(),
             yours: Ok(Vec::new()),
             not_run_on_yours: Vec::new(),
@@ -246,8 +241,10 @@ pub struct Grading<'a> {
     pub bugs: &'a [Bug],
     pub sandbox: &'a Sandbox,
     pub build: &'a Build<'a>,
-    /// How long the tests may take together on one implementation.
+    /// How long one test may take on one implementation.
     pub timeout: Duration,
+    /// How long all the group's runs may take together.
+    pub budget: Duration,
 }
 
 /// Grades the tests of the crate at `root` for `grading`'s assignment.
@@ -271,101 +268,120 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
         Ok(integration) => files.extend(integration),
         Err(why) => return stopped(why),
     }
-    if let Some(why) = refusal(&files) {
-        return stopped(why);
-    }
     let all: Vec<TestName> = files.iter().flat_map(StudentFile::tests).collect();
     if all.is_empty() {
         return no_tests(Some(searched), bugs);
     }
-    let built = match harness::build(root, &files, grading, bugs) {
+    let built = match harness::build(root, &files, grading) {
         Ok(built) => built,
         Err(why) => return stopped(why),
     };
+    let oracle = match Oracle::build(grading.library, bugs, grading) {
+        Ok(oracle) => oracle,
+        Err(why) => return stopped(why),
+    };
     let launcher = match Launcher::new(grading.sandbox.clone(), &built.executable.runner) {
-        Ok(launcher) => launcher,
+        Ok(launcher) => launcher.with_tmp_seen_at(TESTS_TMP),
         Err(error) => return stopped(format!("cannot set your tests up to run: {error}")),
     };
     let among = |list: &[(String, String)], test: &TestName| {
         list.iter().any(|(shown, _)| *shown == test.shown)
     };
-    let in_module = |module: &str, tests: &[&TestName]| -> Vec<String> {
-        tests
-            .iter()
-            .map(|test| format!("{module}::{}", test.in_harness))
-            .collect()
-    };
     let graded_tests: Vec<&TestName> = all
         .iter()
         .filter(|test| !among(&built.left_out, test))
         .collect();
-    let (reference, yours) = (built.names.reference(), built.names.yours());
-    // A test's full path in the harness, less its implementation's module, is its own.
-    let name_of = |full: &str| {
-        full.split_once("::")
-            .and_then(|(_, path)| all.iter().find(|test| test.in_harness == path))
-    };
-    let shown =
-        |full: &str| name_of(full).map_or_else(|| run::unhidden(full), |test| test.shown.clone());
-    let failures = |outcome: BTreeMap<String, Result<(), String>>| {
-        outcome
-            .into_iter()
-            .filter_map(|(test, outcome)| outcome.err().map(|said| (shown(&test), said)))
-            .collect::<Vec<_>>()
-    };
-    // The reference and the student's own code in one run.
-    let mut first = in_module(&reference, &graded_tests);
-    if let Some(yours) = &yours {
-        let runs_on_yours: Vec<&TestName> = all
+    let on_yours: Vec<&TestName> = match built.yours {
+        true => all
             .iter()
             .filter(|test| !among(&built.not_run_on_yours, test))
-            .collect();
-        first.extend(in_module(yours, &runs_on_yours));
+            .collect(),
+        false => Vec::new(),
+    };
+    let under_test = |test: &TestName| format!("{}::{}", harness::UNDER_TEST, test.in_harness);
+    let implementations: Vec<Implementation> = std::iter::once(Implementation::Reference)
+        .chain((0..bugs.len()).map(Implementation::Bug))
+        .collect();
+    let mut runs: Vec<Run> = Vec::new();
+    for test in &graded_tests {
+        for implementation in &implementations {
+            runs.push((under_test(test), Target::Implementation(*implementation)));
+        }
     }
-    let (on_reference, on_yours): (Vec<_>, Vec<_>) =
-        run::results(&launcher, &first, grading.timeout)
-            .into_iter()
-            .partition(|(test, _)| test.starts_with(&format!("{reference}::")));
+    for test in &on_yours {
+        runs.push((
+            format!("{}::{}", harness::YOURS, test.in_harness),
+            Target::Yours,
+        ));
+    }
+    let outcomes = Runs {
+        harness: &launcher,
+        oracle: &oracle,
+        timeout: grading.timeout,
+        budget: grading.budget,
+    }
+    .outcomes(runs);
+    let runs_not_run = outcomes
+        .values()
+        .filter(|outcome| **outcome == Outcome::NotRun)
+        .count();
+    let outcome = |test: String, target: Target| {
+        outcomes
+            .get(&(test, target))
+            .cloned()
+            .unwrap_or(Outcome::NotRun)
+    };
     let mut graded = Graded {
         file: Some(searched),
         left_out: built.left_out.clone(),
         not_run_on_yours: built.not_run_on_yours.clone(),
-        yours: match yours {
-            Some(_) => Ok(failures(on_yours.into_iter().collect())),
-            None => Err(built.yours_left_out.clone().unwrap_or_default()),
+        yours: match built.yours {
+            true => Ok(on_yours
+                .iter()
+                .filter_map(|test| {
+                    let on_yours = format!("{}::{}", harness::YOURS, test.in_harness);
+                    match outcome(on_yours, Target::Yours) {
+                        Outcome::Passed => None,
+                        Outcome::Failed(said) => Some((test.shown.clone(), said)),
+                        Outcome::NotRun => Some((test.shown.clone(), NOT_RUN.to_string())),
+                    }
+                })
+                .collect()),
+            false => Err(built.yours_left_out.clone().unwrap_or_default()),
         },
+        runs_not_run,
         ..Graded::default()
     };
     let mut valid = Vec::new();
-    for (test, outcome) in on_reference {
-        match outcome {
-            Ok(()) => {
-                graded.valid.push(shown(&test));
-                valid.extend(name_of(&test));
+    for test in &graded_tests {
+        match outcome(
+            under_test(test),
+            Target::Implementation(Implementation::Reference),
+        ) {
+            Outcome::Passed => {
+                graded.valid.push(test.shown.clone());
+                valid.push(*test);
             }
-            Err(said) => graded.invalid.push((shown(&test), said)),
+            Outcome::Failed(said) => graded.invalid.push((test.shown.clone(), said)),
+            Outcome::NotRun => graded.not_run.push(test.shown.clone()),
         }
     }
-    // Every bug in one run: a process per bug would cost more than the tests.
-    let on_bugs = run::results(
-        &launcher,
-        &bugs
-            .iter()
-            .flat_map(|bug| in_module(&built.names.of_bug(&bug.name), &valid))
-            .collect::<Vec<_>>(),
-        grading.timeout,
-    );
-    let caught = bugs.iter().map(|bug| {
-        let module = built.names.of_bug(&bug.name);
-        let catcher = valid.iter().find_map(|test| {
-            match on_bugs.get(&format!("{module}::{}", test.in_harness)) {
-                Some(Err(said)) => Some((test.shown.clone(), said.clone())),
-                _ => None,
-            }
-        });
-        (bug.name.to_string(), catcher)
-    });
-    graded.caught = caught.collect();
+    graded.caught = bugs
+        .iter()
+        .enumerate()
+        .map(|(n, bug)| {
+            let catcher = valid.iter().find_map(|test| {
+                match outcome(
+                    under_test(test),
+                    Target::Implementation(Implementation::Bug(n)),
+                ) {
+                    Outcome::Failed(said) => Some((test.shown.clone(), said)),
+                    Outcome::Passed | Outcome::NotRun => None,
+                }
+            });
+            (bug.name.to_string(), catcher)
+        })
+        .collect();
     graded
 }
 

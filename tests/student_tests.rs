@@ -286,28 +286,43 @@ fn tests_in_tests_files_and_in_nested_modules_are_graded_by_where_they_come_from
 }
 
 #[test]
-fn tests_that_read_files_while_compiling_are_refused_by_line() {
-    let tests = tests_of(&["
+fn tests_that_read_files_while_compiling_find_nothing_of_the_reference() {
+    let tests = tests_of(&[
+        THREE_SEVENS,
+        "
     #[test]
     fn reads_the_reference() {
         assert!(include_str!(\"../../reference/src/plaisante_hand.rs\").len() > 0);
     }
-"]);
+",
+    ]);
     let dir = with_tests("student-tests-include", &tests);
     std::fs::create_dir_all(dir.join("tests")).unwrap();
+    // The harness's own source, where the reference and the bugs sat beside the tests.
+    let library = support::library("plaisante_hand");
+    let bug_text = (library.bugs)()
+        .iter()
+        .find(|bug| bug.name == "bug-pair-at-least-two")
+        .map(|bug| bug.edits[0].1.clone())
+        .unwrap();
     std::fs::write(
         dir.join("tests/peek.rs"),
-        "#[test]\nfn peeks() {\n    assert!(include_bytes!(\"/etc/passwd\").len() > 0);\n}\n",
+        format!(
+            "use student_tests_include::plaisante_hand::Hand;\n#[test]\nfn peeks() {{\n    assert!(include_str!(\"main.rs\").contains({bug_text:?}));\n}}\n"
+        ),
     )
     .unwrap();
     let stdout = graded(&dir);
-    let refused = find_failure(&stdout, &format!("{GROUP}::valid_on_the_reference")).unwrap();
-    assert!(refused.contains("src/lib.rs:"), "{refused}");
-    assert!(refused.contains("uses `include_str`"), "{refused}");
+    // The reference's file is not there to read, and the harness holds no bug.
     assert!(
-        refused.contains("tests/peek.rs:3 uses `include_bytes`"),
-        "{refused}"
+        stdout.contains(
+            "tests::reads_the_reference not graded: this test does not compile against the contract"
+        ),
+        "{stdout}"
     );
+    let refused = find_failure(&stdout, &format!("{GROUP}::valid_on_the_reference")).unwrap();
+    assert!(refused.contains("tests/peek.rs::peeks: "), "{refused}");
+    assert_eq!(caught(&stdout), ["bug_pair_at_least_two"]);
 }
 
 #[test]
@@ -385,4 +400,37 @@ fn a_hidden_group_names_no_bug_in_a_students_view() {
     ] {
         assert!(!stdout.contains(shown), "{shown} in:\n{stdout}");
     }
+}
+
+#[test]
+fn a_groups_runs_stop_at_its_budget_and_the_rest_are_named_not_run() {
+    let spec = scratch_file(
+        "student-tests-budget.yaml",
+        "assignment: plaisante_hand\ngroups:\n  - name: your tests\n    points: 10\n    timeout_ms: 1500\n    student_tests: { bugs: all, budget_s: 3 }\n",
+    );
+    let tests = tests_of(&[
+        THREE_SEVENS,
+        "
+    #[test]
+    fn loops_forever() {
+        while hand(&[\"KH\"]).cards().len() == 1 {}
+    }
+",
+    ]);
+    let dir = with_tests("student-tests-budget", &tests);
+    // The build, once, outside the time measured: the grading is what the budget bounds.
+    check(&dir, &["--spec", spec.to_str().unwrap()]);
+    let started = std::time::Instant::now();
+    let (_, stdout, stderr) = check(&dir, &["--spec", spec.to_str().unwrap()]);
+    let took = started.elapsed();
+    assert!(stdout.contains("test result"), "{stdout}\n{stderr}");
+    // 36 runs of 1.5 s on two cores would take 27 s: the budget stops them after 3 s.
+    assert!(
+        took < std::time::Duration::from_secs(15),
+        "{took:?}\n{stdout}"
+    );
+    assert!(
+        stdout.contains("were not run: the group's time ran out before they started"),
+        "{stdout}"
+    );
 }

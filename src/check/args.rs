@@ -129,10 +129,13 @@ pub struct CheckArgs {
     pub due: Option<u64>,
     /// The submission's time, build included (`90`, `1.5`, `10m`): past it no test
     /// starts, and the rest are "not run: the submission used its time"; a test still
-    /// running a little after it is cut, and the results are written [default: none].
-    #[arg(long, value_name = "SECS", value_parser = budget)]
-    pub submission_budget: Option<Duration>,
+    /// running a little after it is cut, and the results are written.
+    #[arg(long, value_name = "SECS", default_value = DEFAULT_BUDGET, value_parser = budget)]
+    pub submission_budget: Duration,
 }
+
+/// A submission's time when `--submission-budget` is not given: Gradescope's default.
+pub const DEFAULT_BUDGET: &str = "10m";
 
 /// How long a test may run past the submission's budget before the results are written
 /// without it: tests have timeouts of their own, so this only cuts a long bulk group.

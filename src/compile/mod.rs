@@ -317,23 +317,36 @@ pub fn build(
     })
 }
 
-/// Builds a test harness of `main`, the crate root of a generated crate that depends on
-/// grader-api alone, in the sandbox, as a submission's runner is built: `cargo rustc --
-/// --test`, so its `#[test]`s make the harness at the one path a runner would have. `tag`
-/// names its build folder, which a later build of the same tag reuses.
-pub fn build_harness(
+/// What a generated crate is built as.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Generated {
+    /// libtest's harness of its `#[test]`s (`cargo rustc -- --test`).
+    TestHarness,
+    /// A program of its own `main`.
+    Program,
+}
+
+/// Builds `main`, the crate root of a generated crate that depends on grader-api alone, in
+/// the sandbox, as a submission's runner is built, as `kind`; the executable lies at the
+/// one path a runner would have. `tag` names its build folder, which a later build of the
+/// same tag reuses.
+pub fn build_generated_crate(
     tag: &str,
     main: &str,
+    kind: Generated,
     sandbox: &Sandbox,
     build: &Build,
 ) -> Result<Built, BuildError> {
-    let bin_name = format!("cardgrade-tests-{tag}");
+    let bin_name = match kind {
+        Generated::TestHarness => format!("cardgrade-tests-{tag}"),
+        Generated::Program => format!("cardgrade-program-{tag}"),
+    };
     let folder = builds_folder()
         .map_err(|e| BuildError::Cargo(format!("cannot make a build folder: {e}")))?
         .join(&bin_name);
     let shared = build.shared;
     let layout = Layout {
-        harness: true,
+        harness: kind == Generated::TestHarness,
         ..Layout::new(folder, shared, bin_name)
     };
     let io = |error| unwritable(&layout, error);

@@ -3,6 +3,7 @@
 //! limits. Students' test harnesses run this way.
 
 use std::io::{self, Read};
+use std::os::fd::OwnedFd;
 use std::os::unix::process::CommandExt;
 use std::process::{ExitStatus, Stdio};
 use std::sync::Arc;
@@ -37,19 +38,69 @@ pub(crate) struct Ran {
     pub(crate) notes: Vec<String>,
 }
 
+/// A program started beside a run, answering it over the run's stdin, killed when dropped.
+pub(crate) struct Partner {
+    child: std::process::Child,
+    cgroup: Option<crate::sandbox::cgroup::Cgroup>,
+    _home: RunnerHome,
+}
+
+impl Drop for Partner {
+    fn drop(&mut self) {
+        sandbox::kill_tree(&mut self.child);
+        if let Some(cgroup) = &self.cgroup {
+            cgroup.kill_all();
+        }
+    }
+}
+
 impl Launcher {
     /// Runs the executable with `args` until it ends or `timeout` passes.
     pub(crate) fn run_once(&self, args: &[String], timeout: Duration) -> io::Result<Ran> {
-        let home = RunnerHome::create(
+        self.run_with_stdin(args, timeout, Stdio::null())
+    }
+
+    /// Starts the executable with `args`, its stdin `linked`: it answers whoever holds the
+    /// other end, printing nothing anyone reads, until it is dropped.
+    pub(crate) fn start_partner(&self, args: &[String], linked: OwnedFd) -> io::Result<Partner> {
+        let home = self.home()?;
+        let mut jail = self.jail(&home);
+        jail.args = args.to_vec();
+        let (mut command, cgroup) = self.sandbox.command(jail)?;
+        let child = command
+            .stdin(linked)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()?;
+        Ok(Partner {
+            child,
+            cgroup,
+            _home: home,
+        })
+    }
+
+    fn home(&self) -> io::Result<RunnerHome> {
+        RunnerHome::create(
             &self.scratch.path,
             self.next.fetch_add(1, Ordering::Relaxed),
             self.sandbox.layers().root.then_some(self.uid),
-        )?;
+        )
+    }
+
+    /// Runs the executable with `args` and `stdin` until it ends or `timeout` passes.
+    pub(crate) fn run_with_stdin(
+        &self,
+        args: &[String],
+        timeout: Duration,
+        stdin: impl Into<Stdio>,
+    ) -> io::Result<Ran> {
+        let home = self.home()?;
         let mut jail = self.jail(&home);
         jail.args = args.to_vec();
         let (mut command, cgroup) = self.sandbox.command(jail)?;
         let mut child = command
-            .stdin(Stdio::null())
+            .stdin(stdin)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0)

@@ -10,8 +10,10 @@ use super::{Grading, grade};
 use crate::compile::{self, Build};
 use crate::sandbox::Sandbox;
 
-/// How long the example tests may take on one implementation.
+/// How long an example test may take on one implementation.
 const TIMEOUT: Duration = Duration::from_secs(30);
+/// How long they may take together on every implementation.
+const BUDGET: Duration = Duration::from_secs(600);
 
 /// For each bug of `library`, the example test of the template that catches it, if one
 /// does; or why they could not be graded.
@@ -37,6 +39,7 @@ pub fn caught_by_examples(
             sandbox,
             build,
             timeout: TIMEOUT,
+            budget: BUDGET,
         },
     );
     if let Some(why) = graded.stopped {

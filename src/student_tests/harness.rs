@@ -1,51 +1,25 @@
-//! The one crate every implementation's tests are built in: a module per implementation
-//! (the reference's, each bug's, the student's own), each holding that implementation and
-//! the student's test modules. Modules are named by a keyed hash that only the grader
-//! knows, so a test cannot tell from its own path (`module_path!`, a type's name, a line
-//! number, its command line) which implementation it runs on.
+//! The one crate the student's tests are built in, with nothing of the reference or of a
+//! bug in it: their test modules in a module of the assignment's stand-ins
+//! (`grader_api::<assignment>::stand_in`), whose every call the oracle answers with the
+//! implementation under test, and again in a module of the student's own file, for their
+//! run on the student's code.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use reference::bugs::Bug;
-
 use super::{Grading, StudentFile, source};
-use crate::compile::{self, GeneratedError, stable_hash};
-use crate::mutant::module_source;
+use crate::compile::{self, Generated, GeneratedError, stable_hash};
 
-/// The opaque module names of the implementations.
-pub struct Names {
-    key: u64,
-    yours: bool,
-}
-
-/// What an implementation's module is called before its name is hidden.
-const REFERENCE: &str = "reference";
-const YOURS: &str = "yours";
-
-impl Names {
-    fn hidden(&self, label: &str) -> String {
-        format!("m{:016x}", stable_hash(&(self.key, label)))
-    }
-
-    pub fn reference(&self) -> String {
-        self.hidden(REFERENCE)
-    }
-
-    pub fn of_bug(&self, bug: &str) -> String {
-        self.hidden(&format!("bug {bug}"))
-    }
-
-    /// The student's own module, unless it was left out of the build.
-    pub fn yours(&self) -> Option<String> {
-        self.yours.then(|| self.hidden(YOURS))
-    }
-}
+/// The module of the stand-ins, where the graded copies of the tests are.
+pub const UNDER_TEST: &str = "under_test";
+/// The module of the student's own file, where their tests run on their code.
+pub const YOURS: &str = "yours";
 
 /// The harness, built.
 pub struct Built {
     pub executable: compile::Built,
-    pub names: Names,
+    /// Whether the student's own module was built.
+    pub yours: bool,
     /// Tests left out because they do not compile against the contract, each by its shown
     /// name with why.
     pub left_out: Vec<(String, String)>,
@@ -88,28 +62,10 @@ enum Region {
 }
 
 /// Builds the harness of `files`' tests (the assignment's file first, then its
-/// integration tests) for `grading`'s reference and `bugs`; a test that does not compile
-/// against the contract is left out and the harness built once more.
-pub fn build(
-    root: &Path,
-    files: &[StudentFile],
-    grading: &Grading,
-    bugs: &[Bug],
-) -> Result<Built, String> {
+/// integration tests); a test that does not compile against the contract is left out and
+/// the harness built once more.
+pub fn build(root: &Path, files: &[StudentFile], grading: &Grading) -> Result<Built, String> {
     let library = grading.library;
-    let names = Names {
-        key: key()?,
-        yours: true,
-    };
-    let mut implementations = vec![(
-        names.reference(),
-        module_source::<&str, &str>(library, &[])?,
-    )];
-    for bug in bugs {
-        implementations.push((names.of_bug(&bug.name), module_source(library, &bug.edits)?));
-    }
-    // In the order of their hidden names: where a module lies says nothing either.
-    implementations.sort();
     let tag = format!(
         "{}-{:016x}",
         library.assignment,
@@ -121,14 +77,15 @@ pub fn build(
     let mut not_run_on_yours: Vec<(String, String)> = Vec::new();
     let mut yours_left_out = None;
     for attempt in 0..2 {
-        let (text, regions) = crate_text(
-            files,
-            library.assignment,
-            &implementations,
-            &names,
-            &excluded,
+        let (text, regions) = crate_text(files, library.assignment, &excluded);
+        let built = compile::build_generated_crate(
+            &tag,
+            &text,
+            Generated::TestHarness,
+            grading.sandbox,
+            grading.build,
         );
-        let errors = match compile::build_harness(&tag, &text, grading.sandbox, grading.build) {
+        let errors = match built {
             Ok(executable) => {
                 let runs_on_yours = |test: &str| {
                     !excluded.yours && !not_run_on_yours.iter().any(|(shown, _)| shown == test)
@@ -146,10 +103,7 @@ pub fn build(
                     .collect();
                 return Ok(Built {
                     executable,
-                    names: Names {
-                        yours: !excluded.yours,
-                        ..names
-                    },
+                    yours: !excluded.yours,
                     left_out,
                     not_run_on_yours,
                     yours_left_out,
@@ -241,12 +195,10 @@ fn why_left_out(error: &GeneratedError) -> String {
 fn crate_text(
     files: &[StudentFile],
     assignment: &str,
-    implementations: &[(String, String)],
-    names: &Names,
     excluded: &Excluded,
 ) -> (String, Vec<(std::ops::Range<usize>, Region)>) {
     let mut text = String::from(
-        "// Generated by cardgrade: the student's tests, once per implementation.\n#![allow(warnings)]\n",
+        "// Generated by cardgrade: the student's tests, on the stand-ins and on their own code.\n#![allow(warnings)]\n",
     );
     let mut regions = Vec::new();
     let uses = source::file_uses(&files[0].text).join("\n");
@@ -256,19 +208,17 @@ fn crate_text(
         text: &mut text,
         regions: &mut regions,
     };
-    for (module, implementation) in implementations {
-        paste.text.push_str(&format!(
-            "pub mod {module} {{\npub mod implementation {{\n{implementation}\n}}\npub use implementation::*;\n{uses}\n"
-        ));
-        paste.tests(
-            &format!("crate::{module}::implementation"),
-            &excluded.graded,
-            false,
-        );
-        paste.text.push_str("}\n");
-    }
-    if let Some(yours) = names.yours().filter(|_| !excluded.yours) {
-        paste.text.push_str(&format!("pub mod {yours} {{\n"));
+    paste.text.push_str(&format!(
+        "pub mod {UNDER_TEST} {{\npub use ::grader_api::{assignment}::stand_in::*;\n{uses}\n"
+    ));
+    paste.tests(
+        &format!("::grader_api::{assignment}::stand_in"),
+        &excluded.graded,
+        false,
+    );
+    paste.text.push_str("}\n");
+    if !excluded.yours {
+        paste.text.push_str(&format!("pub mod {YOURS} {{\n"));
         let first = line_count(paste.text);
         paste
             .text
@@ -277,7 +227,7 @@ fn crate_text(
             .regions
             .push((first..line_count(paste.text) + 1, Region::Yours));
         paste.text.push('\n');
-        paste.tests(&format!("crate::{yours}"), &excluded.on_yours, true);
+        paste.tests(&format!("crate::{YOURS}"), &excluded.on_yours, true);
         paste.text.push_str("}\n");
     }
     (text, regions)
@@ -356,31 +306,4 @@ fn without_blanked(
         }
     }
     text
-}
-
-/// The key that hides the implementations' names: made once per folder of builds, where
-/// no build or test can read it.
-fn key() -> Result<u64, String> {
-    let path = compile::builds_folder()
-        .map_err(|error| format!("no folder of builds: {error}"))?
-        .join("student-tests.key");
-    if let Ok(text) = std::fs::read_to_string(&path)
-        && let Ok(key) = u64::from_str_radix(text.trim(), 16)
-    {
-        return Ok(key);
-    }
-    use std::hash::BuildHasher;
-    let key = std::collections::hash_map::RandomState::new().hash_one(std::time::SystemTime::now());
-    use std::os::unix::fs::OpenOptionsExt;
-    let written = std::fs::File::options()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&path)
-        .and_then(|mut file| {
-            std::io::Write::write_all(&mut file, format!("{key:016x}\n").as_bytes())
-        });
-    written.map_err(|error| format!("cannot write {}: {error}", path.display()))?;
-    Ok(key)
 }

@@ -1,242 +1,140 @@
-//! Runs of the harness: its tests listed, and one implementation's tests run one at a
-//! time, so that a test that hangs, floods or ends the process is the one named.
+//! Runs of the harness: each test alone in a process of its own, on one implementation
+//! (its stdin linked to the oracle answering with it) or on the student's own code.
+//!
+//! Every run of a test on an implementation is the same process: the same executable,
+//! arguments, environment and folders, one test in it; only the oracle's answers differ.
+//! The runs of a grading go in an order shuffled afresh, so neither when a run starts nor
+//! what ran before it says which implementation it has. A run's verdict is its exit status,
+//! which no text the test prints can change; what it printed is only shown.
 
-use std::collections::BTreeMap;
-use std::time::Duration;
+use std::collections::HashMap;
+use std::hash::BuildHasher;
+use std::os::fd::OwnedFd;
+use std::os::unix::net::UnixStream;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use super::ending_words;
+use super::oracle::{Implementation, Oracle};
 use crate::runner::Launcher;
 use crate::runner::once::{Ending, Ran};
 
-fn launch(launcher: &Launcher, args: &[String], timeout: Duration) -> Result<Ran, String> {
-    launcher
-        .run_once(args, timeout)
-        .map_err(|error| format!("your tests could not be started: {error}"))
+/// What a test runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Target {
+    Implementation(Implementation),
+    /// The student's own code.
+    Yours,
 }
 
-/// Each of `tests` (full paths, each inside the module of its implementation): Ok when it
-/// passed, else what it said. The implementations are shared out among the cores, a run
-/// for each share at once (a student's test may take seconds, and it runs once per
-/// implementation). A test that ends its run (a hang, a flood, an exit) fails with that,
-/// and the tests after it run again without it; a run may take `timeout` for each
-/// implementation it holds.
-pub fn results(
-    launcher: &Launcher,
-    tests: &[String],
-    timeout: Duration,
-) -> BTreeMap<String, Result<(), String>> {
-    let modules: Vec<&str> = tests
-        .iter()
-        .map(|test| module_of(test))
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let shares: Vec<Vec<String>> = modules
-        .chunks(modules.len().div_ceil(cores).max(1))
-        .map(|share| {
-            let tests = tests.iter().filter(|test| share.contains(&module_of(test)));
-            tests.cloned().collect()
-        })
-        .collect();
-    std::thread::scope(|scope| {
-        let runs: Vec<_> = shares
-            .iter()
-            .map(|share| scope.spawn(|| results_of_share(launcher, share, timeout)))
-            .collect();
-        let mut found = BTreeMap::new();
-        for (run, share) in runs.into_iter().zip(&shares) {
-            found.extend(run.join().unwrap_or_else(|_| {
-                let lost = || Err("its run was lost".to_string());
-                share.iter().map(|test| (test.clone(), lost())).collect()
-            }));
-        }
-        found
-    })
+/// How one run of a test came out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    Passed,
+    /// It failed, with what it said or what ended it.
+    Failed(String),
+    /// The group's time ran out before it started.
+    NotRun,
 }
 
-/// The module of the implementation a test's full path is inside.
-fn module_of(test: &str) -> &str {
-    test.split("::").next().unwrap_or_default()
+/// One run: a test, by its full path in the harness, on a target.
+pub type Run = (String, Target);
+
+/// What the runs of a grading need.
+pub struct Runs<'a> {
+    pub harness: &'a Launcher,
+    pub oracle: &'a Oracle,
+    /// The most one run may take.
+    pub timeout: Duration,
+    /// The most the runs may take together: past it, those not started are not run.
+    pub budget: Duration,
 }
 
-/// [`results`] of one share of the implementations, in one run after another.
-fn results_of_share(
-    launcher: &Launcher,
-    tests: &[String],
-    timeout: Duration,
-) -> BTreeMap<String, Result<(), String>> {
-    let modules: std::collections::BTreeSet<&str> =
-        tests.iter().map(|test| module_of(test)).collect();
-    let timeout = timeout * u32::try_from(modules.len().max(1)).unwrap_or(u32::MAX);
-    let mut found: BTreeMap<String, Result<(), String>> = BTreeMap::new();
-    while let Some(outcome) = run_remaining(launcher, tests, &found, timeout) {
-        let progressed = !outcome.is_empty();
-        found.extend(outcome);
-        if !progressed {
-            break;
-        }
-    }
-    for test in tests {
-        found
-            .entry(test.clone())
-            .or_insert_with(|| Err("it did not run".to_string()));
-    }
-    found
-}
-
-/// One run of the tests not yet in `found`; None when none is left.
-fn run_remaining(
-    launcher: &Launcher,
-    tests: &[String],
-    found: &BTreeMap<String, Result<(), String>>,
-    timeout: Duration,
-) -> Option<BTreeMap<String, Result<(), String>>> {
-    let remaining: Vec<&String> = tests.iter().filter(|t| !found.contains_key(*t)).collect();
-    if remaining.is_empty() {
-        return None;
-    }
-    let mut args: Vec<String> = ["--exact", "--test-threads=1", "--color=never"]
-        .map(String::from)
-        .to_vec();
-    args.extend(remaining.iter().map(|test| test.to_string()));
-    let ran = match launch(launcher, &args, timeout) {
-        Ok(ran) => ran,
-        Err(why) => {
-            return Some(
-                remaining
-                    .iter()
-                    .map(|t| ((*t).clone(), Err(why.clone())))
-                    .collect(),
-            );
-        }
-    };
-    // A process left behind by a test that ended may have printed over libtest's output:
-    // each test alone says which left it, and what the others did.
-    if !ran.notes.is_empty() && remaining.len() > 1 && matches!(ran.ending, Ending::Exited { .. }) {
-        let mut outcome = BTreeMap::new();
-        for test in remaining {
-            let alone = run_remaining(launcher, std::slice::from_ref(test), found, timeout);
-            outcome.extend(alone.unwrap_or_default());
-        }
-        return Some(outcome);
-    }
-    let mut outcome = parse(&ran.stdout);
-    // A failure whose words are missing may have been printed over by a process that
-    // escaped the count of those left behind: alone, the test says what it said.
-    if remaining.len() > 1 {
-        let unsaid: Vec<&String> = remaining
-            .iter()
-            .filter(|test| matches!(outcome.get(**test), Some(Err(said)) if said == NOTHING_SAID))
-            .copied()
-            .collect();
-        for test in unsaid {
-            let alone = run_remaining(launcher, std::slice::from_ref(test), found, timeout);
-            outcome.extend(alone.unwrap_or_default());
-        }
-    }
-    let complete = remaining.iter().all(|test| outcome.contains_key(*test));
-    // libtest exits with 101 when a test failed: only a run cut short says something.
-    let cut_short = match &ran.ending {
-        Ending::Exited { .. } if complete => None,
-        Ending::Exited { how, .. } => Some(format!("the test process {how} before the test ended")),
-        ending => ending_words(ending),
-    };
-    if let Some(mut why) = cut_short {
-        let said: Vec<&str> = ran
-            .stderr
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .collect();
-        if let Some(last) = said.last() {
-            why.push_str(&format!(" (it printed: {})", unhidden(last)));
-        }
-        // The test that was running: its name printed, its result not.
-        let running = ran
-            .stdout
-            .lines()
-            .rev()
-            .find_map(|line| line.trim_end().strip_prefix("test ")?.strip_suffix(" ..."));
-        let notes = if ran.notes.is_empty() {
-            String::new()
-        } else {
-            format!("; {}", ran.notes.join("; "))
-        };
-        match running {
-            Some(running) => {
-                outcome.insert(running.to_string(), Err(format!("{why}{notes}")));
+impl Runs<'_> {
+    /// The outcome of each of `runs`, run a core each in a shuffled order.
+    pub fn outcomes(&self, runs: Vec<Run>) -> HashMap<Run, Outcome> {
+        let key = std::collections::hash_map::RandomState::new();
+        let mut queue = runs;
+        queue.sort_by_cached_key(|run| key.hash_one(run));
+        let queue = Mutex::new(queue);
+        let found = Mutex::new(HashMap::new());
+        let end = Instant::now() + self.budget;
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        std::thread::scope(|scope| {
+            for _ in 0..cores {
+                scope.spawn(|| {
+                    loop {
+                        let next = queue.lock().ok().and_then(|mut queue| queue.pop());
+                        let Some(run) = next else { break };
+                        let outcome = match Instant::now() < end {
+                            true => self.outcome(&run),
+                            false => Outcome::NotRun,
+                        };
+                        if let Ok(mut found) = found.lock() {
+                            found.insert(run, outcome);
+                        }
+                    }
+                });
             }
-            // Before any test started: none of them can run.
-            None if outcome.is_empty() => {
-                for test in &remaining {
-                    outcome.insert((*test).clone(), Err(format!("{why}{notes}")));
-                }
-            }
-            None => {}
-        }
-    } else if !ran.notes.is_empty() {
-        // The one test of the run left something running.
-        outcome.insert(remaining[0].clone(), Err(ran.notes.join("; ")));
-    }
-    Some(outcome)
-}
-
-/// `text` without the hidden names of the implementations' modules.
-pub fn unhidden(text: &str) -> String {
-    let mut shown = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find("::") {
-        let before = &rest[..at];
-        let word_start = before
-            .rfind(|c: char| !c.is_ascii_alphanumeric() && c != '_')
-            .map_or(0, |n| n + 1);
-        let word = &before[word_start..];
-        let hidden = word.len() == 17
-            && word.starts_with('m')
-            && word[1..].chars().all(|c| c.is_ascii_hexdigit());
-        shown.push_str(if hidden {
-            &before[..word_start]
-        } else {
-            &rest[..at + 2]
         });
-        rest = &rest[at + 2..];
+        found.into_inner().unwrap_or_default()
     }
-    shown.push_str(rest);
-    shown
-}
 
-/// The results libtest printed, with what each failure said.
-fn parse(stdout: &str) -> BTreeMap<String, Result<(), String>> {
-    let mut outcome = BTreeMap::new();
-    for line in stdout.lines() {
-        let Some((name, result)) = line
-            .strip_prefix("test ")
-            .and_then(|rest| rest.rsplit_once(" ... "))
-        else {
-            continue;
+    fn outcome(&self, (test, target): &Run) -> Outcome {
+        let args: Vec<String> = ["--exact", test, "--test-threads=1", "--color=never"]
+            .map(String::from)
+            .to_vec();
+        let ran = match target {
+            Target::Yours => self.harness.run_once(&args, self.timeout),
+            Target::Implementation(implementation) => {
+                UnixStream::pair().and_then(|(test_end, oracle_end)| {
+                    let _oracle = self
+                        .oracle
+                        .start(*implementation, OwnedFd::from(oracle_end))?;
+                    self.harness
+                        .run_with_stdin(&args, self.timeout, OwnedFd::from(test_end))
+                })
+            }
         };
-        match result.trim() {
-            "ok" => {
-                outcome.insert(name.to_string(), Ok(()));
-            }
-            "FAILED" => {
-                outcome.insert(name.to_string(), Err(said(stdout, name)));
-            }
-            _ => {}
+        match ran {
+            Ok(ran) => judged(test, &ran),
+            Err(error) => Outcome::Failed(format!("your tests could not be started: {error}")),
         }
     }
-    outcome
 }
 
-/// What a failed test is said to have done when its output says nothing.
-const NOTHING_SAID: &str = "it failed";
-
-/// What test `name` printed when it failed, less the lines that place it in the harness.
-fn said(stdout: &str, name: &str) -> String {
-    let header = format!("---- {name} stdout ----");
-    let Some(start) = stdout.find(&header) else {
-        return NOTHING_SAID.to_string();
+/// The outcome of test `test` from its run: its exit status, and what it said.
+fn judged(test: &str, ran: &Ran) -> Outcome {
+    let mut why = match &ran.ending {
+        Ending::Exited { success: true, .. } if ran.notes.is_empty() => return Outcome::Passed,
+        Ending::Exited { success: true, .. } => String::new(),
+        Ending::Exited { how, .. } => said(&ran.stdout, test).unwrap_or_else(|| {
+            let last = ran
+                .stderr
+                .lines()
+                .rev()
+                .find(|line| !line.trim().is_empty());
+            match last {
+                Some(last) => format!("the test process {how} (it printed: {last})"),
+                None => format!("the test process {how}"),
+            }
+        }),
+        ending => ending_words(ending).unwrap_or_default(),
     };
+    for note in &ran.notes {
+        if !why.is_empty() {
+            why.push_str("; ");
+        }
+        why.push_str(note);
+    }
+    Outcome::Failed(why)
+}
+
+/// What test `name` printed when it failed, less the lines libtest adds; None when libtest
+/// printed no failure for it.
+fn said(stdout: &str, name: &str) -> Option<String> {
+    let header = format!("---- {name} stdout ----");
+    let start = stdout.find(&header)?;
     let body = &stdout[start + header.len()..];
     let end = ["\n---- ", "\nfailures:\n"]
         .iter()
@@ -249,27 +147,46 @@ fn said(stdout: &str, name: &str) -> String {
         .map(|line| line.trim_end())
         .filter(|line| !line.is_empty())
         .collect();
-    if lines.is_empty() {
-        NOTHING_SAID.to_string()
-    } else {
-        unhidden(&lines.join("\n"))
-    }
+    Some(match lines.is_empty() {
+        true => "it failed".to_string(),
+        false => lines.join("\n"),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const OUTPUT: &str = "\nrunning 3 tests\ntest m0123456789abcdef::tests::a ... ok\ntest m0123456789abcdef::tests::b ... FAILED\ntest m0123456789abcdef::tests::c ... \n\nfailures:\n\n---- m0123456789abcdef::tests::b stdout ----\n\nthread 'm0123456789abcdef::tests::b' panicked at src/main.rs:12:5:\nassertion `left == right` failed\n  left: 1\n right: 2\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\n\nfailures:\n    m0123456789abcdef::tests::b\n";
+    const OUTPUT: &str = "\nrunning 1 test\ntest under_test::tests::b ... FAILED\n\nfailures:\n\n---- under_test::tests::b stdout ----\n\nthread 'under_test::tests::b' panicked at src/main.rs:12:5:\nassertion `left == right` failed: Größe::fünf\n  left: 1\n right: 2\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\n\nfailures:\n    under_test::tests::b\n";
 
     #[test]
-    fn results_and_what_failures_said_are_read_from_libtests_output() {
-        let outcome = parse(OUTPUT);
-        assert_eq!(outcome.len(), 2);
-        assert_eq!(outcome["m0123456789abcdef::tests::a"], Ok(()));
+    fn what_a_failure_said_is_read_from_libtests_output_whatever_its_letters() {
         assert_eq!(
-            outcome["m0123456789abcdef::tests::b"],
-            Err("assertion `left == right` failed\n  left: 1\n right: 2".to_string())
+            said(OUTPUT, "under_test::tests::b").as_deref(),
+            Some("assertion `left == right` failed: Größe::fünf\n  left: 1\n right: 2")
+        );
+        assert_eq!(said(OUTPUT, "under_test::tests::a"), None);
+    }
+
+    #[test]
+    fn the_exit_status_is_the_verdict_whatever_the_test_printed() {
+        let ran = |success: bool, stdout: &str| Ran {
+            stdout: stdout.to_string(),
+            stderr: String::new(),
+            ending: Ending::Exited {
+                success,
+                how: "exited with status 101".into(),
+            },
+            notes: Vec::new(),
+        };
+        let forged = "test under_test::tests::b ... ok\ntest result: ok. 1 passed";
+        assert!(matches!(
+            judged("under_test::tests::b", &ran(false, forged)),
+            Outcome::Failed(_)
+        ));
+        assert_eq!(
+            judged("under_test::tests::b", &ran(true, OUTPUT)),
+            Outcome::Passed
         );
     }
 }

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::{Graded, Grading, Which, grade, suite};
 use crate::compile::Build;
@@ -20,18 +20,26 @@ pub struct StudentTestsRun {
     pub shared: Option<PathBuf>,
     /// As the submission's own build: see [`Build::incremental`].
     pub incremental: bool,
+    /// When the submission's time ends: a group's runs end by then too.
+    pub deadline: Instant,
     graded: Mutex<HashMap<String, Arc<Graded>>>,
 }
 
 impl StudentTestsRun {
     /// The student's tests of the crate at `root`, built as `build` builds the submission.
-    pub fn new(root: PathBuf, sandbox: Sandbox, build: &Build) -> StudentTestsRun {
+    pub fn new(
+        root: PathBuf,
+        sandbox: Sandbox,
+        build: &Build,
+        deadline: Instant,
+    ) -> StudentTestsRun {
         StudentTestsRun {
             root,
             sandbox,
             build_timeout: build.timeout,
             shared: build.shared.map(PathBuf::from),
             incremental: build.incremental,
+            deadline,
             graded: Mutex::new(HashMap::new()),
         }
     }
@@ -83,6 +91,8 @@ impl StudentTestsRun {
                         sandbox: &self.sandbox,
                         build: &build,
                         timeout: group.timeout,
+                        budget: Duration::from_secs(u64::from(setting.budget_s))
+                            .min(self.deadline.saturating_duration_since(Instant::now())),
                     },
                 ))
             });

@@ -8,6 +8,9 @@ use crate::verdict::{Failure, Verdict};
 pub const WRONG_ON_THE_REFERENCE: &str =
     "this test fails on a correct solution: it asserts something the rules do not say";
 
+/// Why a run is missing: the group's time ran out first.
+pub const NOT_RUN: &str = "not run: the group's time ran out before it started";
+
 /// A test of the group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Which<'a> {
@@ -45,7 +48,10 @@ impl Graded {
                 for (test, said) in &self.invalid {
                     failure = failure.then(Failure::line(format!("{test}: {said}")));
                 }
-                let note = if self.valid.is_empty() && self.invalid.is_empty() {
+                let note = if self.valid.is_empty()
+                    && self.invalid.is_empty()
+                    && self.not_run.is_empty()
+                {
                     format!("your tests: no tests found in {file}")
                 } else {
                     format!(
@@ -53,17 +59,28 @@ impl Graded {
                         self.valid.len()
                     )
                 };
-                let left_out = self
+                let set_aside: Vec<String> = self
                     .left_out
                     .iter()
-                    .map(|(test, why)| format!("; {test} not graded: {why}"))
-                    .collect::<String>();
+                    .map(|(test, why)| format!("{test} not graded: {why}"))
+                    .chain(self.not_run.iter().map(|test| format!("{test} {NOT_RUN}")))
+                    .chain(match self.runs_not_run - self.not_run.len() {
+                        0 => None,
+                        others => Some(format!(
+                            "{others} runs of your tests on the bugs or on your code were not run: the group's time ran out before they started"
+                        )),
+                    })
+                    .collect();
                 match self.invalid.is_empty() {
-                    true => (Verdict::Passed, Some(format!("{note}{left_out}"))),
+                    true => {
+                        let words: String =
+                            set_aside.iter().map(|line| format!("; {line}")).collect();
+                        (Verdict::Passed, Some(format!("{note}{words}")))
+                    }
                     false => {
-                        let failure = self.left_out.iter().fold(failure, |failure, (test, why)| {
-                            failure.then(Failure::line(format!("{test} not graded: {why}")))
-                        });
+                        let failure = set_aside
+                            .into_iter()
+                            .fold(failure, |failure, line| failure.then(Failure::line(line)));
                         (Verdict::Failed(failure), None)
                     }
                 }
