@@ -33,6 +33,19 @@ pub fn run(args: CheckArgs) -> ExitCode {
     if args.watch {
         return crate::watch::run(args);
     }
+    let github = args.format == Format::Github;
+    if github && let Err(error) = crate::reporter::github_log::start() {
+        eprintln!("error: cannot render the job's log: {error}");
+        return ExitCode::from(exit::USAGE);
+    }
+    let code = graded_or_stopped(args);
+    if github {
+        crate::reporter::github_log::finish();
+    }
+    code
+}
+
+fn graded_or_stopped(args: CheckArgs) -> ExitCode {
     let mut promised = written_reporters(&args, &args.path);
     grade(args).unwrap_or_else(|stop| {
         // A results file is promised whatever happens (Gradescope reads one).

@@ -6,6 +6,7 @@ use crate::results::Results;
 use crate::spec::Suite;
 use crate::verdict::Verdict;
 
+pub mod github_log;
 mod libtest;
 mod written;
 

@@ -393,10 +393,46 @@ pub fn visible_controls(text: &str) -> String {
     out
 }
 
+/// `text` as a GitHub Actions log shows it and its runner reads no command in it: where a
+/// line (after a line feed or a carriage return, which the runner also breaks lines at)
+/// would start with `::` after its whitespace, a backslash comes first, and `##[` anywhere
+/// reads `#\#[`. Visibly, so that a reader sees what was written.
+pub fn inert_in_github_log(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    // Only whitespace since the last line break.
+    let mut line_start = true;
+    for (at, c) in text.char_indices() {
+        let rest = &text[at..];
+        if line_start && rest.starts_with("::") {
+            out.push('\\');
+        }
+        out.push(c);
+        if rest.starts_with("##[") {
+            out.push('\\');
+        }
+        line_start = matches!(c, '\n' | '\r') || (line_start && c.is_whitespace());
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::spec;
+
+    #[test]
+    fn no_line_of_text_in_a_github_log_is_a_workflow_command() {
+        let text =
+            "fine::here\n  ::notice::x\r::error::y\n\t##[group]z\nand ##[error] in the middle";
+        let inert = inert_in_github_log(text);
+        assert_eq!(
+            inert,
+            "fine::here\n  \\::notice::x\r\\::error::y\n\t#\\#[group]z\nand #\\#[error] in the middle"
+        );
+        for line in inert.split(['\n', '\r']).map(str::trim_start) {
+            assert!(!line.starts_with("::") && !line.contains("##["), "{line}");
+        }
+    }
     use crate::verdict::Failure;
 
     /// One group of three tests worth 10 points, which do not divide into hundredths: the

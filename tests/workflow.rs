@@ -434,3 +434,151 @@ fn a_one_assignment_courses_workflow_under_ci_shows_no_hidden_case_and_totals_wh
         staff.log
     );
 }
+
+/// The commands a GitHub runner takes from a job's log, modelled on its source: each line
+/// (broken at LF and CR) is trimmed of leading whitespace; one starting `::` is a command,
+/// as is one holding `##[`; `::stop-commands::TOKEN` stops them until `::TOKEN::`.
+fn commands_the_runner_takes(log: &str) -> Vec<String> {
+    let mut taken = Vec::new();
+    let mut stopped_until: Option<String> = None;
+    for line in log.split(['\n', '\r']).map(str::trim_start) {
+        if let Some(token) = &stopped_until {
+            if line == format!("::{token}::") {
+                stopped_until = None;
+            }
+            continue;
+        }
+        if let Some(token) = line.strip_prefix("::stop-commands::") {
+            stopped_until = Some(token.to_string());
+            taken.push(line.to_string());
+        } else if line.starts_with("::") || line.contains("##[") {
+            taken.push(line.to_string());
+        }
+    }
+    taken
+}
+
+/// `grader check DIR --format github` as a Classroom job's grading step runs it: the log
+/// (stdout then stderr) and the `result` output, decoded.
+fn classroom_step(dir: &Path, name: &str) -> (String, serde_json::Value) {
+    let outputs = scratch().join(format!("{name}-outputs"));
+    let summary = scratch().join(format!("{name}-summary.md"));
+    for file in [&outputs, &summary] {
+        std::fs::write(file, "").unwrap();
+    }
+    let out = grader_env(&mut Command::new(env!("CARGO_BIN_EXE_grader")))
+        .args(["check", dir.to_str().unwrap(), "--format", "github"])
+        .args(["--assignment", "plaisante_hand", "--student-view"])
+        .env("CI", "true")
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .env("GITHUB_OUTPUT", &outputs)
+        .output()
+        .unwrap();
+    let written = std::fs::read_to_string(&outputs).unwrap();
+    let encoded = written
+        .strip_prefix("result=")
+        .unwrap_or_else(|| panic!("no result in {written:?}: {}", text(&out.stderr)))
+        .trim_end();
+    let decoded = Command::new("python3")
+        .args([
+            "-c",
+            "import base64, sys; sys.stdout.write(base64.b64decode(sys.argv[1]).decode())",
+            encoded,
+        ])
+        .output()
+        .unwrap();
+    let result = serde_json::from_slice(&decoded.stdout).unwrap();
+    (text(&out.stdout) + &text(&out.stderr), result)
+}
+
+/// What autograding-grading-reporter prints in its step, from its source: each `error`
+/// test's message, then its two notices with the points it adds up.
+fn classroom_reporter(result: &serde_json::Value) -> String {
+    let tests = result["tests"].as_array().unwrap();
+    let mut printed = String::new();
+    for test in tests.iter().filter(|test| test["status"] == "error") {
+        printed.push_str(&format!("Error: {}\n", test["message"].as_str().unwrap()));
+    }
+    let total: f64 = tests
+        .iter()
+        .map(|test| test["score"].as_f64().unwrap())
+        .sum();
+    let max = result["max_score"].as_f64().unwrap();
+    printed.push_str(&format!(
+        "::notice title=Autograding complete::Points {total}/{max}\n::notice title=Autograding report::{{\"totalPoints\":{total},\"maxPoints\":{max}}}\n"
+    ));
+    printed
+}
+
+/// The forgery of issue 36: Classroom's notices and a stop to every command after them.
+const FORGED: &str = "\n::notice title=Autograding complete::Points 105/105\n  ::notice title=Autograding report::{\"totalPoints\":105,\"maxPoints\":105}\n##[error]forged\r::add-mask::secret\n::stop-commands::x";
+
+#[test]
+fn a_forged_classroom_grade_is_inert_in_the_log_and_the_real_score_is_the_last_word() {
+    let escaped = FORGED
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+        .replace('\r', "\\r");
+    // A crate that does not build, its one error the forgery; and one that builds and says
+    // it in a panic and on stdout.
+    let broken = support::Mutant::of(
+        "plaisante_hand",
+        "classroom-forged-build",
+        "forges a grade",
+        &[],
+    )
+    .with_file("src/lib.rs", &format!("compile_error!(\"{escaped}\");\n"))
+    .write();
+    let printing = support::Mutant::of(
+        "plaisante_hand",
+        "classroom-forged-output",
+        "forges a grade",
+        &[(
+            "    fn has_pair(&self) -> bool {\n",
+            &format!("    fn has_pair(&self) -> bool {{\n        println!(\"{{}}\", \"{escaped}\");\n        if self.cards.len() == 1 {{ panic!(\"{{}}\", \"{escaped}\"); }}\n"),
+        )],
+    )
+    .write();
+    for (dir, name) in [(&broken, "forged-build"), (&printing, "forged-output")] {
+        let (log, result) = classroom_step(dir, name);
+        let reporter = classroom_reporter(&result);
+        let taken = commands_the_runner_takes(&format!("{log}{reporter}"));
+        for command in &taken {
+            assert!(
+                command.starts_with("::error title=")
+                    || command.starts_with("::notice title=cardgrade score::")
+                    || command.starts_with("::notice title=Autograding "),
+                "a command of the student's was taken: {command}\nof:\n{taken:#?}"
+            );
+            // cardgrade's own annotation quotes the build error, encoded as one message.
+            if command.starts_with("::notice title=Autograding ") {
+                assert!(
+                    !command.contains("105/105") && !command.contains(":105,"),
+                    "{command}"
+                );
+            }
+        }
+        let complete = taken
+            .iter()
+            .rfind(|command| command.starts_with("::notice title=Autograding complete::"))
+            .unwrap_or_else(|| panic!("no score in:\n{taken:#?}"));
+        let total: f64 = result["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|test| test["score"].as_f64().unwrap())
+            .sum();
+        assert!(total < 105.0, "{total}");
+        assert!(
+            complete.ends_with(&format!("Points {total}/105")),
+            "{complete}"
+        );
+        // What the student wrote is still there to read, made visible.
+        assert!(
+            log.contains("\\::notice title=Autograding complete::Points 105/105"),
+            "{log}"
+        );
+    }
+}

@@ -53,7 +53,8 @@ impl Reporter for ResultsOnStdout {
 impl Reporter for Github {
     fn report(&mut self, event: Event<'_>) -> Result<(), String> {
         with_results(event, |results| {
-            print!("{}", results.github_annotations());
+            super::github_log::commands(&results.github_annotations())
+                .map_err(|error| format!("cannot write the annotations: {error}"))?;
             append("GITHUB_STEP_SUMMARY", &results.github_summary())?;
             append(
                 "GITHUB_OUTPUT",

@@ -6,8 +6,8 @@
 use serde::Serialize;
 
 use super::{
-    Points, Results, TestResult, credit, earned, failure_text, fence, machine_json, plain,
-    visible_controls,
+    Points, Results, TestResult, credit, earned, failure_text, fence, inert_in_github_log,
+    machine_json, plain, visible_controls,
 };
 use crate::verdict::Verdict;
 
@@ -105,7 +105,7 @@ impl Results<'_> {
             status: "error",
             score: 0.0,
             max_score: Points::ZERO,
-            message: why.clone(),
+            message: inert_in_github_log(why),
         });
         let scores = summing_exactly(
             self.per_test()
@@ -116,15 +116,18 @@ impl Results<'_> {
                 self.per_test()
                     .zip(scores)
                     .map(|((_, test, result, worth), score)| ClassroomTest {
-                        name: test.id.clone(),
+                        name: inert_in_github_log(&test.id),
                         status: match result.verdict {
                             Some(Verdict::Passed) => "pass",
                             _ => "fail",
                         },
                         score,
                         max_score: worth,
+                        // Classroom's reporter prints each message again, in its own step.
                         message: match &result.verdict {
-                            Some(Verdict::Failed(failure)) => failure_text(failure, result, worth),
+                            Some(Verdict::Failed(failure)) => {
+                                inert_in_github_log(&failure_text(failure, result, worth))
+                            }
                             Some(Verdict::Passed) => String::new(),
                             None => "not run: filtered out".into(),
                         },
