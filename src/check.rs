@@ -176,7 +176,7 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         eprintln!(
             "{:>12} runner for {} (release)",
             "Building".green().bold(),
-            submission.package
+            results::visible_controls(&submission.package)
         );
     }
     let mut reporters = written_reporters(&args, &submission.root);
@@ -194,7 +194,9 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         .cloned()
         .collect();
     let build = compile::Build {
-        color,
+        // The compiler's colours would come mixed with whatever escapes a student's
+        // messages hold, which are printed made visible: colours are the grader's only.
+        color: false,
         timeout: args
             .build_timeout
             .map(Duration::from_secs)

@@ -374,8 +374,10 @@ pub fn plain(text: &str) -> String {
 }
 
 /// `text` with every control character but newline and tab shown as a visible sign
-/// (`ESC` as `␛`, `BEL` as `␇`, DEL as `␡`, a C1 control as `\u{9b}`), so printed text
-/// cannot retitle a terminal, ring it, or move its cursor; `\r\n` becomes `\n`.
+/// (`ESC` as `␛`, `BEL` as `␇`, DEL as `␡`, a C1 control as `\u{9b}`), and every mark
+/// that reorders text (a bidi override or isolate, as `\u{202e}`), so printed text
+/// cannot retitle a terminal, ring it, move its cursor, or read backwards; `\r\n` becomes
+/// `\n`.
 pub fn visible_controls(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
@@ -386,7 +388,12 @@ pub fn visible_controls(text: &str) -> String {
             // The Control Pictures block draws each C0 control at U+2400 plus its code.
             '\0'..='\u{1f}' => out.extend(char::from_u32(0x2400 + u32::from(c))),
             '\u{7f}' => out.push('\u{2421}'),
-            '\u{80}'..='\u{9f}' => out.push_str(&c.escape_unicode().to_string()),
+            '\u{80}'..='\u{9f}'
+            | '\u{61c}'
+            | '\u{200e}'
+            | '\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}' => out.push_str(&c.escape_unicode().to_string()),
             _ => out.push(c),
         }
     }
@@ -548,8 +555,8 @@ mod tests {
     #[test]
     fn control_characters_are_shown_not_sent() {
         assert_eq!(
-            visible_controls("a\u{1b}]0;pwned\u{7}b\r\n\tc\u{7f}\u{9b}"),
-            "a␛]0;pwned␇b\n\tc␡\\u{9b}"
+            visible_controls("a\u{1b}]0;pwned\u{7}b\r\n\tc\u{7f}\u{9b}\rd\u{202e}e"),
+            "a␛]0;pwned␇b\n\tc␡\\u{9b}␍d\\u{202e}e"
         );
     }
 
@@ -564,7 +571,8 @@ mod tests {
         );
         let json = failed.gradescope_json();
         let output = json["tests"][0]["output"].as_str().unwrap();
-        assert!(output.contains("\n  red ␛]0;pwned␇\n"), "{output}");
+        // A student's colour codes are shown as what they are, as every control is.
+        assert!(output.contains("\n  ␛[31mred␛[0m ␛]0;pwned␇\n"), "{output}");
         assert!(!output.contains(['\u{1b}', '\u{7}']), "{output}");
     }
 }

@@ -6,6 +6,8 @@ use std::fmt::Write as _;
 
 use colored::Colorize;
 
+use crate::results::visible_controls;
+
 /// The outcome of one test.
 #[derive(Debug, Clone)]
 pub enum Verdict {
@@ -138,7 +140,10 @@ impl Value {
     }
 }
 
+/// `text` for a terminal, in `tone`'s colour where there is colour: whatever control
+/// characters it holds (a student's, most likely) made visible, so only the grader colours.
 fn paint(text: &str, tone: Tone, color: bool) -> String {
+    let text = &visible_controls(text);
     if !color {
         return text.to_string();
     }
@@ -152,11 +157,8 @@ fn paint(text: &str, tone: Tone, color: bool) -> String {
 }
 
 fn bold(text: &str, color: bool) -> String {
-    if color {
-        text.bold().to_string()
-    } else {
-        text.to_string()
-    }
+    let text = visible_controls(text);
+    if color { text.bold().to_string() } else { text }
 }
 
 fn render_field(out: &mut String, field: &Field, color: bool) {
@@ -224,7 +226,7 @@ fn render_value(out: &mut String, value: &Value, color: bool) {
                 let _ = writeln!(
                     out,
                     "{}: expected {} but got {}  ×{}",
-                    kind.question,
+                    visible_controls(&kind.question),
                     paint(&kind.expected, Tone::Expected, color),
                     paint(&kind.actual, Tone::Actual, color),
                     kind.count

@@ -1381,3 +1381,59 @@ fn a_submission_with_a_global_allocator_of_its_own_keeps_it_in_its_runner_and_te
         );
     }
 }
+
+/// What a hostile submission prints and panics with, to a staff member's terminal: a new
+/// window title, a clipboard write (OSC 52), a carriage return over a forged total, a C1
+/// control sequence introducer and a right-to-left override.
+const TERMINAL_PAYLOAD: &str = "\u{1b}]0;pwned\u{7}\u{1b}]52;c;ZWNobyBwd25lZA==\u{7}\rtotal 105 / 105 every test passed\u{9b}2J\u{202e}dessap";
+
+#[test]
+fn what_a_submission_prints_reaches_a_terminal_with_every_control_shown_and_colours_the_graders_only()
+ {
+    let escaped = TERMINAL_PAYLOAD.escape_default().to_string();
+    let dir = support::Mutant::of(
+        "plaisante_hand",
+        "terminal-payload",
+        "prints escapes",
+        &[(
+            "    fn has_pair(&self) -> bool {\n",
+            &format!(
+                "    fn has_pair(&self) -> bool {{\n        println!(\"{{}}\", \"{escaped}\");\n        if self.cards.len() == 5 {{ panic!(\"{{}}\", \"{escaped}\"); }}\n"
+            ),
+        )],
+    )
+    .write();
+    for color in ["always", "never"] {
+        let output =
+            support::grader(&["check", dir.to_str().unwrap(), "has_pair", "--color", color]);
+        let printed = String::from_utf8_lossy(&output.stdout).into_owned()
+            + &String::from_utf8_lossy(&output.stderr);
+        assert!(printed.contains("test result"), "{printed}");
+        assert!(
+            printed.contains("␛]0;pwned␇"),
+            "the payload is shown: {printed}"
+        );
+        for raw in ['\u{7}', '\r', '\u{9b}', '\u{202e}'] {
+            assert!(
+                !printed.contains(raw),
+                "{raw:?} reached the terminal:\n{printed}"
+            );
+        }
+        // Every escape left is one of the grader's colours: ESC [ digits m.
+        for (at, _) in printed.match_indices('\u{1b}') {
+            let sequence: String = printed[at + 1..]
+                .chars()
+                .take_while(|c| *c != 'm')
+                .collect();
+            assert!(
+                color == "always"
+                    && sequence.starts_with('[')
+                    && sequence[1..]
+                        .chars()
+                        .all(|c| c.is_ascii_digit() || c == ';'),
+                "an escape that is no colour of the grader's: {:?}",
+                &printed[at..(at + 20).min(printed.len())]
+            );
+        }
+    }
+}

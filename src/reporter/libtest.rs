@@ -213,7 +213,11 @@ impl Reporter for Libtest {
                 self.board.set(index, Slot::Done(verdict.clone()));
             }
             Event::BuildFailed { error, summary } => {
-                eprintln!("{} {error}", "error:".red().bold());
+                eprintln!(
+                    "{} {}",
+                    "error:".red().bold(),
+                    results::visible_controls(error)
+                );
                 eprintln!("score: 0 ({summary})");
             }
             Event::Stopped { .. } => {}
