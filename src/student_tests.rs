@@ -276,7 +276,7 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
         Ok(built) => built,
         Err(why) => return stopped(why),
     };
-    let oracle = match Oracle::build(grading.library, bugs, grading) {
+    let oracle = match Oracle::start(grading.library, bugs, grading) {
         Ok(oracle) => oracle,
         Err(why) => return stopped(why),
     };

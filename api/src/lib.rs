@@ -4,7 +4,8 @@
 //! the types it implements. The grader builds a small runner around it and asks it
 //! questions over a pipe; see [`protocol`].
 
-// One exception, the runner's progress page: a shared mapping has no safe constructor.
+// Three exceptions, each with its reason: the runner's progress page (a shared mapping has
+// no safe constructor), and the oracle's fork and the socket it is handed with a link.
 #![deny(unsafe_code)]
 
 /// The global allocator of the runner the grader builds around a submission.

@@ -271,18 +271,131 @@ fn lost(why: &str) -> ! {
     panic!("cardgrade stand-in: {why}")
 }
 
-/// The oracle's side: answers the test linked on stdin with `submission`'s implementation
-/// of `assignment`, until the test ends. Exits with 0, or 1 if the link broke.
-pub fn serve_on_stdin(submission: &Submission, assignment: &str) -> ! {
+/// How an implementation is made: its crate's `register`.
+pub type Register = fn(Submission) -> Submission;
+
+/// One link the grader hands the oracle: the implementation to answer with, by its place
+/// in the oracle's list, and how many seconds of CPU it may use.
+pub struct Handed {
+    pub implementation: u32,
+    pub cpu_seconds: u32,
+}
+
+/// The oracle: takes links from the grader on stdin (each a socket passed with
+/// [`hand_link`]), and answers each in a process of its own, forked, with a fresh
+/// implementation of `assignment` made by `implementations[n]`, until the grader hangs up.
+/// Nothing one link leaves (objects, memory, a loop) reaches another's.
+pub fn serve_handed_links(implementations: &[Register], assignment: &str) -> ! {
     // A panic is an answer: the test panics with its message, and nothing is printed here.
     std::panic::set_hook(Box::new(|_| {}));
-    let served = crate::serve::take_channel().and_then(|stream| {
-        let link = Link::new(stream);
-        let mut answerer = server(submission, assignment)
-            .ok_or_else(|| io::Error::other(format!("no stand-in for {assignment}")))?;
-        link.serve(answerer.as_mut())
+    let served = crate::serve::take_channel().and_then(|grader| {
+        loop {
+            let Some((handed, link)) = take_link(&grader)? else {
+                return Ok(());
+            };
+            let register = usize::try_from(handed.implementation)
+                .ok()
+                .and_then(|n| implementations.get(n))
+                .ok_or_else(|| io::Error::other("no such implementation"))?;
+            if forked()? {
+                drop(grader);
+                let _ = nix::sys::resource::setrlimit(
+                    nix::sys::resource::Resource::RLIMIT_CPU,
+                    u64::from(handed.cpu_seconds),
+                    u64::from(handed.cpu_seconds),
+                );
+                let submission = register(Submission::new());
+                let answered = server(&submission, assignment)
+                    .ok_or_else(|| io::Error::other(format!("no stand-in for {assignment}")))
+                    .and_then(|mut answerer| Link::new(link).serve(answerer.as_mut()));
+                std::process::exit(i32::from(answered.is_err()));
+            }
+        }
     });
     std::process::exit(i32::from(served.is_err()))
+}
+
+/// Whether this is the child of a fork of this process, whose children are reaped as they
+/// end. The oracle has one thread, so its child has all it had.
+#[allow(unsafe_code)]
+fn forked() -> io::Result<bool> {
+    use nix::sys::signal::{SigHandler, Signal, signal};
+    // SAFETY: the oracle runs one thread, so the fork copies no lock held elsewhere; the
+    // handler set is the kernel's "ignore", which reaps ended children.
+    unsafe {
+        signal(Signal::SIGCHLD, SigHandler::SigIgn).map_err(io::Error::from)?;
+        match nix::unistd::fork().map_err(io::Error::from)? {
+            nix::unistd::ForkResult::Child => Ok(true),
+            nix::unistd::ForkResult::Parent { .. } => Ok(false),
+        }
+    }
+}
+
+/// The next link the grader hands over `grader`, or None when it has hung up.
+#[allow(unsafe_code)]
+fn take_link(grader: &UnixStream) -> io::Result<Option<(Handed, UnixStream)>> {
+    use nix::sys::socket::{ControlMessageOwned, MsgFlags, recvmsg};
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    let mut bytes = [0u8; 8];
+    let mut space = nix::cmsg_space!([std::os::fd::RawFd; 1]);
+    let mut parts = [io::IoSliceMut::new(&mut bytes)];
+    let message = recvmsg::<()>(
+        grader.as_raw_fd(),
+        &mut parts,
+        Some(&mut space),
+        MsgFlags::MSG_CMSG_CLOEXEC,
+    )
+    .map_err(io::Error::from)?;
+    if message.bytes == 0 {
+        return Ok(None);
+    }
+    let mut fds = Vec::new();
+    for control in message.cmsgs().map_err(io::Error::from)? {
+        if let ControlMessageOwned::ScmRights(received) = control {
+            fds.extend(received);
+        }
+    }
+    let [fd] = fds[..] else {
+        return Err(io::Error::other("a link handed without its one socket"));
+    };
+    // SAFETY: the kernel has just made `fd` this process's, in the message; nothing else
+    // holds it.
+    let link = UnixStream::from(unsafe { OwnedFd::from_raw_fd(fd) });
+    if message.bytes != bytes.len() {
+        return Err(io::Error::other("a link handed with a short message"));
+    }
+    let handed = Handed {
+        implementation: u32::from_le_bytes(bytes[..4].try_into().expect("four bytes")),
+        cpu_seconds: u32::from_le_bytes(bytes[4..].try_into().expect("four bytes")),
+    };
+    Ok(Some((handed, link)))
+}
+
+/// The grader's side: hands `link` to the oracle at the other end of `oracle`, to be
+/// answered as `handed` says.
+pub fn hand_link(
+    oracle: &UnixStream,
+    handed: &Handed,
+    link: &impl std::os::fd::AsRawFd,
+) -> io::Result<()> {
+    use nix::sys::socket::{ControlMessage, MsgFlags, sendmsg};
+    use std::os::fd::AsRawFd;
+    let mut bytes = [0u8; 8];
+    bytes[..4].copy_from_slice(&handed.implementation.to_le_bytes());
+    bytes[4..].copy_from_slice(&handed.cpu_seconds.to_le_bytes());
+    let fds = [link.as_raw_fd()];
+    let sent = sendmsg::<()>(
+        oracle.as_raw_fd(),
+        &[io::IoSlice::new(&bytes)],
+        &[ControlMessage::ScmRights(&fds)],
+        MsgFlags::empty(),
+        None,
+    )
+    .map_err(io::Error::from)?;
+    match sent == bytes.len() {
+        true => Ok(()),
+        false => Err(io::Error::other("the oracle took part of a link")),
+    }
 }
 
 macro_rules! servers {

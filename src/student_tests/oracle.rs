@@ -1,11 +1,16 @@
 //! The implementations a student's tests are graded against, in a program of their own:
 //! the oracle. It holds the reference and each bug, is built once per set of them and
-//! kept, in a build folder of its own that no build of student code can read. A run of the
-//! student's tests asks it over the run's stdin, through the assignment's stand-ins
-//! (`grader_api::stand_in`); which implementation answers is the oracle's argument, which
-//! the test has no way to see.
+//! kept, in a build folder of its own that no build of student code can read. One oracle
+//! runs per grading, in the runner's sandbox; each run of a student's test has its stdin
+//! linked to it, through the assignment's stand-ins (`grader_api::stand_in`), and a
+//! process of its own forked there answers that link with one implementation. Which one is
+//! said to the oracle alone, beside the link it is handed: the test has no way to see it.
 
-use std::os::fd::OwnedFd;
+use std::os::unix::net::UnixStream;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use grader_api::stand_in::{Handed, hand_link};
 
 use reference::bugs::{Bug, Library};
 
@@ -15,9 +20,15 @@ use crate::mutant::module_source;
 use crate::runner::Launcher;
 use crate::runner::once::Partner;
 
-/// The oracle of one set of implementations, ready to start.
+/// The oracle of one set of implementations, running.
 pub struct Oracle {
-    launcher: Launcher,
+    /// The grader's end of the socket links are handed over.
+    handing: Mutex<UnixStream>,
+    /// Before its launcher, whose folder holds the program it runs.
+    _running: Partner,
+    _launcher: Launcher,
+    /// The CPU each link's process may use: a loop of an implementation ends there.
+    cpu_seconds: u32,
 }
 
 /// An implementation the oracle answers with.
@@ -29,8 +40,8 @@ pub enum Implementation {
 }
 
 impl Oracle {
-    /// The oracle of `grading`'s reference and of `bugs`, built or found built.
-    pub fn build(library: &Library, bugs: &[Bug], grading: &Grading) -> Result<Oracle, String> {
+    /// The oracle of `grading`'s reference and of `bugs`, built or found built, and started.
+    pub fn start(library: &Library, bugs: &[Bug], grading: &Grading) -> Result<Oracle, String> {
         let text = crate_text(library, bugs)?;
         let tag = format!("{}-{:016x}", library.assignment, stable_hash(&text));
         let built = compile::build_generated_crate(
@@ -43,33 +54,44 @@ impl Oracle {
         .map_err(|error| {
             format!("the implementations to grade your tests against could not be built: {error}")
         })?;
-        let launcher = Launcher::new(grading.sandbox.clone(), &built.runner)
-            .map_err(|error| format!("cannot set the implementations up to run: {error}"))?;
-        Ok(Oracle { launcher })
+        let cannot = |error: std::io::Error| format!("cannot start the implementations: {error}");
+        let launcher = Launcher::new(grading.sandbox.clone(), &built.runner).map_err(cannot)?;
+        let (handing, oracles_end) = UnixStream::pair().map_err(cannot)?;
+        let running = launcher
+            .start_partner(&[], oracles_end.into())
+            .map_err(cannot)?;
+        Ok(Oracle {
+            handing: Mutex::new(handing),
+            _running: running,
+            _launcher: launcher,
+            cpu_seconds: cpu_seconds(grading.timeout),
+        })
     }
 
-    /// Starts the oracle answering with `implementation` whoever holds the other end of
-    /// `linked`.
-    pub fn start(
-        &self,
-        implementation: Implementation,
-        linked: OwnedFd,
-    ) -> std::io::Result<Partner> {
-        self.launcher
-            .start_partner(&[argument(implementation)], linked)
+    /// Hands `link` to the oracle, to be answered with `implementation`.
+    pub fn answer(&self, implementation: Implementation, link: UnixStream) -> std::io::Result<()> {
+        let handed = Handed {
+            implementation: match implementation {
+                Implementation::Reference => 0,
+                Implementation::Bug(n) => u32::try_from(n + 1).unwrap_or(u32::MAX),
+            },
+            cpu_seconds: self.cpu_seconds,
+        };
+        let handing = self
+            .handing
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        hand_link(&handing, &handed, &link)
     }
 }
 
-/// The oracle's argument that picks `implementation`.
-fn argument(implementation: Implementation) -> String {
-    match implementation {
-        Implementation::Reference => "0".to_string(),
-        Implementation::Bug(n) => (n + 1).to_string(),
-    }
+/// The whole seconds of CPU a run of `timeout` may use, at least one.
+fn cpu_seconds(timeout: Duration) -> u32 {
+    u32::try_from(timeout.as_secs() + 1).unwrap_or(u32::MAX)
 }
 
-/// The oracle's crate root: a module per implementation, and a `main` that serves the one
-/// its argument names.
+/// The oracle's crate root: a module per implementation, and a `main` that answers each
+/// link handed to it with the one named beside it.
 fn crate_text(library: &Library, bugs: &[Bug]) -> Result<String, String> {
     let mut modules = vec![module_source::<&str, &str>(library, &[])?];
     for bug in bugs {
@@ -78,15 +100,13 @@ fn crate_text(library: &Library, bugs: &[Bug]) -> Result<String, String> {
     let mut text = String::from(
         "// Generated by cardgrade: the implementations a student's tests are graded against.\n#![allow(warnings)]\n",
     );
-    let mut arms = String::new();
+    let mut registers = String::new();
     for (n, source) in modules.iter().enumerate() {
         text.push_str(&format!("mod implementation_{n} {{\n{source}\n}}\n"));
-        arms.push_str(&format!(
-            "        Some(\"{n}\") => implementation_{n}::register,\n"
-        ));
+        registers.push_str(&format!("implementation_{n}::register, "));
     }
     text.push_str(&format!(
-        "fn main() {{\n    let register: fn(::grader_api::Submission) -> ::grader_api::Submission = match ::std::env::args().nth(1).as_deref() {{\n{arms}        _ => ::std::process::exit(2),\n    }};\n    ::grader_api::stand_in::serve_on_stdin(&register(::grader_api::Submission::new()), {:?})\n}}\n",
+        "fn main() {{\n    ::grader_api::stand_in::serve_handed_links(&[{registers}], {:?})\n}}\n",
         library.assignment
     ));
     Ok(text)

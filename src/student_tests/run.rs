@@ -59,9 +59,11 @@ impl Runs<'_> {
         let queue = Mutex::new(queue);
         let found = Mutex::new(HashMap::new());
         let end = Instant::now() + self.budget;
-        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        // Two runs a core: a run is more waiting (a sandbox set up, a process started and
+        // reaped) than computing.
+        let workers = 2 * std::thread::available_parallelism().map_or(1, usize::from);
         std::thread::scope(|scope| {
-            for _ in 0..cores {
+            for _ in 0..workers {
                 scope.spawn(|| {
                     loop {
                         let next = queue.lock().ok().and_then(|mut queue| queue.pop());
@@ -88,9 +90,8 @@ impl Runs<'_> {
             Target::Yours => self.harness.run_once(&args, self.timeout),
             Target::Implementation(implementation) => {
                 UnixStream::pair().and_then(|(test_end, oracle_end)| {
-                    let _oracle = self
-                        .oracle
-                        .start(*implementation, OwnedFd::from(oracle_end))?;
+                    // The oracle's end goes to the oracle alone: the link ends with the test.
+                    self.oracle.answer(*implementation, oracle_end)?;
                     self.harness
                         .run_with_stdin(&args, self.timeout, OwnedFd::from(test_end))
                 })
