@@ -105,7 +105,7 @@ batch=$(echo "$(date +%s.%N) - $start" | bc)
 median_of() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 # Each check's own wall time in the batch, from its results (two run at once).
 # Each submission's results, not the batch's own manifest.
-results_files() { find "$work/results" -maxdepth 1 -name '*.json' ! -name batch.json; }
+results_files() { find "$work/results" -maxdepth 1 -name '*.json'; }
 in_batch=$(for f in $(results_files); do
   python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["execution_time_ms"] / 1000)' "$f"
 done | median_of)

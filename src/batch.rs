@@ -29,12 +29,15 @@ pub use merge::MergeArgs;
 /// Set for each `grader check` a batch starts: the batch's pid, so the check dies with it.
 pub const BATCH_PARENT_ENV: &str = "CARDGRADE_BATCH_PARENT";
 
-/// Where the results of a batch are kept beside the submissions' own files.
+/// The batch's own files in `--out`, beside each submission's results, `NAME.json` at the
+/// top for any NAME a folder or zip of the class may have: so that no NAME can land on one
+/// of them, none is a `.json` at the top (see `batch_files_are_where_no_results_can_be`).
 const GRADEBOOK: &str = "gradebook.csv";
 const REPORT: &str = "report.html";
 const LOG: &str = "batch.log";
-/// What a batch (or a shard of one) set out to grade, and how: what `merge` checks.
-const MANIFEST: &str = "batch.json";
+/// What a batch (or a shard of one) set out to grade, and how: what `merge` and `export`
+/// read. At the top, as `batch.json`, it was the results of a student named `batch`.
+const MANIFEST: &str = "batch/manifest.json";
 
 /// How long past its budget a `grader check` may take to write its results before the
 /// batch kills it and writes them itself: the check cuts its own tests 10 s past it.
@@ -66,7 +69,7 @@ pub struct BatchArgs {
     #[arg(required = true)]
     pub dir: Option<PathBuf>,
     /// The folder results go to: one `NAME.json` per submission, `gradebook.csv`,
-    /// `report.html` and `batch.log`.
+    /// `report.html`, `batch.log` and `batch/manifest.json`.
     #[arg(long, value_name = "DIR", required = true)]
     pub out: Option<PathBuf>,
     /// Submissions graded at once.
@@ -483,11 +486,23 @@ fn class_report(out: &Path, class: &Graded) -> Result<PathBuf, String> {
     write_atomically(out, REPORT, &class_report::html(&graded))
 }
 
-/// Writes `text` to `out/name` through a partial file, so a reader sees all or nothing.
+/// Writes `text` to `out/name` (`name` may be in a folder of `out`) through a partial file
+/// beside it, so a reader sees all or nothing.
 fn write_atomically(out: &Path, name: &str, text: &str) -> Result<PathBuf, String> {
     let path = out.join(name);
-    let partial = out.join(format!(".{name}.partial-{}", std::process::id()));
-    std::fs::write(&partial, text)
+    let (Some(folder), Some(file_name)) = (path.parent(), path.file_name()) else {
+        return Err(format!(
+            "cannot write {}: not a file's path",
+            path.display()
+        ));
+    };
+    let partial = folder.join(format!(
+        ".{}.partial-{}",
+        file_name.to_string_lossy(),
+        std::process::id()
+    ));
+    std::fs::create_dir_all(folder)
+        .and_then(|()| std::fs::write(&partial, text))
         .and_then(|()| std::fs::rename(&partial, &path))
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(path)
@@ -496,6 +511,18 @@ fn write_atomically(out: &Path, name: &str, text: &str) -> Result<PathBuf, Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn batch_files_are_where_no_results_can_be() {
+        for file in [GRADEBOOK, REPORT, LOG, MANIFEST] {
+            let at_top = !file.contains('/');
+            assert!(
+                !(at_top && file.to_lowercase().ends_with(".json")),
+                "{file} could be the results of a submission named {}",
+                file.trim_end_matches(".json")
+            );
+        }
+    }
 
     #[test]
     fn shards_are_k_of_n() {

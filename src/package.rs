@@ -86,7 +86,8 @@ give_up() {
   local message="${1//\\/\\\\}"
   message="${message//\"/\\\"}"
   message="$(printf '%s' "$message" | tr -d '\000-\037')"
-  printf '{"score": 0, "output": "%s", "tests": []}\n' "$message" > "$RESULTS"
+  # Shown as plain text: the message may quote the names of the zip's entries.
+  printf '{"score": 0, "output": "%s", "output_format": "text", "tests": []}\n' "$message" > "$RESULTS"
 }
 # setup.sh installs the toolchain under /opt, where the unprivileged build users read it.
 if [ -f /opt/cargo/env ]; then

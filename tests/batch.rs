@@ -656,13 +656,15 @@ fn a_canvas_download_is_unpacked_graded_and_exported_to_canvas_and_moodle() {
         &out,
         "canvas",
         "\u{feff}Student,ID,SIS User ID,SIS Login ID,Section,Poker (55)\n    Points Possible,,,,,100.00\n\"Smith, John\",12345,s1,jsmith,A,\n\"Doe, Jane\",777,s2,jdoe,A,\n\"Roe, Rick\",999,s3,rroe,B,\n",
-        &["--column", "Poker (55)"],
+        &["--column", "Poker (55)", "--points-possible", "100"],
     );
     assert_eq!(code, Some(0), "{said}");
     assert!(said.contains("2 of 3 students have a score"), "{said}");
+    assert!(said.contains("scaled from 105 to 100"), "{said}");
+    // Canvas keeps a column's own points possible: the scores are scaled to it.
     assert_eq!(
         canvas,
-        "Student,ID,SIS User ID,SIS Login ID,Section,Poker (55)\nPoints Possible,,,,,105\n\"Smith, John\",12345,s1,jsmith,A,83.2\n\"Doe, Jane\",777,s2,jdoe,A,0\n\"Roe, Rick\",999,s3,rroe,B,\n"
+        "Student,ID,SIS User ID,SIS Login ID,Section,Poker (55)\nPoints Possible,,,,,100\n\"Smith, John\",12345,s1,jsmith,A,79.24\n\"Doe, Jane\",777,s2,jdoe,A,0\n\"Roe, Rick\",999,s3,rroe,B,\n"
     );
 
     let roster = "First name,Last name,ID number,Institution,Department,Email address,folder\nJohn,Smith,,,,js@example.edu,smithjohn_12345_678_crate\nAnn,Lee,,,,al@example.edu,lee-ann\n";
@@ -743,17 +745,23 @@ fn a_gradescope_export_and_a_folder_of_zips_are_graded_each_submission_once() {
     let names: Vec<String> = gradebook(&out)[1..].iter().map(|r| r[0].clone()).collect();
     assert_eq!(names, ["alice", "bob"]);
     assert_eq!(results(&out, "bob")["score"], 83.2);
-    // The same name twice, as a folder and a zip, is refused.
+    // The same name twice, as a folder and a zip, is refused for that student alone.
     std::fs::write(class.join("alice.zip"), zip_bytes(|_| {})).unwrap();
+    let twice = dir.join("twice");
     let (code, said) = grader(&[
         "batch".as_ref(),
         class.as_os_str(),
         "--out".as_ref(),
-        dir.join("twice").as_os_str(),
+        twice.as_os_str(),
     ]);
-    assert_eq!(code, Some(2), "{said}");
+    assert_eq!(code, Some(0), "{said}");
     assert!(
-        said.contains("holds alice both as a folder and as a zip"),
+        said.contains("refused, not graded: alice and alice.zip would be graded under one name"),
         "{said}"
     );
+    let names: Vec<String> = gradebook(&twice)[1..]
+        .iter()
+        .map(|r| r[0].clone())
+        .collect();
+    assert_eq!(names, ["bob"]);
 }

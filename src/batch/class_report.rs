@@ -5,6 +5,10 @@
 
 use std::fmt::Write as _;
 
+/// What the page may load and run: its own inline style and data images, no script, no
+/// other file. Every text of a submission's is escaped; this holds even where one is not.
+const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
+
 /// Tests the pass-rate chart and the table show at most.
 const SHOWN_TESTS: usize = 30;
 /// Bars of the score histogram, each a tenth of the maximum.
@@ -25,12 +29,11 @@ struct TestRow<'a> {
     typical: Option<(&'a str, &'a str)>,
 }
 
-/// Output a test may have printed before it counts as flooding: far more than a report
-/// shows (4 KiB).
-const FLOOD_BYTES: u64 = 1_000_000;
-
 /// Why a submission's tests say nothing of the tests themselves, if they do not: each
-/// kind of trouble it had, in words.
+/// kind of trouble it had, in words. Read from what the grader alone writes: the outcome,
+/// and how a runner ended where a failure says it (the `actual` of a test that got no
+/// answer, the `stopped` of a bulk group), as a whole field in the grader's words; never
+/// from what a submission printed, which may say anything.
 fn troubles(results: &serde_json::Value) -> Vec<&'static str> {
     let mut found: Vec<&'static str> = Vec::new();
     let mut add = |kind| {
@@ -44,41 +47,88 @@ fn troubles(results: &serde_json::Value) -> Vec<&'static str> {
         _ => {}
     }
     for test in results["tests"].as_array().into_iter().flatten() {
-        let output = test["output"].as_str().unwrap_or_default();
-        // The runner's words for a stall ("no answer for 1,000 ms") and a timeout.
-        if ["no answer within", "no answer for", "not finished within"]
-            .iter()
-            .any(|words| output.contains(words))
-        {
-            add("timed out");
-        }
-        if output.contains("no answer: the runner process") {
-            add("crashed");
-        }
-        if flooded(output) {
-            add("flooded its output");
+        for field in test["fields"].as_array().into_iter().flatten() {
+            let text = field["text"].as_str().unwrap_or_default();
+            let ending = match field["name"].as_str() {
+                Some("actual") => Some(text),
+                Some("stopped") => after_inputs(text),
+                _ => None,
+            };
+            if let Some(trouble) = ending.and_then(trouble_of_ending) {
+                add(trouble);
+            }
         }
     }
     found
 }
 
-/// Whether a test's report says it printed a flood: the runner's "printed 85 MB", or the
-/// capture's "… N more bytes not shown" with N past [`FLOOD_BYTES`].
-fn flooded(output: &str) -> bool {
-    let number_after = |marker: &str| {
-        output.match_indices(marker).any(|(at, _)| {
-            output[at + marker.len()..]
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_digit())
-        })
-    };
-    let cut_bytes = output.split("… ").skip(1).any(|rest| {
-        rest.split_once(" more bytes not shown")
-            .and_then(|(count, _)| count.parse::<u64>().ok())
-            .is_some_and(|count| count >= FLOOD_BYTES)
-    });
-    number_after("printed ") || cut_bytes
+/// How a runner's ending is worded (`grade::failure::describe_ending`), `{n}` a number and
+/// `{how}` how its process ended, and the trouble each is.
+const ENDINGS: [(&str, &str); 4] = [
+    (
+        "not finished within {n} ms, its time limit; the runner was killed and restarted for the other tests",
+        "timed out",
+    ),
+    (
+        "no answer for {n} ms (an endless loop?); the runner was killed and restarted for the other tests",
+        "timed out",
+    ),
+    (
+        "it printed {n} MB, more than the {n} MB a test may print, so it was stopped: remove the printing from your code; the runner was restarted for the other tests",
+        "flooded its output",
+    ),
+    (
+        "no answer: the runner process {how} while running your code",
+        "crashed",
+    ),
+];
+
+/// The trouble `text`, the whole of it, says a runner had.
+fn trouble_of_ending(text: &str) -> Option<&'static str> {
+    ENDINGS
+        .iter()
+        .find(|(wording, _)| worded(text, wording))
+        .map(|(_, trouble)| *trouble)
+}
+
+/// A bulk group's `stopped`, `after 12 of 1,000: ENDING`: its ending.
+fn after_inputs(stopped: &str) -> Option<&str> {
+    let rest = stopped.strip_prefix("after ")?;
+    let rest = rest.strip_prefix(number(rest)?)?.strip_prefix(" of ")?;
+    rest.strip_prefix(number(rest)?)?.strip_prefix(": ")
+}
+
+/// The number `text` starts with, digits grouped by commas.
+fn number(text: &str) -> Option<&str> {
+    let end = text
+        .find(|c: char| !c.is_ascii_digit() && c != ',')
+        .unwrap_or(text.len());
+    text[..end]
+        .starts_with(|c: char| c.is_ascii_digit())
+        .then_some(&text[..end])
+}
+
+/// Whether `text` is `wording` with its `{n}` numbers and `{how}` words of one line.
+fn worded(text: &str, wording: &str) -> bool {
+    match wording.split_once('{') {
+        None => text == wording,
+        Some((literal, rest)) => {
+            let Some(text) = text.strip_prefix(literal) else {
+                return false;
+            };
+            if let Some(rest) = rest.strip_prefix("n}") {
+                number(text).is_some_and(|n| worded(&text[n.len()..], rest))
+            } else if let Some(rest) = rest.strip_prefix("how}") {
+                // The words run to where the rest of the wording ends the text.
+                let next = rest.split('{').next().unwrap_or_default();
+                text.match_indices(next).any(|(at, _)| {
+                    at > 0 && !text[..at].contains('\n') && worded(&text[at..], rest)
+                })
+            } else {
+                false
+            }
+        }
+    }
 }
 
 pub fn html(class: &[Graded]) -> String {
@@ -137,8 +187,8 @@ pub fn html(class: &[Graded]) -> String {
     rows.sort_by(|a, b| rate(a).total_cmp(&rate(b)).then(a.id.cmp(b.id)));
     rows.truncate(SHOWN_TESTS);
 
-    let mut page = String::from(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>cardgrade: class report</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:70em}svg text{font-size:12px;font-family:sans-serif}table{border-collapse:collapse}td,th{padding:.2em .6em;border-bottom:1px solid #ddd;text-align:left}pre{background:#f6f6f6;padding:1em;overflow-x:auto}</style>\n</head><body>\n",
+    let mut page = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<meta http-equiv=\"Content-Security-Policy\" content=\"{CONTENT_SECURITY_POLICY}\">\n<title>cardgrade: class report</title>\n<style>body{{font-family:sans-serif;margin:2em;max-width:70em}}svg text{{font-size:12px;font-family:sans-serif}}table{{border-collapse:collapse}}td,th{{padding:.2em .6em;border-bottom:1px solid #ddd;text-align:left}}pre{{background:#f6f6f6;padding:1em;overflow-x:auto}}</style>\n</head><body>\n",
     );
     let mean = fractions.iter().sum::<f64>() / fractions.len().max(1) as f64;
     let _ = writeln!(
@@ -321,6 +371,12 @@ mod tests {
 mod set_apart {
     use super::*;
 
+    /// A failed test whose `field` says `text`, and whose output says it too.
+    fn failed_with(name: &str, field: &str, text: &str) -> serde_json::Value {
+        serde_json::json!({"name": name, "status": "failed", "output": text,
+            "fields": [{"name": field, "text": text}]})
+    }
+
     #[test]
     fn submissions_that_did_not_run_are_listed_apart_and_not_counted() {
         let ran = serde_json::json!({"outcome": "failed", "score": 1.0, "max_score": 2.0, "tests": [
@@ -330,8 +386,11 @@ mod set_apart {
             {"name": "t::easy", "status": "failed", "output": "did not build"},
             {"name": "t::hard", "status": "failed", "output": "did not build"}]});
         let flood = serde_json::json!({"outcome": "failed", "score": 1.0, "max_score": 2.0, "tests": [
-            {"name": "t::easy", "status": "failed", "output": "stdout\n… 9000000 more bytes not shown"},
+            failed_with("t::easy", "actual", "it printed 120 MB, more than the 100 MB a test may print, so it was stopped: remove the printing from your code; the runner was restarted for the other tests"),
             {"name": "t::hard", "status": "passed"}]});
+        let looped = serde_json::json!({"outcome": "failed", "score": 1.0, "max_score": 2.0, "tests": [
+            failed_with("t::easy", "stopped", "after 1,200 of 2,598,960: no answer for 1,000 ms (an endless loop?); the runner was killed and restarted for the other tests"),
+            failed_with("t::hard", "actual", "no answer: the runner process was killed by signal 6 (SIGABRT) while running your code")]});
         let page = html(&[
             Graded {
                 name: "alice",
@@ -345,6 +404,10 @@ mod set_apart {
                 name: "carol",
                 results: &flood,
             },
+            Graded {
+                name: "dave",
+                results: &looped,
+            },
         ]);
         assert!(
             page.contains("<tr><td><code>bob</code></td><td>did not build</td>"),
@@ -354,9 +417,13 @@ mod set_apart {
             page.contains("<tr><td><code>carol</code></td><td>flooded its output</td>"),
             "{page}"
         );
+        assert!(
+            page.contains("<tr><td><code>dave</code></td><td>timed out, crashed</td>"),
+            "{page}"
+        );
         assert!(!page.contains("<code>alice</code></td><td>"), "{page}");
         assert!(
-            page.contains("Pass rates of 1 of the 3 submissions; 2 left out"),
+            page.contains("Pass rates of 1 of the 4 submissions; 3 left out"),
             "{page}"
         );
         // Only alice's failure counts: hard fails 1 of 1, easy is not failed by anyone.
@@ -369,9 +436,45 @@ mod set_apart {
     }
 
     #[test]
-    fn a_small_output_or_a_printed_word_is_no_flood() {
-        assert!(!flooded("… 300 more bytes not shown"));
-        assert!(!flooded("it printed:\nhello"));
-        assert!(flooded("printed 85 MB in 2 s"));
+    fn words_a_submission_prints_are_no_trouble() {
+        let words = "no answer for 1,000 ms (an endless loop?); the runner was killed and restarted for the other tests; printed 9 MB\n… 9000000 more bytes not shown";
+        for field in [
+            "stdout of your code",
+            "stderr of your code",
+            "problem",
+            "expected",
+        ] {
+            let printed =
+                serde_json::json!({"outcome": "failed", "tests": [failed_with("t", field, words)]});
+            assert!(troubles(&printed).is_empty(), "{field}");
+        }
+        // Nor where the grader writes, unless the whole field is the grader's wording.
+        for (field, text) in [
+            ("actual", format!("{words} and more")),
+            ("actual", format!("panicked at src/lib.rs:1:1: {words}")),
+            ("stopped", format!("after x of 2: {words}")),
+            (
+                "actual",
+                "no answer: the runner process was\nkilled while running your code".into(),
+            ),
+        ] {
+            let results =
+                serde_json::json!({"outcome": "failed", "tests": [failed_with("t", field, &text)]});
+            assert!(troubles(&results).is_empty(), "{field}: {text}");
+        }
+    }
+
+    #[test]
+    fn the_page_loads_and_runs_nothing() {
+        let page = html(&[]);
+        let head = &page[..page.find("</head>").unwrap()];
+        assert!(
+            head.contains(&format!(
+                "<meta http-equiv=\"Content-Security-Policy\" content=\"{CONTENT_SECURITY_POLICY}\">"
+            )),
+            "{head}"
+        );
+        assert!(CONTENT_SECURITY_POLICY.starts_with("default-src 'none';"));
+        assert!(!CONTENT_SECURITY_POLICY.contains("script"));
     }
 }

@@ -1,8 +1,14 @@
 //! `grader batch export`: a batch's scores as a gradebook CSV that Canvas or Moodle
 //! imports, each submission folder matched to a student of the course's roster.
+//!
+//! An import does what the CSV says without asking, so the export refuses a roster that
+//! cannot say whose each score is (see `read_roster` and `submissions_of`), and writes
+//! scores on the scale of the assignment's points possible (see `scale`), never on another.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use super::gradebook::untrusted_cell;
 use super::{MANIFEST, Manifest, results_named};
 
 #[derive(Debug, clap::Args)]
@@ -30,9 +36,24 @@ pub struct ExportArgs {
     /// writes it (Canvas: `Homework 3 (123456)`), or a new one to create.
     #[arg(long, value_name = "NAME", default_value = "cardgrade")]
     pub column: String,
+    /// The assignment's points possible in the LMS: each score is scaled to it (score /
+    /// the batch's maximum × N, to 2 decimals). Without it, scores are out of the batch's
+    /// maximum, and a roster whose Points Possible for --column differs is refused.
+    #[arg(long, value_name = "N", value_parser = points_possible)]
+    pub points_possible: Option<f64>,
     /// The CSV to write.
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
+}
+
+fn points_possible(text: &str) -> Result<f64, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|points| points.is_finite() && *points > 0.0)
+        .ok_or_else(|| {
+            format!("`{text}` is not a number of points: write one above 0, such as 100")
+        })
 }
 
 /// The columns that identify a student to Canvas, in the order its export writes them.
@@ -48,34 +69,175 @@ const MOODLE_IDENTITY: [&str; 7] = [
     "sid",
     "email",
 ];
+/// The first cell of the row of Canvas's export that holds each assignment's points.
+const POINTS_POSSIBLE: &str = "Points Possible";
+/// How many faults, or lines, a refusal names before it counts the rest.
+const NAMED_AT_MOST: usize = 10;
 
-/// A roster: its header and rows.
+/// A roster: its header and rows, each cell as the file has it.
 struct Roster {
+    path: PathBuf,
     header: Vec<String>,
-    rows: Vec<Vec<String>>,
+    rows: Vec<Row>,
 }
 
+/// A row of a roster and the line of the file it starts on (1-based), by which a refusal
+/// names it.
+struct Row {
+    line: u64,
+    cells: Vec<String>,
+}
+
+impl Row {
+    fn cell(&self, column: usize) -> &str {
+        self.cells.get(column).map_or("", String::as_str)
+    }
+
+    /// The value of column `column` that names a submission (`--by`'s).
+    fn name(&self, column: usize) -> &str {
+        name_in(self.cell(column))
+    }
+
+    /// Canvas's Points Possible row, which is no student's (Canvas writes its first cell
+    /// as `    Points Possible`).
+    fn is_points_possible(&self) -> bool {
+        self.cell(0).trim() == POINTS_POSSIBLE
+    }
+}
+
+impl Roster {
+    /// The column named `name`; spaces around a header's name are not part of it.
+    fn column(&self, name: &str) -> Option<usize> {
+        self.header.iter().position(|header| header.trim() == name)
+    }
+
+    /// The refusal of this roster for `faults`, each naming its lines.
+    fn refused(&self, faults: &[String]) -> String {
+        refused(&self.path, faults)
+    }
+}
+
+/// The refusal of the roster at `path` for `faults`, each naming its lines.
+fn refused(path: &Path, faults: &[String]) -> String {
+    let mut said = format!(
+        "the roster {} is refused: {}",
+        path.display(),
+        faults[..faults.len().min(NAMED_AT_MOST)].join("; ")
+    );
+    if faults.len() > NAMED_AT_MOST {
+        said.push_str(&format!("; and {} more", faults.len() - NAMED_AT_MOST));
+    }
+    said
+}
+
+/// "line 3", "lines 3 and 5", "lines 3, 5 and 7", the first few of many.
+fn lines(lines: &[u64]) -> String {
+    let named: Vec<String> = lines
+        .iter()
+        .take(NAMED_AT_MOST)
+        .map(u64::to_string)
+        .collect();
+    match named.as_slice() {
+        [] => "no line".to_string(),
+        [one] => format!("line {one}"),
+        [first @ .., last] if lines.len() <= NAMED_AT_MOST => {
+            format!("lines {} and {last}", first.join(", "))
+        }
+        _ => format!(
+            "lines {} and {} more",
+            named.join(", "),
+            lines.len() - NAMED_AT_MOST
+        ),
+    }
+}
+
+/// Reads a roster, refused where its quoting is broken or a row has more or fewer cells
+/// than its header: the csv crate reads both without complaint (an open quote runs the rest
+/// of the file into one cell; a short row reads as blanks), and a cell read in another
+/// column than its own gives a score to the wrong student, or to nobody.
 fn read_roster(path: &Path) -> Result<Roster, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read the roster {}: {e}", path.display()))?;
+    // A spreadsheet's UTF-8 byte order mark is not part of the first column's name.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    if let Some(fault) = quoting_fault(text) {
+        return Err(refused(path, &[fault]));
+    }
     let mut reader = csv::ReaderBuilder::new()
         .flexible(true)
-        .from_path(path)
-        .map_err(|e| format!("cannot read the roster {}: {e}", path.display()))?;
+        .from_reader(text.as_bytes());
     let header: Vec<String> = reader
         .headers()
         .map_err(|e| format!("{}: {e}", path.display()))?
         .iter()
-        // A spreadsheet's UTF-8 byte order mark is not part of the first column's name.
-        .map(|h| h.trim_start_matches('\u{feff}').trim().to_string())
+        .map(String::from)
         .collect();
-    let rows = reader
-        .records()
-        .map(|record| {
-            record
-                .map(|r| r.iter().map(str::to_string).collect())
-                .map_err(|e| format!("{}: {e}", path.display()))
-        })
-        .collect::<Result<_, _>>()?;
-    Ok(Roster { header, rows })
+    let mut rows = Vec::new();
+    let mut faults = Vec::new();
+    for record in reader.records() {
+        let record = record.map_err(|e| format!("{}: {e}", path.display()))?;
+        let line = record.position().map_or(0, csv::Position::line);
+        if record.len() != header.len() {
+            faults.push(format!(
+                "line {line} has {} cells where the header has {}",
+                record.len(),
+                header.len()
+            ));
+        }
+        rows.push(Row {
+            line,
+            cells: record.iter().map(String::from).collect(),
+        });
+    }
+    if !faults.is_empty() {
+        return Err(refused(path, &faults));
+    }
+    Ok(Roster {
+        path: path.to_path_buf(),
+        header,
+        rows,
+    })
+}
+
+/// Where the quoting of a CSV goes wrong, if it does: a quoted cell that no quote closes,
+/// or text after a cell's closing quote (a quote left out or stray). The csv crate reads
+/// both without an error, the first by running the rest of the file into one cell. A quote
+/// inside a cell that does not start with one is read as itself, by the csv crate as by
+/// spreadsheets, and is no fault.
+fn quoting_fault(text: &str) -> Option<String> {
+    enum State {
+        CellStart,
+        Unquoted,
+        Quoted { opened: u64 },
+        // A quote inside a quoted cell: its end, or the first of `""`, a quote in the cell.
+        QuoteInQuoted { opened: u64 },
+    }
+    let mut state = State::CellStart;
+    let mut line = 1;
+    for c in text.chars() {
+        state = match (state, c) {
+            (State::Quoted { opened }, '"') => State::QuoteInQuoted { opened },
+            (quoted @ State::Quoted { .. }, _) => quoted,
+            (State::QuoteInQuoted { opened }, '"') => State::Quoted { opened },
+            (_, ',' | '\n' | '\r') => State::CellStart,
+            (State::QuoteInQuoted { opened }, _) => {
+                return Some(format!(
+                    "the quoted cell that line {opened} opens is closed on line {line} by a quote followed by more text: a quote is missing or stray"
+                ));
+            }
+            (State::CellStart, '"') => State::Quoted { opened: line },
+            (State::CellStart | State::Unquoted, _) => State::Unquoted,
+        };
+        if c == '\n' {
+            line += 1;
+        }
+    }
+    match state {
+        State::Quoted { opened } => Some(format!(
+            "line {opened} opens a quoted cell that no quote closes"
+        )),
+        _ => None,
+    }
 }
 
 /// The Canvas user ID in a name as Canvas's Download Submissions writes it:
@@ -89,15 +251,206 @@ fn canvas_user_id(folder: &str) -> Option<&str> {
     (!id.is_empty() && id.bytes().all(|b| b.is_ascii_digit())).then_some(id)
 }
 
+/// The name of a submission a roster's cell holds: the cell without the spaces a
+/// spreadsheet may put around it. A tab is kept: it may be part of a folder's name, as any
+/// other character.
+fn name_in(cell: &str) -> &str {
+    cell.trim_matches(' ')
+}
+
 /// Whether the submission folder `folder` is the student whose roster value is `value`:
 /// the same name, a Gradescope export's `submission_ID` for the Submission ID, or (for
 /// Canvas) a Canvas download's name for the user ID.
 fn is_of(folder: &str, value: &str, canvas: bool) -> bool {
-    let value = value.trim();
+    let value = name_in(value);
     !value.is_empty()
         && (folder == value
             || folder.strip_prefix("submission_") == Some(value)
             || (canvas && canvas_user_id(folder) == Some(value)))
+}
+
+/// The roster's rows that are students: all but Canvas's Points Possible row and the rows
+/// with nothing in the `--by` column (Canvas's Muted or Manual Posting row), which no
+/// submission could be matched to.
+fn students(roster: &Roster, by_column: usize) -> Vec<&Row> {
+    roster
+        .rows
+        .iter()
+        .filter(|row| !row.is_points_possible() && !row.name(by_column).is_empty())
+        .collect()
+}
+
+/// Each student's submission (an index into `folders`), found by the `--by` column.
+/// Refused, naming the lines, where the roster cannot say whose a score is: the same
+/// student on two rows (each would get the score), a submission matched by two students
+/// or a student matching two submissions (which score is whose is not ours to say), or no
+/// student at all with a submission (a wrong roster or `--by`, whose import would change
+/// nothing and say so nowhere).
+fn submissions_of(
+    roster: &Roster,
+    students: &[&Row],
+    (by_column, by): (usize, &str),
+    folders: &[&str],
+    canvas: bool,
+) -> Result<Vec<Option<usize>>, String> {
+    if students.is_empty() {
+        let rows: Vec<u64> = roster.rows.iter().map(|row| row.line).collect();
+        return Err(roster.refused(&[if rows.is_empty() {
+            "it has no row below its header (line 1): it names no student".to_string()
+        } else {
+            format!("it names no student: no `{by}` on {}", lines(&rows))
+        }]));
+    }
+    let mut faults = Vec::new();
+    // Each student's name for a submission and the lines it is on, in the roster's order.
+    let mut lines_of_name: Vec<(&str, Vec<u64>)> = Vec::new();
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for student in students {
+        match seen.get(student.name(by_column)) {
+            Some(&index) => lines_of_name[index].1.push(student.line),
+            None => {
+                seen.insert(student.name(by_column), lines_of_name.len());
+                lines_of_name.push((student.name(by_column), vec![student.line]));
+            }
+        }
+    }
+    for (name, on) in &lines_of_name {
+        if on.len() > 1 {
+            faults.push(format!(
+                "{} are the same student (`{by}` {name})",
+                lines(on)
+            ));
+        }
+    }
+    let mut matched = Vec::new();
+    // The students each submission matches: each name once, with the first line it is on.
+    let mut claims: Vec<Vec<(&str, u64)>> = vec![Vec::new(); folders.len()];
+    for student in students {
+        let name = student.name(by_column);
+        let theirs: Vec<usize> = (0..folders.len())
+            .filter(|&index| is_of(folders[index], name, canvas))
+            .collect();
+        if let [first, second, ..] = theirs[..] {
+            faults.push(format!(
+                "line {} matches more than one submission: {} and {}",
+                student.line, folders[first], folders[second]
+            ));
+        }
+        for &index in &theirs {
+            // Rows of one name are the duplicates above; only another name is another student.
+            if !claims[index].iter().any(|(claimed, _)| *claimed == name) {
+                claims[index].push((name, student.line));
+            }
+        }
+        matched.push(theirs.first().copied());
+    }
+    for (folder, claimed) in folders.iter().zip(&claims) {
+        if claimed.len() > 1 {
+            let on: Vec<u64> = claimed.iter().map(|(_, line)| *line).collect();
+            faults.push(format!(
+                "{} are different students who match one submission, {folder}",
+                lines(&on)
+            ));
+        }
+    }
+    if matched.iter().all(Option::is_none) {
+        let on: Vec<u64> = students.iter().map(|row| row.line).collect();
+        faults.push(format!(
+            "no student of it has a submission: the `{by}` of {} (such as `{}`) names none of the batch's {} submissions (such as `{}`); name the column that names each submission folder with --by",
+            lines(&on),
+            students[0].name(by_column),
+            folders.len(),
+            folders.first().copied().unwrap_or_default()
+        ));
+    }
+    if faults.is_empty() {
+        Ok(matched)
+    } else {
+        Err(roster.refused(&faults))
+    }
+}
+
+/// How scores are written: out of the batch's maximum, or scaled to the assignment's
+/// points possible in the LMS.
+struct Scale {
+    maximum: f64,
+    possible: f64,
+}
+
+impl Scale {
+    fn points(&self, score: f64) -> f64 {
+        let scaled = if self.scales() {
+            score / self.maximum * self.possible
+        } else {
+            score
+        };
+        (scaled * 100.0).round() / 100.0
+    }
+
+    fn scales(&self) -> bool {
+        !same_points(self.maximum, self.possible)
+    }
+}
+
+fn same_points(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
+/// The scale of the scores: the assignment's points possible are the roster's (the `--column`
+/// cell of Canvas's Points Possible row), or `--points-possible`, or else the batch's
+/// maximum. Scores are scaled only when staff ask for it with `--points-possible`: an LMS
+/// reads a score as out of its own points possible, so a roster whose points possible are
+/// not the batch's maximum, exported as it is, would record 86.2 of 105 as 86.2 of 100.
+fn scale(roster: &Roster, column: &str, maximum: f64, asked: Option<f64>) -> Result<Scale, String> {
+    let rostered = roster.column(column).and_then(|index| {
+        let row = roster.rows.iter().find(|row| row.is_points_possible())?;
+        let points = row.cell(index).trim().parse::<f64>().ok()?;
+        Some((points, row.line))
+    });
+    match (rostered, asked) {
+        (Some((points, line)), Some(asked)) if !same_points(points, asked) => {
+            return Err(roster.refused(&[format!(
+                "line {line} gives `{column}` {points} points possible, and --points-possible says {asked}: pass the assignment's own, {points}"
+            )]));
+        }
+        (Some((points, line)), None) if !same_points(points, maximum) => {
+            return Err(roster.refused(&[format!(
+                "line {line} gives `{column}` {points} points possible, and the batch's maximum is {maximum}: pass --points-possible {points} to scale each score to it (score / {maximum} × {points}), or export to a new --column"
+            )]));
+        }
+        _ => {}
+    }
+    let possible = asked
+        .or(rostered.map(|(points, _)| points))
+        .unwrap_or(maximum);
+    if maximum <= 0.0 && !same_points(possible, maximum) {
+        return Err(format!(
+            "no result of the batch has a maximum score to scale from to {possible} points possible"
+        ));
+    }
+    Ok(Scale { maximum, possible })
+}
+
+/// The columns written before the score, each its header and the roster's column it copies:
+/// Canvas's own, or those of the roster that identify a student to Moodle, and `--by`'s.
+fn identity(roster: &Roster, by_column: usize, canvas: bool) -> Vec<(&str, Option<usize>)> {
+    if canvas {
+        return CANVAS_IDENTITY
+            .iter()
+            .map(|name| (*name, roster.column(name)))
+            .collect();
+    }
+    let mut kept: Vec<(&str, Option<usize>)> = roster
+        .header
+        .iter()
+        .enumerate()
+        .filter(|(_, name)| MOODLE_IDENTITY.contains(&name.trim().to_lowercase().as_str()))
+        .map(|(index, name)| (name.as_str(), Some(index)))
+        .collect();
+    if !kept.iter().any(|(_, column)| *column == Some(by_column)) {
+        kept.push((&roster.header[by_column], Some(by_column)));
+    }
+    kept
 }
 
 pub fn export(args: &ExportArgs) -> Result<String, String> {
@@ -122,28 +475,14 @@ pub fn export(args: &ExportArgs) -> Result<String, String> {
         .by
         .clone()
         .unwrap_or_else(|| if canvas { "ID" } else { "Email address" }.to_string());
-    let column_of = |name: &str| roster.header.iter().position(|h| h == name);
-    let Some(by_column) = column_of(&by) else {
+    let Some(by_column) = roster.column(&by) else {
         return Err(format!(
             "the roster {} has no column `{by}` (it has {}): name the column that names each submission folder with --by",
             roster_path.display(),
             roster.header.join(", ")
         ));
     };
-    let identity: Vec<&str> = if canvas {
-        CANVAS_IDENTITY.to_vec()
-    } else {
-        let mut kept: Vec<&str> = roster
-            .header
-            .iter()
-            .filter(|c| MOODLE_IDENTITY.contains(&c.to_lowercase().as_str()))
-            .map(String::as_str)
-            .collect();
-        if !kept.contains(&by.as_str()) {
-            kept.push(&by);
-        }
-        kept
-    };
+    let identity = identity(&roster, by_column, canvas);
     let scores: Vec<(&str, Option<serde_json::Value>)> = manifest
         .submissions
         .iter()
@@ -153,69 +492,78 @@ pub fn export(args: &ExportArgs) -> Result<String, String> {
         .iter()
         .filter_map(|(_, r)| r.as_ref()?["max_score"].as_f64())
         .fold(0.0, f64::max);
+    let students = students(&roster, by_column);
+    let folders: Vec<&str> = scores.iter().map(|(folder, _)| *folder).collect();
+    let submissions = submissions_of(&roster, &students, (by_column, &by), &folders, canvas)?;
+    let scale = scale(&roster, &args.column, maximum, args.points_possible)?;
 
-    let mut writer = csv::Writer::from_path(&args.out)
-        .map_err(|e| format!("cannot write {}: {e}", args.out.display()))?;
-    let mut write = |record: Vec<String>| {
-        writer
-            .write_record(&record)
-            .map_err(|e| format!("cannot write {}: {e}", args.out.display()))
-    };
-    let mut header: Vec<String> = identity.iter().map(|c| c.to_string()).collect();
-    header.push(args.column.clone());
-    write(header)?;
+    // Built whole before the file is opened, so a refused export writes nothing.
+    let mut records: Vec<Vec<String>> = Vec::new();
+    let mut header: Vec<String> = identity
+        .iter()
+        .map(|(name, _)| untrusted_cell(name).into_owned())
+        .collect();
+    header.push(untrusted_cell(&args.column).into_owned());
+    records.push(header);
     if canvas {
         // Canvas reads the assignment's points from this row when it creates the column.
         let mut possible = vec![String::new(); identity.len()];
-        possible[0] = "Points Possible".into();
-        possible.push(maximum.to_string());
-        write(possible)?;
+        possible[0] = POINTS_POSSIBLE.into();
+        possible.push(scale.possible.to_string());
+        records.push(possible);
     }
-    let mut matched: Vec<&str> = Vec::new();
-    let mut students = 0;
-    for row in &roster.rows {
-        let cell = |index: Option<usize>| {
-            index
-                .and_then(|i| row.get(i))
-                .map_or(String::new(), |v| v.trim().to_string())
-        };
-        let value = cell(Some(by_column));
-        // Canvas's export has rows that are no student's (Points Possible, Student, Test Student).
-        if value.is_empty() || cell(Some(0)).trim() == "Points Possible" {
-            continue;
-        }
-        students += 1;
-        let found = scores
+    for (student, submission) in students.iter().zip(&submissions) {
+        let mut record: Vec<String> = identity
             .iter()
-            .find(|(folder, _)| is_of(folder, &value, canvas));
-        let score = match found {
-            Some((folder, results)) => {
-                matched.push(folder);
-                results
-                    .as_ref()
-                    .and_then(|r| r["score"].as_f64())
-                    .map_or(String::new(), |s| s.to_string())
-            }
-            // No submission: left blank, which both LMSs read as "leave the grade as it is".
-            None => String::new(),
-        };
-        let mut record: Vec<String> = identity.iter().map(|c| cell(column_of(c))).collect();
+            .map(|(_, column)| {
+                column.map_or(String::new(), |index| {
+                    untrusted_cell(student.cell(index)).into_owned()
+                })
+            })
+            .collect();
+        // No submission, or no results: left blank, which both LMSs read as "leave the
+        // grade as it is".
+        let score = submission
+            .and_then(|index| scores[index].1.as_ref()?["score"].as_f64())
+            .map_or(String::new(), |score| scale.points(score).to_string());
         record.push(score);
-        write(record)?;
+        records.push(record);
+    }
+    let cannot = |e: csv::Error| format!("cannot write {}: {e}", args.out.display());
+    let mut writer = csv::Writer::from_path(&args.out).map_err(cannot)?;
+    for record in &records {
+        writer.write_record(record).map_err(cannot)?;
     }
     writer
         .flush()
         .map_err(|e| format!("cannot write {}: {e}", args.out.display()))?;
-    let unmatched: Vec<&str> = scores
+
+    let unmatched: Vec<&str> = folders
         .iter()
-        .map(|(folder, _)| *folder)
-        .filter(|folder| !matched.contains(folder))
+        .enumerate()
+        .filter(|(index, _)| !submissions.contains(&Some(*index)))
+        .map(|(_, folder)| *folder)
         .collect();
     let mut said = format!(
-        "wrote {}: {} of {students} students have a score",
+        "wrote {}: {} of {} students have a score",
         args.out.display(),
-        matched.len()
+        submissions.iter().flatten().count(),
+        students.len()
     );
+    if scale.scales() {
+        said.push_str(&format!(
+            ", scaled from {} to {} points possible (score / {} × {}, to 2 decimals)",
+            scale.maximum, scale.possible, scale.maximum, scale.possible
+        ));
+    } else if canvas {
+        said.push_str(&format!(", out of {}", scale.possible));
+    } else {
+        // Moodle's grade item has its own maximum, which the roster does not say.
+        said.push_str(&format!(
+            ", out of {} (the batch's maximum; if the grade item's is another, pass it with --points-possible)",
+            scale.possible
+        ));
+    }
     if !unmatched.is_empty() {
         said.push_str(&format!(
             "; no student of the roster has the {} {} (--by {by})",
@@ -250,8 +598,63 @@ mod tests {
         assert!(!is_of("smithjohn_12345_678901_crate", "12345", false));
         assert!(!is_of("smithjohn_12345_678901_crate", "678901", true));
         assert!(is_of("alice", " alice ", false));
+        assert!(is_of("\talice", "\talice", false));
+        assert!(!is_of("alice", "\talice", false));
         assert!(is_of("submission_314", "314", false));
         assert!(!is_of("submission_314", "31", false));
         assert!(!is_of("alice", "", false));
+    }
+
+    #[test]
+    fn a_quote_left_open_or_followed_by_text_is_a_fault_of_its_lines() {
+        for good in [
+            "a,b\n\"Smith, John\",1\n",
+            "a,b\n\"say \"\"hi\"\"\",1\r\n",
+            "a,b\n\"two\nlines\",1\n",
+            "a,b\nO\"Brien,1\n",
+            "a,b\n\"\",\"\"",
+        ] {
+            assert_eq!(quoting_fault(good), None, "{good:?}");
+        }
+        assert_eq!(
+            quoting_fault("a,b\nx,1\n\"Smith, John,1\ny,2\n").as_deref(),
+            Some("line 3 opens a quoted cell that no quote closes")
+        );
+        assert_eq!(
+            quoting_fault("a,b\n\"Smith, John,1\n\"Doe\", Jane,2\n").as_deref(),
+            Some(
+                "the quoted cell that line 2 opens is closed on line 3 by a quote followed by more text: a quote is missing or stray"
+            )
+        );
+    }
+
+    #[test]
+    fn lines_are_named_the_first_few_of_many() {
+        assert_eq!(lines(&[3]), "line 3");
+        assert_eq!(lines(&[3, 5]), "lines 3 and 5");
+        assert_eq!(lines(&[3, 5, 7]), "lines 3, 5 and 7");
+        let many: Vec<u64> = (2..=13).collect();
+        assert_eq!(
+            lines(&many),
+            "lines 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 2 more"
+        );
+    }
+
+    #[test]
+    fn scores_are_scaled_to_the_points_possible_to_two_decimals() {
+        let to_100 = Scale {
+            maximum: 105.0,
+            possible: 100.0,
+        };
+        assert!(to_100.scales());
+        assert_eq!(to_100.points(86.2), 82.1);
+        assert_eq!(to_100.points(83.2), 79.24);
+        assert_eq!(to_100.points(105.0), 100.0);
+        let as_graded = Scale {
+            maximum: 105.0,
+            possible: 105.0,
+        };
+        assert!(!as_graded.scales());
+        assert_eq!(as_graded.points(86.2), 86.2);
     }
 }

@@ -1,8 +1,8 @@
 //! The class's gradebook, gradebook.csv: a row per submission, its score, outcome, time
 //! and what went wrong, in one line.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::{GRADEBOOK, Graded, write_atomically};
@@ -32,43 +32,78 @@ pub(super) fn gradebook(out: &Path, class: &Graded) -> Result<PathBuf, String> {
         }
         rows.push((name.clone(), Some(results), groups));
     }
-    let mut csv = String::from("submission,score,max_score,outcome,seconds,note");
-    for column in &columns {
-        csv.push(',');
-        csv.push_str(&csv_field(column));
-    }
-    csv.push('\n');
+    let mut csv = csv::Writer::from_writer(Vec::new());
+    let cannot = |e: csv::Error| format!("cannot write {GRADEBOOK}: {e}");
+    let mut header: Vec<String> = [
+        "submission",
+        "score",
+        "max_score",
+        "outcome",
+        "seconds",
+        "note",
+    ]
+    .map(String::from)
+    .to_vec();
+    header.extend(
+        columns
+            .iter()
+            .map(|column| untrusted_cell(column).into_owned()),
+    );
+    csv.write_record(&header).map_err(cannot)?;
     for (name, results, groups) in rows {
-        csv.push_str(&csv_field(&name));
+        let mut record: Vec<String> = vec![untrusted_cell(&name).into_owned()];
         match results {
-            None => csv.push_str(",,,not_graded,,"),
-            Some(results) => {
-                let _ = write!(
-                    csv,
-                    ",{},{},{},{:.1},{}",
-                    results["score"],
-                    // Unknown when a check was killed before it wrote results.
-                    match &results["max_score"] {
-                        serde_json::Value::Null => String::new(),
-                        max => max.to_string(),
-                    },
-                    results["outcome"].as_str().unwrap_or(""),
-                    results["execution_time_ms"].as_f64().unwrap_or(0.0) / 1000.0,
-                    csv_field(&note(results))
-                );
-            }
+            None => record.extend(["", "", "not_graded", "", ""].map(String::from)),
+            Some(results) => record.extend([
+                number_cell(&results["score"]),
+                // Unknown when a check was killed before it wrote results.
+                number_cell(&results["max_score"]),
+                untrusted_cell(results["outcome"].as_str().unwrap_or("")).into_owned(),
+                format!(
+                    "{:.1}",
+                    results["execution_time_ms"].as_f64().unwrap_or(0.0) / 1000.0
+                ),
+                untrusted_cell(&note(results)).into_owned(),
+            ]),
         }
-        for column in &columns {
-            match groups.get(column) {
-                Some(points) => {
-                    let _ = write!(csv, ",{}", (points * 100.0).round() / 100.0);
-                }
-                None => csv.push(','),
-            }
-        }
-        csv.push('\n');
+        record.extend(columns.iter().map(|column| {
+            groups.get(column).map_or(String::new(), |points| {
+                ((points * 100.0).round() / 100.0).to_string()
+            })
+        }));
+        csv.write_record(&record).map_err(cannot)?;
     }
-    write_atomically(out, GRADEBOOK, &csv)
+    let bytes = csv
+        .into_inner()
+        .map_err(|e| format!("cannot write {GRADEBOOK}: {e}"))?;
+    // Every cell was a `str`, so the CSV is UTF-8.
+    write_atomically(out, GRADEBOOK, &String::from_utf8_lossy(&bytes))
+}
+
+/// A number of the results as the results file writes it (`83.2`, `105.0`), or an empty
+/// cell where there is none: only numbers, so no text of the results reaches a score's
+/// column unrendered.
+fn number_cell(value: &serde_json::Value) -> String {
+    if value.is_number() {
+        value.to_string()
+    } else {
+        String::new()
+    }
+}
+
+/// A cell of text the grader did not write itself (a submission's name, a roster's cell,
+/// a note, a group's name), made so that a spreadsheet opening the CSV shows it and never
+/// evaluates it: text a spreadsheet would read as a formula, starting with `=`, `+`, `-`
+/// or `@`, or with a tab or carriage return (which some spreadsheets skip before looking
+/// for one), gets a leading `'`, which spreadsheets read as "this cell is text" (OWASP's
+/// advice against CSV injection). Anything else is kept as it is, leading tabs included;
+/// quoting is the csv crate's. Every CSV writer of `grader batch` renders text with it.
+pub(super) fn untrusted_cell(text: &str) -> Cow<'_, str> {
+    if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        Cow::Owned(format!("'{text}"))
+    } else {
+        Cow::Borrowed(text)
+    }
 }
 
 /// What the gradebook says of a submission beyond its score: the tests its time left
@@ -92,23 +127,48 @@ fn note(results: &serde_json::Value) -> String {
     }
 }
 
-/// A CSV field, quoted where it must be.
-fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn csv_fields_are_quoted_where_they_must_be() {
-        assert_eq!(csv_field("alice"), "alice");
-        assert_eq!(csv_field("a,b"), "\"a,b\"");
-        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+    fn text_that_a_spreadsheet_would_evaluate_is_rendered_as_text() {
+        for formula in [
+            "=HYPERLINK(\"http://x\")",
+            "+cmd|' /C calc'!A0",
+            "-2+3",
+            "@SUM(1+1)",
+            "\t=1+1",
+            "\r=1+1",
+        ] {
+            assert_eq!(untrusted_cell(formula), format!("'{formula}"));
+        }
+        for text in ["alice", "Smith, John", " =1+1", "'quoted", "", "12345"] {
+            assert_eq!(untrusted_cell(text), text);
+        }
+    }
+
+    #[test]
+    fn the_gradebook_renders_names_and_notes_as_text_and_scores_as_numbers() {
+        let out = std::env::temp_dir().join(format!("cardgrade-gradebook-{}", std::process::id()));
+        std::fs::create_dir_all(&out).unwrap();
+        let results = serde_json::json!({
+            "score": 1.5,
+            "max_score": 105.0,
+            "outcome": "failed",
+            "execution_time_ms": 1200,
+            "tests": [{"assignment": "a", "group": "g", "score": 1.5}],
+        });
+        let class = vec![
+            ("=1+1, \"x\"".to_string(), Some(results)),
+            ("\tbob".to_string(), None),
+        ];
+        let written = gradebook(&out, &class).unwrap();
+        let text = std::fs::read_to_string(written).unwrap();
+        assert_eq!(
+            text,
+            "submission,score,max_score,outcome,seconds,note,a::g\n\"'=1+1, \"\"x\"\"\",1.5,105.0,failed,1.2,,1.5\n'\tbob,,,not_graded,,,\n"
+        );
+        let _ = std::fs::remove_dir_all(&out);
     }
 }

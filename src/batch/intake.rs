@@ -4,7 +4,9 @@
 //! submission). Archives are unpacked under the results folder, safely: no path outside,
 //! no link, and limits on entries and bytes, counted as they are written.
 
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 
 use super::Submission;
 use crate::zip::{Limits, UnpackError};
@@ -24,6 +26,8 @@ const CLASS: Limits = Limits {
 };
 
 /// The submissions `path` holds, in name order: unpacked under `out` where they are zips.
+/// Those whose names are one name to a file system that ignores case or Unicode's forms
+/// of a letter are refused, named, and the others graded: their results would be one file.
 pub fn submissions(path: &Path, out: &Path) -> Result<Vec<Submission>, String> {
     let unpacked = out.join(UNPACKED);
     let dir = if path.is_file() {
@@ -36,49 +40,32 @@ pub fn submissions(path: &Path, out: &Path) -> Result<Vec<Submission>, String> {
     };
     let entries =
         std::fs::read_dir(&dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
-    let mut found: Vec<Submission> = Vec::new();
+    let mut found: Vec<Found> = Vec::new();
     let mut left_out: Vec<String> = Vec::new();
     for entry in entries.flatten() {
-        let Ok(name) = entry.file_name().into_string() else {
+        let Ok(file_name) = entry.file_name().into_string() else {
             continue;
         };
         let Ok(kind) = entry.file_type() else {
             continue;
         };
-        if name.starts_with('.') {
+        if file_name.starts_with('.') {
             continue;
         }
-        let submission = if kind.is_dir() {
-            Submission {
-                path: crate_in(&entry.path()),
-                name,
-            }
-        } else if let Some(stem) = zip_stem(&name).filter(|_| kind.is_file()) {
-            let into = unpacked.join(stem);
-            remove(&into)?;
-            if let Err(error) = unpack(&entry.path(), &into, STUDENT) {
-                // The student stays in the gradebook, with nothing to build.
-                eprintln!("warning: {error}; graded as a submission that is not a crate");
-                remove(&into)?;
-                std::fs::create_dir_all(&into)
-                    .map_err(|e| format!("cannot make {}: {e}", into.display()))?;
-            }
-            Submission {
-                path: crate_in(&into),
-                name: stem.to_string(),
-            }
+        let (name, zip) = if kind.is_dir() {
+            (file_name.clone(), false)
+        } else if let Some(stem) = zip_stem(&file_name).filter(|_| kind.is_file()) {
+            (stem.to_string(), true)
         } else {
-            left_out.push(name);
+            left_out.push(file_name);
             continue;
         };
-        if found.iter().any(|s| s.name == submission.name) {
-            return Err(format!(
-                "{} holds {} both as a folder and as a zip: keep one",
-                dir.display(),
-                submission.name
-            ));
-        }
-        found.push(submission);
+        found.push(Found {
+            path: entry.path(),
+            file_name,
+            name,
+            zip,
+        });
     }
     if !left_out.is_empty() {
         left_out.sort();
@@ -93,8 +80,176 @@ pub fn submissions(path: &Path, out: &Path) -> Result<Vec<Submission>, String> {
             dir.display()
         ));
     }
-    found.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(found)
+    let (kept, lookalikes) = apart_from_lookalikes(found);
+    for names in &lookalikes {
+        eprintln!(
+            "refused, not graded: {} would be graded under one name, case and accents aside, so their results would be one file; rename all but one and run the batch again with --resume",
+            names.join(" and ")
+        );
+    }
+    if kept.is_empty() {
+        return Err(format!(
+            "{} holds no submission whose name is its own",
+            dir.display()
+        ));
+    }
+    let mut submissions = Vec::with_capacity(kept.len());
+    for found in kept {
+        let folder = folder_of(&found, &unpacked)?;
+        submissions.push(Submission {
+            path: crate_in(&folder),
+            name: found.name,
+        });
+    }
+    submissions.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(submissions)
+}
+
+/// The folder of a submission: its own, or its zip unpacked under `unpacked`; an empty one
+/// where the zip is refused, so that the student stays in the gradebook, with nothing to
+/// build.
+fn folder_of(found: &Found, unpacked: &Path) -> Result<PathBuf, String> {
+    if !found.zip {
+        return Ok(found.path.clone());
+    }
+    let into = unpacked.join(&found.name);
+    remove(&into)?;
+    if let Err(error) = unpack(&found.path, &into, STUDENT) {
+        eprintln!("warning: {error}; graded as a submission that is not a crate");
+        remove(&into)?;
+        std::fs::create_dir_all(&into)
+            .map_err(|e| format!("cannot make {}: {e}", into.display()))?;
+    }
+    Ok(into)
+}
+
+/// A folder or a zip of the submissions: where it is, its name there, the name its student
+/// is graded under (a zip's without `.zip`), and whether it is a zip.
+struct Found {
+    path: PathBuf,
+    file_name: String,
+    name: String,
+    zip: bool,
+}
+
+/// The submissions whose graded name is no other's, even [`folded`], and the file names of
+/// each set of the others, in name order.
+fn apart_from_lookalikes(mut found: Vec<Found>) -> (Vec<Found>, Vec<Vec<String>>) {
+    found.sort_by(|a, b| a.file_name.cmp(&b.file_name));
+    let mut by_folded: BTreeMap<String, Vec<Found>> = BTreeMap::new();
+    for submission in found {
+        by_folded
+            .entry(folded(&submission.name))
+            .or_default()
+            .push(submission);
+    }
+    let mut kept = Vec::new();
+    let mut lookalikes = Vec::new();
+    for alike in by_folded.into_values() {
+        if alike.len() == 1 {
+            kept.extend(alike);
+        } else {
+            lookalikes.push(alike.into_iter().map(|found| found.file_name).collect());
+        }
+    }
+    (kept, lookalikes)
+}
+
+/// `name` as a file system that ignores case and Unicode's forms of a letter may take it
+/// (macOS's ignores both by default, Windows's case), so that two names alike here are
+/// refused before one's results overwrite the other's: case folded (`X` is `x`, `ß` is
+/// `ss`); a letter with accents as its base letter and [`ACCENT`], whether written as one
+/// character (`é`, U+00E9) or as the letter and combining marks (`e` then U+0301); a Hangul
+/// syllable as its letters. Without Unicode's decomposition tables (no crate of the build
+/// has them; `unicode-normalization` would), which accent a letter bears is not kept, so
+/// `é` and `è` are alike too: two names apart only by which accent stands on a letter are
+/// refused together, which costs a rename, never a grade.
+fn folded(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars().flat_map(char::to_uppercase) {
+        for c in c.to_lowercase() {
+            if is_combining_mark(c) {
+                if !out.ends_with(ACCENT) {
+                    out.push(ACCENT);
+                }
+            } else if let Some(base) = UNACCENTED.get(&c) {
+                out.push(*base);
+                out.push(ACCENT);
+            } else if let Some(letters) = hangul_letters(c) {
+                out.extend(letters);
+            } else {
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+/// What stands for an accent in a [`folded`] name.
+const ACCENT: char = '\u{301}';
+
+/// The combining marks a decomposed name holds after a letter: diacritics, their
+/// supplements, those for symbols, half marks, and kana's voicing marks.
+fn is_combining_mark(c: char) -> bool {
+    matches!(
+        c,
+        '\u{300}'..='\u{36f}'
+            | '\u{483}'..='\u{489}'
+            | '\u{1ab0}'..='\u{1aff}'
+            | '\u{1dc0}'..='\u{1dff}'
+            | '\u{20d0}'..='\u{20ff}'
+            | '\u{fe20}'..='\u{fe2f}'
+            | '\u{3099}'..='\u{309a}'
+    )
+}
+
+/// Each lower-case letter (or caseless kana) that Unicode writes as a base letter and
+/// combining marks, then that base letter, pair by pair: the Latin, Greek and Cyrillic
+/// scripts and kana (from Python's `unicodedata.normalize("NFD", c)[0]`, Unicode 14).
+const ACCENTED_AND_BASE: &str = concat!(
+    // Latin
+    "àaáaâaãaäaåaçcèeéeêeëeìiíiîiïiñnòoóoôoõoöoùuúuûuüuýyÿyāaăaąa",
+    "ćcĉcċcčcďdēeĕeėeęeěeĝgğgġgģgĥhĩiīiĭiįiĵjķkĺlļlľlńnņnňnōoŏoőo",
+    "ŕrŗrřrśsŝsşsšsţtťtũuūuŭuůuűuųuŵwŷyźzżzžzơoưuǎaǐiǒoǔuǖuǘuǚuǜu",
+    "ǟaǡaǣæǧgǩkǫoǭoǯʒǰjǵgǹnǻaǽæǿøȁaȃaȅeȇeȉiȋiȍoȏoȑrȓrȕuȗușsțtȟhȧa",
+    "ȩeȫoȭoȯoȱoȳyḁaḃbḅbḇbḉcḋdḍdḏdḑdḓdḕeḗeḙeḛeḝeḟfḡgḣhḥhḧhḩhḫhḭiḯi",
+    "ḱkḳkḵkḷlḹlḻlḽlḿmṁmṃmṅnṇnṉnṋnṍoṏoṑoṓoṕpṗpṙrṛrṝrṟrṡsṣsṥsṧsṩsṫt",
+    "ṭtṯtṱtṳuṵuṷuṹuṻuṽvṿvẁwẃwẅwẇwẉwẋxẍxẏyẑzẓzẕzẖhẗtẘwẙyẛſạaảaấaầa",
+    "ẩaẫaậaắaằaẳaẵaặaẹeẻeẽeếeềeểeễeệeỉiịiọoỏoốoồoổoỗoộoớoờoởoỡoợo",
+    "ụuủuứuừuửuữuựuỳyỵyỷyỹy",
+    // Greek
+    "΅¨ΐιάαέεήηίιΰυϊιϋυόούυώωϓϒϔϒ",
+    // Cyrillic
+    "йиѐеёеѓгїіќкѝиўуѷѵӂжӑаӓаӗеӛәӝжӟзӣиӥиӧоӫөӭэӯуӱуӳуӵчӹы",
+    // kana
+    "がかぎきぐくげけごこざさじしずすぜせぞそだたぢちづつでてどとばはぱはびひぴひぶふぷふべへぺへぼほぽほゔうゞゝガカギキグク",
+    "ゲケゴコザサジシズスゼセゾソダタヂチヅツデテドトバハパハビヒピヒブフプフベヘペヘボホポホヴウヷワヸヰヹヱヺヲヾヽ",
+);
+
+/// [`ACCENTED_AND_BASE`] as a map.
+static UNACCENTED: LazyLock<HashMap<char, char>> = LazyLock::new(|| {
+    let chars: Vec<char> = ACCENTED_AND_BASE.chars().collect();
+    chars.chunks(2).map(|pair| (pair[0], pair[1])).collect()
+});
+
+/// The letters (jamo) of a Hangul syllable, as Unicode decomposes it by arithmetic.
+fn hangul_letters(syllable: char) -> Option<impl Iterator<Item = char>> {
+    const FIRST: u32 = 0xac00;
+    const VOWELS_TIMES_FINALS: u32 = 21 * 28;
+    let index = u32::from(syllable).checked_sub(FIRST)?;
+    if index >= 19 * VOWELS_TIMES_FINALS {
+        return None;
+    }
+    let initial = 0x1100 + index / VOWELS_TIMES_FINALS;
+    let vowel = 0x1161 + index % VOWELS_TIMES_FINALS / 28;
+    let last = index % 28;
+    let final_consonant = (last > 0).then_some(0x11a7 + last);
+    Some(
+        [Some(initial), Some(vowel), final_consonant]
+            .into_iter()
+            .flatten()
+            .filter_map(char::from_u32),
+    )
 }
 
 /// `name` without its `.zip`, if it is a zip's name.
@@ -236,5 +391,70 @@ mod tests {
         assert_eq!(zip_stem(".zip"), None);
         assert_eq!(zip_stem("notes.txt"), None);
         assert_eq!(zip_stem("é.zip"), Some("é"));
+    }
+
+    #[test]
+    fn names_alike_but_for_case_or_unicode_form_fold_alike() {
+        let alike = [
+            ("x", "X"),
+            ("straße", "STRASSE"),
+            ("café", "cafe\u{301}"),
+            ("Ærøskøbing", "æRØskøbing"),
+            ("nguyễn", "nguye\u{302}\u{303}n"),
+            ("йога", "и\u{306}ога"),
+            ("がくせい", "か\u{3099}くせい"),
+            ("한", "\u{1112}\u{1161}\u{11ab}"),
+            ("ΟΔΥΣΣΕΥΣ", "οδυσσευς"),
+        ];
+        for (one, other) in alike {
+            assert_eq!(folded(one), folded(other), "{one} and {other}");
+        }
+        for (one, other) in [
+            ("rene", "rené"),
+            ("ab", "a_b"),
+            ("한", "핫"),
+            ("иван", "олег"),
+        ] {
+            assert_ne!(folded(one), folded(other), "{one} and {other}");
+        }
+    }
+
+    #[test]
+    fn lookalike_names_are_refused_together_and_the_others_kept() {
+        let dir = std::env::temp_dir().join(format!("cardgrade-lookalikes-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let class = dir.join("class");
+        for folder in ["alice", "bob", "café"] {
+            std::fs::create_dir_all(class.join(folder)).unwrap();
+        }
+        for zip in [
+            "x.zip",
+            "x.ZIP",
+            "alice.zip",
+            "cafe\u{301}.zip",
+            "carol.zip",
+        ] {
+            std::fs::write(class.join(zip), b"").unwrap();
+        }
+        let out = dir.join("out");
+        let kept = submissions(&class, &out).unwrap();
+        let names: Vec<&str> = kept.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["bob", "carol"]);
+        assert!(
+            !out.join(UNPACKED).join("x").exists(),
+            "a refused zip is not unpacked"
+        );
+        let (_, refused) = apart_from_lookalikes(
+            ["x.zip", "x.ZIP", "bob"]
+                .map(|file_name| Found {
+                    path: class.join(file_name),
+                    file_name: file_name.to_string(),
+                    name: zip_stem(file_name).unwrap_or(file_name).to_string(),
+                    zip: file_name != "bob",
+                })
+                .into(),
+        );
+        assert_eq!(refused, [["x.ZIP", "x.zip"]]);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -1,4 +1,8 @@
-//! Gradescope's autograder results.json, per its specification.
+//! Gradescope's autograder results.json, per its specification. Gradescope renders each
+//! output as its `output_format` says; ours are Markdown in which every text of the
+//! submission's (compiler errors quoting its code, panic messages, what it printed, names
+//! it chose) is inside a code fence or code span, where Markdown shows HTML as text: an
+//! `<img src=…>` it prints loads nothing.
 
 use serde::Serialize;
 
@@ -32,9 +36,9 @@ impl Results<'_> {
                 },
                 output: match output(result, worth) {
                     text if text.is_empty() => text,
-                    text => format!("`{}`\n\n```\n{}\n```", test.id, fence(&text)),
+                    text => format!("{}\n\n{}", code_span(&test.id), code_block(&text)),
                 },
-                output_format: "md",
+                output_format: MARKDOWN,
                 visibility: group.visibility,
             })
             .collect();
@@ -42,6 +46,10 @@ impl Results<'_> {
             score: self.score(),
             execution_time: self.elapsed.as_secs_f64().ceil() as u64,
             output: self.summary(),
+            output_format: MARKDOWN,
+            test_output_format: MARKDOWN,
+            // Test names are the specs', shown as they are written.
+            test_name_format: "text",
             visibility: Visibility::Visible,
             // The autograder's own log holds build output and every test's name.
             stdout_visibility: Visibility::Hidden,
@@ -50,11 +58,12 @@ impl Results<'_> {
         machine_json(report)
     }
 
-    /// The top-level text of a results file. Where some tests are not visible it counts
-    /// only the visible ones, so it gives away neither their number nor their points.
+    /// The top-level text of a results file, in Markdown: why nothing was graded, or the
+    /// score. Where some tests are not visible it counts only the visible ones, so it gives
+    /// away neither their number nor their points.
     fn summary(&self) -> String {
         if let Some(failure) = &self.build_failure {
-            return failure.clone();
+            return code_block(failure);
         }
         let all_visible = self
             .suite
@@ -66,12 +75,35 @@ impl Results<'_> {
             return format!("{got} / {max} points on the tests you can see");
         }
         let mut summary = format!("{} / {} points", self.score(), self.max_score());
-        for note in &self.notes {
-            summary.push('\n');
-            summary.push_str(note);
+        // Notes quote what the submission named (its strategies) and said.
+        if !self.notes.is_empty() {
+            summary.push_str("\n\n");
+            summary.push_str(&code_block(&self.notes.join("\n")));
         }
         summary
     }
+}
+
+/// The format of every output we write: Markdown, its untrusted text fenced.
+const MARKDOWN: &str = "md";
+
+/// `text` as a fenced code block, which no line of it can close.
+fn code_block(text: &str) -> String {
+    format!("```\n{}\n```", fence(text))
+}
+
+/// `text` as an inline code span: delimited by one backtick more than the longest run of
+/// them in it, and spaced from one at either end, as CommonMark reads a span.
+fn code_span(text: &str) -> String {
+    let text = fence(text).replace('\n', " ");
+    let longest_run = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let ticks = "`".repeat(longest_run + 1);
+    let pad = if text.starts_with('`') || text.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{ticks}{pad}{text}{pad}{ticks}")
 }
 
 /// Gradescope's autograder results.json, per its specification.
@@ -80,6 +112,10 @@ struct GradescopeReport {
     score: Points,
     execution_time: u64,
     output: String,
+    output_format: &'static str,
+    /// Of each test's output and name, where the test does not say.
+    test_output_format: &'static str,
+    test_name_format: &'static str,
     visibility: Visibility,
     stdout_visibility: Visibility,
     tests: Vec<GradescopeTest>,
@@ -98,4 +134,17 @@ struct GradescopeTest {
     output: String,
     output_format: &'static str,
     visibility: Visibility,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_spans_hold_any_backticks() {
+        assert_eq!(code_span("a::b"), "`a::b`");
+        assert_eq!(code_span("a`b"), "``a`b``");
+        assert_eq!(code_span("`<img src=x>`"), "`` `<img src=x>` ``");
+        assert_eq!(code_block("<a href=x>\n```"), "```\n<a href=x>\nʼʼʼ\n```");
+    }
 }

@@ -14,31 +14,31 @@ impl Results<'_> {
         report.set_time(self.elapsed);
         let mut suites: Vec<TestSuite> = Vec::new();
         for (group, test, result, worth) in self.per_test() {
-            let assignment = group.assignment.name();
+            let assignment = xml_text(group.assignment.name());
             if suites
                 .last()
                 .is_none_or(|suite| suite.name.as_str() != assignment)
             {
-                suites.push(TestSuite::new(assignment));
+                suites.push(TestSuite::new(assignment.as_str()));
             }
             let status = match &result.verdict {
                 Some(Verdict::Passed) => TestCaseStatus::success(),
                 None => TestCaseStatus::skipped(),
                 Some(Verdict::Failed(failure)) => {
-                    let text = clean(&failure_text(failure, result, worth));
+                    let text = xml_text(&failure_text(failure, result, worth));
                     let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
                     status.set_message(headline(failure, &text));
                     status.set_description(text.trim_end());
                     status
                 }
             };
-            let mut case = TestCase::new(test.id.clone(), status);
-            case.set_classname(format!("{assignment}.{}", slug(&group.name)));
+            let mut case = TestCase::new(xml_text(&test.id), status);
+            case.set_classname(format!("{assignment}.{}", xml_text(&slug(&group.name))));
             case.set_time(result.duration);
             if let Some(Verdict::Failed(failure)) = &result.verdict {
                 let printed = |name: &str| {
                     failure.fields.iter().find_map(|field| match &field.value {
-                        Value::Text(_, text) if field.name == name => Some(clean(text)),
+                        Value::Text(_, text) if field.name == name => Some(xml_text(text)),
                         _ => None,
                     })
                 };
@@ -56,7 +56,7 @@ impl Results<'_> {
         if let Some(failure) = &self.build_failure {
             let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
             status.set_message("the submission did not build");
-            status.set_description(clean(failure));
+            status.set_description(xml_text(failure));
             let mut suite = TestSuite::new("build");
             suite.add_test_case(TestCase::new("build", status));
             suites.insert(0, suite);
@@ -74,7 +74,7 @@ fn headline(failure: &Failure, text: &str) -> String {
     let field = |name: &str| {
         failure.fields.iter().find_map(|field| match &field.value {
             Value::Text(_, text) if field.name == name => {
-                Some(clean(text.lines().next().unwrap_or("")))
+                Some(xml_text(text.lines().next().unwrap_or("")))
             }
             _ => None,
         })
@@ -92,7 +92,39 @@ fn headline(failure: &Failure, text: &str) -> String {
     }
 }
 
-/// Text fit for XML: no color codes, no control characters but newline and tab.
-fn clean(text: &str) -> String {
-    visible_controls(&plain(text))
+/// Text fit for XML 1.0, which every text of the report is made with: no color codes, and
+/// of the characters XML 1.0 forbids (C0 controls but tab, line feed and carriage return;
+/// U+FFFE and U+FFFF; a Rust string holds no lone surrogate), the controls shown as signs
+/// as in every report (`␁`) and the two noncharacters as escapes (`\u{fffe}`), so that
+/// whatever a submission prints the file parses.
+fn xml_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in visible_controls(&plain(text)).chars() {
+        match c {
+            '\u{fffe}' | '\u{ffff}' => out.extend(c.escape_unicode()),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether `c` may stand in an XML 1.0 document: its `Char` production.
+    fn xml_char(c: char) -> bool {
+        matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}' | '\u{10000}'..)
+    }
+
+    #[test]
+    fn every_character_xml_forbids_is_shown_not_written() {
+        let hostile: String = ('\0'..='\u{20}')
+            .chain(['\u{7f}', '\u{9b}', '\u{fffe}', '\u{ffff}', '\u{1fffe}', 'é'])
+            .collect();
+        let text = xml_text(&hostile);
+        assert!(text.chars().all(xml_char), "{text:?}");
+        assert!(text.contains("␁") && text.contains("\\u{fffe}") && text.contains("\\u{ffff}"));
+        assert!(text.ends_with('é'), "{text:?}");
+    }
 }
