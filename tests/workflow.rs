@@ -299,10 +299,20 @@ fn run_step(checkout: &Path, command: &str, name: &str) -> Job {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    let written = std::fs::read_to_string(&outputs).unwrap();
+    Job {
+        log: text(&out.stdout) + &text(&out.stderr),
+        summary: std::fs::read_to_string(&summary).unwrap(),
+        result: written_result(&outputs, &out.stderr),
+    }
+}
+
+/// The `result` a grading step wrote to `$GITHUB_OUTPUT` at `outputs`, decoded; `stderr`,
+/// the step's, says why when there is none.
+fn written_result(outputs: &Path, stderr: &[u8]) -> String {
+    let written = std::fs::read_to_string(outputs).unwrap();
     let encoded = written
         .strip_prefix("result=")
-        .expect("a `result` output")
+        .unwrap_or_else(|| panic!("no `result` output in {written:?}: {}", text(stderr)))
         .trim_end();
     let decoded = Command::new("python3")
         .args([
@@ -313,11 +323,7 @@ fn run_step(checkout: &Path, command: &str, name: &str) -> Job {
         .output()
         .unwrap();
     assert!(decoded.status.success(), "{}", text(&decoded.stderr));
-    Job {
-        log: text(&out.stdout) + &text(&out.stderr),
-        summary: std::fs::read_to_string(&summary).unwrap(),
-        result: text(&decoded.stdout),
-    }
+    text(&decoded.stdout)
 }
 
 /// The `score` numbers of the result's tests, read as JavaScript's JSON.parse reads them
@@ -475,20 +481,7 @@ fn classroom_step(dir: &Path, name: &str) -> (String, serde_json::Value) {
         .env("GITHUB_OUTPUT", &outputs)
         .output()
         .unwrap();
-    let written = std::fs::read_to_string(&outputs).unwrap();
-    let encoded = written
-        .strip_prefix("result=")
-        .unwrap_or_else(|| panic!("no result in {written:?}: {}", text(&out.stderr)))
-        .trim_end();
-    let decoded = Command::new("python3")
-        .args([
-            "-c",
-            "import base64, sys; sys.stdout.write(base64.b64decode(sys.argv[1]).decode())",
-            encoded,
-        ])
-        .output()
-        .unwrap();
-    let result = serde_json::from_slice(&decoded.stdout).unwrap();
+    let result = serde_json::from_str(&written_result(&outputs, &out.stderr)).unwrap();
     (text(&out.stdout) + &text(&out.stderr), result)
 }
 

@@ -443,6 +443,43 @@ impl<T: ?Sized> Objects<T> {
     }
 }
 
+/// The arguments of a call that takes none.
+pub fn no_args(_: &mut Vec<u8>) -> io::Result<()> {
+    Ok(())
+}
+
+/// What a method that returns nothing replies.
+pub struct Done;
+
+impl Wire for Done {
+    fn put(&self, _: &mut (impl Write + ?Sized)) -> io::Result<()> {
+        Ok(())
+    }
+    fn take(_: &mut (impl Read + ?Sized)) -> io::Result<Done> {
+        Ok(Done)
+    }
+}
+
+/// What a call lent the test's deck returns: its value, and the deck as the implementation
+/// left it, which replaces the test's.
+pub struct WithDeck<T> {
+    pub value: T,
+    pub deck: crate::deck::Deck,
+}
+
+impl<T: Wire> Wire for WithDeck<T> {
+    fn put(&self, out: &mut (impl Write + ?Sized)) -> io::Result<()> {
+        self.value.put(out)?;
+        self.deck.put(out)
+    }
+    fn take(input: &mut (impl Read + ?Sized)) -> io::Result<WithDeck<T>> {
+        Ok(WithDeck {
+            value: T::take(input)?,
+            deck: crate::deck::Deck::take(input)?,
+        })
+    }
+}
+
 /// A method of a stand-in, by its position in its type's `ALL`.
 pub fn method_of<M: Copy>(all: &[M], method: u64) -> io::Result<M> {
     usize::try_from(method)

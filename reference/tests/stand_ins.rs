@@ -7,16 +7,13 @@ use grader_api::stand_in::{Link, server, with_link};
 
 /// Runs `body` with the stand-ins of `assignment` linked to the reference on a thread.
 fn linked_to_the_reference<T>(assignment: &'static str, body: impl FnOnce() -> T) -> T {
-    let (test, oracle) = UnixStream::pair().unwrap();
-    let serving = std::thread::spawn(move || {
-        let submission = reference::submission();
-        let mut answerer = server(&submission, assignment).expect("a stand-in");
-        Link::new(oracle).serve(answerer.as_mut())
-    });
-    let result = with_link(Link::new(test), body);
-    serving.join().unwrap().unwrap();
-    result
+    linked_to(reference::submission(), assignment, body)
 }
+
+/// The stand-ins whose implementation calls the test back (a blackjack player, Crazy
+/// Eights strategies).
+#[path = "stand_ins/called_back.rs"]
+mod called_back;
 
 fn cards(texts: &[&str]) -> Vec<grader_api::Card> {
     texts.iter().map(|card| card.parse().unwrap()).collect()
@@ -71,8 +68,9 @@ mod plaisante_hand {
     }
 }
 
-/// Runs `body` with the stand-ins of `assignment` linked to `submission` on a thread: an
-/// implementation of the test's own, to show the stand-ins forward what it overrides.
+/// Runs `body` with the stand-ins of `assignment` linked to `submission` on a thread: the
+/// reference's, or an implementation of the test's own, to show the stand-ins forward what
+/// it overrides.
 fn linked_to<T>(
     submission: grader_api::Submission,
     assignment: &'static str,

@@ -3,14 +3,14 @@
 //! A round's player stays in the test: the implementation calls it back for each decision.
 
 use std::cell::RefCell;
-use std::io::{self, Read, Write};
+use std::io;
 use std::rc::Rc;
 use std::sync::OnceLock;
 
 use super::{Action, BlackjackGame, BlackjackHand, Contract, Player, Round, Rules, Tally};
 use crate::card::Card;
 use crate::deck::Deck;
-use crate::stand_in::{self, Answerer, CONSTRUCTORS, Link, NoCallbacks, Objects, method_of};
+use crate::stand_in::{self, Answerer, CONSTRUCTORS, Link, NoCallbacks, Objects, method_of, no_args, Done, WithDeck};
 use crate::submission::Submission;
 use crate::wire::Wire;
 
@@ -55,38 +55,6 @@ pub struct Hand {
 /// `Game.play_round(...)`: the implementation makes a game of its own for each call (its
 /// `new` runs then), the same as one game for a game that holds nothing.
 pub struct Game;
-
-/// What a method that returns nothing replies.
-struct Done;
-
-impl Wire for Done {
-    fn put(&self, _: &mut (impl Write + ?Sized)) -> io::Result<()> {
-        Ok(())
-    }
-    fn take(_: &mut (impl Read + ?Sized)) -> io::Result<Done> {
-        Ok(Done)
-    }
-}
-
-/// A round, and the deck as it left it, which replaces the test's.
-struct RoundPlayed {
-    round: Round,
-    deck: Deck,
-}
-
-crate::wire_struct!(RoundPlayed { round, deck });
-
-/// A session's tally, and the deck as it left it, which replaces the test's.
-struct SessionPlayed {
-    tally: Tally,
-    deck: Deck,
-}
-
-crate::wire_struct!(SessionPlayed { tally, deck });
-
-fn no_args(_: &mut Vec<u8>) -> io::Result<()> {
-    Ok(())
-}
 
 impl Hand {
     fn ask<R: Wire>(&self, method: Method, args: impl FnOnce(&mut Vec<u8>) -> io::Result<()>) -> R {
@@ -159,10 +127,10 @@ impl BlackjackGame for Game {
             deck.put(out)?;
             rules.put(out)
         };
-        let played: RoundPlayed =
+        let played: WithDeck<Round> =
             stand_in::ask(CONSTRUCTORS, Method::PlayRound as u64, args, &mut Deciding(player));
         *deck = played.deck;
-        played.round
+        played.value
     }
 
     fn play_session(
@@ -177,10 +145,10 @@ impl BlackjackGame for Game {
             rules.put(out)?;
             rounds.put(out)
         };
-        let played: SessionPlayed =
+        let played: WithDeck<Tally> =
             stand_in::ask(CONSTRUCTORS, Method::PlaySession as u64, args, &mut Deciding(player));
         *deck = played.deck;
-        played.tally
+        played.value
     }
 }
 
@@ -228,14 +196,14 @@ impl Answerer for Rc<Oracle> {
                 let (mut deck, rules) = (Deck::take(args)?, Rules::take(args)?);
                 let mut player = TestPlayer { link, oracle: Rc::clone(self) };
                 let round = (self.game)().play_round(&mut deck, &mut player, &rules);
-                RoundPlayed { round, deck }.put(out)
+                WithDeck { value: round, deck }.put(out)
             }
             Method::PlaySession => {
                 let (mut deck, rules) = (Deck::take(args)?, Rules::take(args)?);
                 let rounds = u32::take(args)?;
                 let mut player = TestPlayer { link, oracle: Rc::clone(self) };
                 let tally = (self.game)().play_session(&mut deck, &mut player, &rules, rounds);
-                SessionPlayed { tally, deck }.put(out)
+                WithDeck { value: tally, deck }.put(out)
             }
             Method::Decide => Err(io::Error::other("a player's method, for the test to answer")),
         }

@@ -4,7 +4,7 @@
 //! strategy among them forwards that call to the implementation while the game waits.
 
 use std::cell::RefCell;
-use std::io::{self, Read, Write};
+use std::io;
 use std::marker::PhantomData;
 use std::rc::Rc;
 
@@ -14,7 +14,7 @@ use super::{
 };
 use crate::card::{Card, Suit};
 use crate::deck::Deck;
-use crate::stand_in::{self, Answerer, CONSTRUCTORS, Link, NoCallbacks, Objects, method_of};
+use crate::stand_in::{self, Answerer, CONSTRUCTORS, Link, NoCallbacks, Objects, method_of, no_args, Done, WithDeck};
 use crate::submission::Submission;
 use crate::wire::Wire;
 
@@ -91,38 +91,6 @@ impl Style for KeepsEights {
 pub type Eager = Styled<PlaysFirstLegal>;
 /// Keeps its eights for when nothing else is legal.
 pub type Cautious = Styled<KeepsEights>;
-
-/// What a method that returns nothing replies.
-struct Done;
-
-impl Wire for Done {
-    fn put(&self, _: &mut (impl Write + ?Sized)) -> io::Result<()> {
-        Ok(())
-    }
-    fn take(_: &mut (impl Read + ?Sized)) -> io::Result<Done> {
-        Ok(Done)
-    }
-}
-
-/// A game's result, and the deck as it left it, which replaces the test's.
-struct GamePlayed {
-    result: GameResult,
-    deck: Deck,
-}
-
-crate::wire_struct!(GamePlayed { result, deck });
-
-/// A tournament's result, and the deck as it left it, which replaces the test's.
-struct TournamentPlayed {
-    result: TournamentResult,
-    deck: Deck,
-}
-
-crate::wire_struct!(TournamentPlayed { result, deck });
-
-fn no_args(_: &mut Vec<u8>) -> io::Result<()> {
-    Ok(())
-}
 
 /// `PlayerStrategy` for a strategy on the other side of the link, whose `ask` makes a call
 /// there: written once for both sides, so that both encode every call alike.
@@ -254,10 +222,10 @@ impl EngineTrait for Engine {
             seats.put(out)?;
             deck.put(out)
         };
-        let played: GamePlayed =
+        let played: WithDeck<GameResult> =
             stand_in::ask(CONSTRUCTORS, Method::PlayGame as u64, args, &mut Seats(players));
         *deck = played.deck;
-        played.result
+        played.value
     }
 
     fn play_tournament(
@@ -272,10 +240,10 @@ impl EngineTrait for Engine {
             deck.put(out)?;
             target.put(out)
         };
-        let played: TournamentPlayed =
+        let played: WithDeck<TournamentResult> =
             stand_in::ask(CONSTRUCTORS, Method::PlayTournament as u64, args, &mut Seats(players));
         *deck = played.deck;
-        played.result
+        played.value
     }
 }
 
@@ -342,13 +310,13 @@ impl Answerer for Rc<Oracle> {
                 let mut players = test_players(link, u64::take(args)?, self)?;
                 let mut deck = Deck::take(args)?;
                 let result = self.engine()?.play_game(&mut players, &mut deck);
-                GamePlayed { result, deck }.put(out)
+                WithDeck { value: result, deck }.put(out)
             }
             Method::PlayTournament => {
                 let mut players = test_players(link, u64::take(args)?, self)?;
                 let (mut deck, target) = (Deck::take(args)?, u32::take(args)?);
                 let result = self.engine()?.play_tournament(&mut players, &mut deck, target);
-                TournamentPlayed { result, deck }.put(out)
+                WithDeck { value: result, deck }.put(out)
             }
             Method::NewStrategy => {
                 let name = String::take(args)?;

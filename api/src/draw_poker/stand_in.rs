@@ -8,7 +8,7 @@ use super::{Contract, DiscardError, DrawGame};
 use crate::card::Card;
 use crate::deck::Deck;
 use crate::poker;
-use crate::stand_in::{self, Answerer, CONSTRUCTORS, Link, NoCallbacks, Objects, method_of};
+use crate::stand_in::{self, Answerer, CONSTRUCTORS, Link, NoCallbacks, Objects, method_of, no_args};
 use crate::submission::Submission;
 use crate::wire::{Wire, invalid, put_varint, take_tag, take_varint};
 
@@ -36,10 +36,6 @@ pub fn register(submission: Submission) -> Submission {
 /// A game made and answered by the implementation under test.
 pub struct Game {
     number: u64,
-}
-
-fn no_args(_: &mut Vec<u8>) -> io::Result<()> {
-    Ok(())
 }
 
 /// What `discard_and_draw` answers: its refusal if it refused, and the hand and the deck it

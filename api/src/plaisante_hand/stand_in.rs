@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use super::{Contract, HandBuilder, HandName, Multipliers, PlaisanteHand};
 use crate::card::Card;
-use crate::stand_in::{self, Answerer, CONSTRUCTORS, Link, NoCallbacks, Objects, method_of};
+use crate::stand_in::{self, Answerer, CONSTRUCTORS, Link, NoCallbacks, Objects, method_of, no_args};
 use crate::submission::Submission;
 use crate::wire::Wire;
 
@@ -60,10 +60,6 @@ pub fn register(submission: Submission) -> Submission {
 pub struct Hand {
     number: u64,
     cards: OnceLock<Vec<Card>>,
-}
-
-fn no_args(_: &mut Vec<u8>) -> io::Result<()> {
-    Ok(())
 }
 
 impl Hand {

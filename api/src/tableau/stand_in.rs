@@ -7,7 +7,7 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 use super::{Contract, Tableau, TableauBuilder};
 use crate::card::Card;
 use crate::deck::Deck;
-use crate::stand_in::{self, Answerer, CONSTRUCTORS, Link, NoCallbacks, Objects, method_of};
+use crate::stand_in::{self, Answerer, CONSTRUCTORS, Link, NoCallbacks, Objects, method_of, no_args};
 use crate::submission::Submission;
 use crate::wire::Wire;
 
@@ -72,10 +72,6 @@ impl Wire for Nothing {
     fn take(_: &mut (impl io::Read + ?Sized)) -> io::Result<Nothing> {
         Ok(Nothing)
     }
-}
-
-fn no_args(_: &mut Vec<u8>) -> io::Result<()> {
-    Ok(())
 }
 
 impl Table {

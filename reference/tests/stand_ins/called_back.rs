@@ -2,23 +2,10 @@
 //! strategies) play as the reference does in-process: the same results, the same deck
 //! after, and the same calls seen by the test's own players, in the same order.
 
-use std::os::unix::net::UnixStream;
-
 use grader_api::Deck;
-use grader_api::stand_in::{Link, panic_text, server, with_link};
+use grader_api::stand_in::panic_text;
 
-/// Runs `body` with the stand-ins of `assignment` linked to the reference on a thread.
-fn linked_to_the_reference<T>(assignment: &'static str, body: impl FnOnce() -> T) -> T {
-    let (test, oracle) = UnixStream::pair().unwrap();
-    let serving = std::thread::spawn(move || {
-        let submission = reference::submission();
-        let mut answerer = server(&submission, assignment).expect("a stand-in");
-        Link::new(oracle).serve(answerer.as_mut())
-    });
-    let result = with_link(Link::new(test), body);
-    serving.join().unwrap().unwrap();
-    result
-}
+use super::linked_to_the_reference;
 
 /// The same cards left, and the same generator: the fresh decks after them match too.
 fn assert_same_deck(want: &Deck, got: &Deck, case: &str) {
