@@ -50,10 +50,10 @@ pub const UPLOAD_LIMITS: Limits = Limits {
     bytes: 200_000_000,
 };
 
-/// What a folder costs against [`Limits::bytes`]: the block of disk it takes once made. A
-/// zip names a folder in a few bytes (each `a/` of a deep path is one), so without this
-/// 207 KB of names unpacked to 50,000 empty folders and 196 MB.
-pub const FOLDER_BYTES: u64 = 4096;
+/// What a folder costs against [`Limits::bytes`], as against a build's copy: a zip names a
+/// folder in a few bytes (each `a/` of a deep path is one), so without this 207 KB of
+/// names unpacked to 50,000 empty folders and 196 MB.
+pub use crate::compile::FOLDER_BYTES;
 
 /// Why an archive was not unpacked.
 #[derive(Debug, thiserror::Error)]

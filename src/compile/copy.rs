@@ -6,9 +6,15 @@ use std::path::{Path, PathBuf};
 
 /// What a copy may hold at most, so a submission cannot fill the disk through the grader.
 pub struct Caps {
+    /// Files and folders.
     pub files: usize,
+    /// Bytes, with [`FOLDER_BYTES`] for each folder.
     pub bytes: u64,
 }
+
+/// What a folder costs against [`Caps::bytes`]: the block of disk it takes once made, so
+/// that a tree of empty folders counts for what it fills.
+pub const FOLDER_BYTES: u64 = 4096;
 
 /// Why a folder was not copied.
 #[derive(Debug, thiserror::Error)]
@@ -19,7 +25,7 @@ pub enum CopyError {
         "{0} is a symbolic link: cardgrade builds a crate of plain files and folders; put the file itself there"
     )]
     Link(PathBuf),
-    #[error("it holds more than {files} files or {megabytes} MB")]
+    #[error("it holds more than {files} files and folders or {megabytes} MB")]
     TooLarge { files: usize, megabytes: u64 },
 }
 
@@ -67,19 +73,13 @@ fn copy_dir(
         let source = root.join(&name);
         let target = to_root.join(&name);
         if kind.is_dir() {
+            count(copied, FOLDER_BYTES, &tree.caps)?;
             copy_dir(root, to_root, &name, tree, copied)?;
         } else if kind.is_symlink() {
             return Err(CopyError::Link(name));
         } else if kind.is_file() {
             let metadata = entry.metadata()?;
-            copied.0 += 1;
-            copied.1 += metadata.len();
-            if copied.0 > tree.caps.files || copied.1 > tree.caps.bytes {
-                return Err(CopyError::TooLarge {
-                    files: tree.caps.files,
-                    megabytes: tree.caps.bytes / 1_000_000,
-                });
-            }
+            count(copied, metadata.len(), &tree.caps)?;
             if tree.link_files {
                 std::fs::hard_link(&source, &target)?;
                 continue;
@@ -95,6 +95,19 @@ fn copy_dir(
     let modified = std::fs::metadata(&from)?.modified()?;
     std::fs::File::open(&to)?.set_modified(modified)?;
     Ok(())
+}
+
+/// Counts one more entry of `bytes` in `copied`, an error past `caps`.
+fn count(copied: &mut (usize, u64), bytes: u64, caps: &Caps) -> Result<(), CopyError> {
+    copied.0 += 1;
+    copied.1 = copied.1.saturating_add(bytes);
+    match copied.0 > caps.files || copied.1 > caps.bytes {
+        true => Err(CopyError::TooLarge {
+            files: caps.files,
+            megabytes: caps.bytes / 1_000_000,
+        }),
+        false => Ok(()),
+    }
 }
 
 /// Opens `path` to read only if it is a regular file: a link is not followed, and a FIFO
@@ -129,5 +142,42 @@ fn chown(path: &Path, owner: Option<u32>) -> io::Result<()> {
     match owner {
         Some(uid) => std::os::unix::fs::lchown(path, Some(uid), Some(crate::sandbox::NOBODY)),
         None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_folders_count_against_a_copys_caps() {
+        let scratch = std::env::temp_dir().join(format!("cardgrade-copy-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&scratch);
+        let from = scratch.join("from");
+        for n in 0..20 {
+            std::fs::create_dir_all(from.join(format!("a/{n}"))).unwrap();
+        }
+        let tree = |files, bytes| Tree {
+            skip: &|_| false,
+            caps: Caps { files, bytes },
+            owner: None,
+            link_files: false,
+        };
+        let copied = copy_tree(&from, &scratch.join("by-count"), &tree(20, u64::MAX));
+        assert!(
+            matches!(copied, Err(CopyError::TooLarge { .. })),
+            "{copied:?}"
+        );
+        let copied = copy_tree(
+            &from,
+            &scratch.join("by-size"),
+            &tree(100, 20 * FOLDER_BYTES),
+        );
+        assert!(
+            matches!(copied, Err(CopyError::TooLarge { .. })),
+            "{copied:?}"
+        );
+        copy_tree(&from, &scratch.join("within"), &tree(21, 21 * FOLDER_BYTES)).unwrap();
+        std::fs::remove_dir_all(&scratch).unwrap();
     }
 }

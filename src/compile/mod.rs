@@ -12,7 +12,7 @@ mod inherit;
 mod layout;
 
 pub use cargo::GeneratedError;
-pub use copy::open_regular;
+pub use copy::{FOLDER_BYTES, open_regular};
 pub use layout::{builds_folder, shared_builds, stable_hash};
 mod manifest;
 mod runner_crate;
