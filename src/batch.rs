@@ -285,7 +285,10 @@ fn batch(args: &BatchArgs) -> Result<(), String> {
             scope.spawn(|| {
                 while let Some(submission) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
                     if let Some(bar) = &progress {
-                        bar.set_message(format!("grading {}", submission.name));
+                        bar.set_message(format!(
+                            "grading {}",
+                            crate::results::name_on_a_line(&submission.name)
+                        ));
                     }
                     let line = grade(
                         out,
@@ -396,17 +399,21 @@ fn grade(
     match (status, results) {
         (_, Some(results)) => format!(
             "{}: {} / {} ({}, {seconds:.1}s)",
-            submission.name,
+            crate::results::name_on_a_line(&submission.name),
             results["score"],
             results["max_score"],
             results["outcome"].as_str().unwrap_or("")
         ),
         (Ok(status), None) => format!(
             "{}: not graded: grader check ended with {} and wrote no results",
-            submission.name,
+            crate::results::name_on_a_line(&submission.name),
             status.map_or_else(|| "a kill".to_string(), |s| s.to_string())
         ),
-        (Err(error), None) => format!("{}: not graded: {error}", submission.name),
+        (Err(error), None) => format!(
+            "{}: not graded: {}",
+            crate::results::name_on_a_line(&submission.name),
+            crate::results::name_on_a_line(&error.to_string())
+        ),
     }
 }
 

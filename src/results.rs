@@ -400,6 +400,21 @@ pub fn visible_controls(text: &str) -> String {
     out
 }
 
+/// A name a submission chose (its folder's, its zip's, an entry's) on a line of the
+/// grader's: every control shown, a line break or tab too, and nothing a GitHub runner
+/// would read as a command, so a name is one line that says only what it is.
+pub fn name_on_a_line(name: &str) -> String {
+    let shown: String = visible_controls(name)
+        .chars()
+        .map(|c| match c {
+            '\n' => '\u{240a}',
+            '\t' => '\u{2409}',
+            c => c,
+        })
+        .collect();
+    inert_in_github_log(&shown)
+}
+
 /// `text` as a GitHub Actions log shows it and its runner reads no command in it: where a
 /// line (after a line feed or a carriage return, which the runner also breaks lines at)
 /// would start with `::` after its whitespace, a backslash comes first, and `##[` anywhere
@@ -426,6 +441,15 @@ pub fn inert_in_github_log(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::spec;
+
+    #[test]
+    fn a_name_is_one_line_with_no_control_and_no_command() {
+        assert_eq!(
+            name_on_a_line("al\nice\r::error::x\t##[group]\u{1b}]0;t\u{7}"),
+            "al␊ice␍::error::x␉#\\#[group]␛]0;t␇"
+        );
+        assert_eq!(name_on_a_line("::add-mask::x"), "\\::add-mask::x");
+    }
 
     #[test]
     fn no_line_of_text_in_a_github_log_is_a_workflow_command() {

@@ -446,3 +446,32 @@ fn the_class_report_loads_nothing_and_takes_no_printed_words_for_trouble() {
         "{report}"
     );
 }
+
+#[test]
+fn a_name_holding_line_breaks_and_escapes_is_one_visible_line_in_a_batchs_output() {
+    let class = fresh("hostile-name");
+    let name = "eve\n::error title=forged::x\r##[add-mask]y\u{1b}]0;pwned\u{7}\u{9b}";
+    not_a_crate(&class, name);
+    not_a_crate(&class, "bob");
+    std::fs::write(class.join("notes\n::warning::z.txt"), "neither").unwrap();
+    let out = scratch().join("hostile-name-results");
+    let _ = std::fs::remove_dir_all(&out);
+    let (code, said) = batch(&class, &out, &[]);
+    assert_eq!(code, Some(0), "{said}");
+    let log = std::fs::read_to_string(out.join("batch.log")).unwrap();
+    for (what, text) in [("the batch's output", &said), ("batch.log", &log)] {
+        assert!(
+            text.contains("eve␊::error title=forged::x␍#\\#[add-mask]y␛]0;pwned␇"),
+            "{what}: {text}"
+        );
+        for raw in ['\r', '\u{1b}', '\u{7}', '\u{9b}'] {
+            assert!(!text.contains(raw), "{raw:?} in {what}: {text}");
+        }
+        for line in text.split(['\n', '\r']).map(str::trim_start) {
+            assert!(
+                !line.starts_with("::") && !line.contains("##["),
+                "{what}: {line}"
+            );
+        }
+    }
+}

@@ -69,9 +69,13 @@ pub fn submissions(path: &Path, out: &Path) -> Result<Vec<Submission>, String> {
     }
     if !left_out.is_empty() {
         left_out.sort();
+        let shown: Vec<String> = left_out
+            .iter()
+            .map(|name| crate::results::name_on_a_line(name))
+            .collect();
         eprintln!(
             "left out, being neither a folder nor a zip: {}",
-            left_out.join(", ")
+            shown.join(", ")
         );
     }
     if found.is_empty() {
@@ -84,7 +88,11 @@ pub fn submissions(path: &Path, out: &Path) -> Result<Vec<Submission>, String> {
     for names in &lookalikes {
         eprintln!(
             "refused, not graded: {} would be graded under one name, case and accents aside, so their results would be one file; rename all but one and run the batch again with --resume",
-            names.join(" and ")
+            names
+                .iter()
+                .map(|name| crate::results::name_on_a_line(name))
+                .collect::<Vec<_>>()
+                .join(" and ")
         );
     }
     if kept.is_empty() {
@@ -115,7 +123,10 @@ fn folder_of(found: &Found, unpacked: &Path) -> Result<PathBuf, String> {
     let into = unpacked.join(&found.name);
     remove(&into)?;
     if let Err(error) = unpack(&found.path, &into, STUDENT) {
-        eprintln!("warning: {error}; graded as a submission that is not a crate");
+        eprintln!(
+            "warning: {}; graded as a submission that is not a crate",
+            crate::results::name_on_a_line(&error.to_string())
+        );
         remove(&into)?;
         std::fs::create_dir_all(&into)
             .map_err(|e| format!("cannot make {}: {e}", into.display()))?;
