@@ -133,6 +133,7 @@ const API_CORE: &[&str] = &[
     "source.rs",
     "spec.rs",
     "spec",
+    "stand_in.rs",
     "submission.rs",
     "text.rs",
     "unit.rs",
