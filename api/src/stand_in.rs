@@ -480,6 +480,24 @@ impl<T: Wire> Wire for WithDeck<T> {
     }
 }
 
+/// In a test: calls constructor `method` of the implementation, lending it `deck` (the
+/// first argument, then those `args` writes), answering calls back with `answerer`; puts the
+/// deck back as the implementation left it, and returns what it returned.
+pub fn ask_lending_deck<R: Wire>(
+    method: u64,
+    deck: &mut crate::deck::Deck,
+    args: impl FnOnce(&mut Vec<u8>) -> io::Result<()>,
+    answerer: &mut dyn Answerer,
+) -> R {
+    let lent = |out: &mut Vec<u8>| {
+        deck.put(out)?;
+        args(out)
+    };
+    let played: WithDeck<R> = ask(CONSTRUCTORS, method, lent, answerer);
+    *deck = played.deck;
+    played.value
+}
+
 /// A method of a stand-in, by its position in its type's `ALL`.
 pub fn method_of<M: Copy>(all: &[M], method: u64) -> io::Result<M> {
     usize::try_from(method)

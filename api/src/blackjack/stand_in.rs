@@ -123,14 +123,8 @@ impl BlackjackGame for Game {
     }
 
     fn play_round(&self, deck: &mut Deck, player: &mut dyn Player, rules: &Rules) -> Round {
-        let args = |out: &mut Vec<u8>| {
-            deck.put(out)?;
-            rules.put(out)
-        };
-        let played: WithDeck<Round> =
-            stand_in::ask(CONSTRUCTORS, Method::PlayRound as u64, args, &mut Deciding(player));
-        *deck = played.deck;
-        played.value
+        let method = Method::PlayRound as u64;
+        stand_in::ask_lending_deck(method, deck, |out| rules.put(out), &mut Deciding(player))
     }
 
     fn play_session(
@@ -141,14 +135,11 @@ impl BlackjackGame for Game {
         rounds: u32,
     ) -> Tally {
         let args = |out: &mut Vec<u8>| {
-            deck.put(out)?;
             rules.put(out)?;
             rounds.put(out)
         };
-        let played: WithDeck<Tally> =
-            stand_in::ask(CONSTRUCTORS, Method::PlaySession as u64, args, &mut Deciding(player));
-        *deck = played.deck;
-        played.value
+        let method = Method::PlaySession as u64;
+        stand_in::ask_lending_deck(method, deck, args, &mut Deciding(player))
     }
 }
 

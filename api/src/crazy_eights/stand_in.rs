@@ -218,14 +218,8 @@ impl EngineTrait for Engine {
 
     fn play_game(&self, players: &mut [Box<dyn PlayerStrategy>], deck: &mut Deck) -> GameResult {
         let seats = players.len() as u64;
-        let args = |out: &mut Vec<u8>| {
-            seats.put(out)?;
-            deck.put(out)
-        };
-        let played: WithDeck<GameResult> =
-            stand_in::ask(CONSTRUCTORS, Method::PlayGame as u64, args, &mut Seats(players));
-        *deck = played.deck;
-        played.value
+        let method = Method::PlayGame as u64;
+        stand_in::ask_lending_deck(method, deck, |out| seats.put(out), &mut Seats(players))
     }
 
     fn play_tournament(
@@ -237,13 +231,10 @@ impl EngineTrait for Engine {
         let seats = players.len() as u64;
         let args = |out: &mut Vec<u8>| {
             seats.put(out)?;
-            deck.put(out)?;
             target.put(out)
         };
-        let played: WithDeck<TournamentResult> =
-            stand_in::ask(CONSTRUCTORS, Method::PlayTournament as u64, args, &mut Seats(players));
-        *deck = played.deck;
-        played.value
+        let method = Method::PlayTournament as u64;
+        stand_in::ask_lending_deck(method, deck, args, &mut Seats(players))
     }
 }
 
@@ -307,14 +298,15 @@ impl Answerer for Rc<Oracle> {
     ) -> io::Result<()> {
         match method_of(&Method::ALL, method)? {
             Method::PlayGame => {
-                let mut players = test_players(link, u64::take(args)?, self)?;
                 let mut deck = Deck::take(args)?;
+                let mut players = test_players(link, u64::take(args)?, self)?;
                 let result = self.engine()?.play_game(&mut players, &mut deck);
                 WithDeck { value: result, deck }.put(out)
             }
             Method::PlayTournament => {
+                let mut deck = Deck::take(args)?;
                 let mut players = test_players(link, u64::take(args)?, self)?;
-                let (mut deck, target) = (Deck::take(args)?, u32::take(args)?);
+                let target = u32::take(args)?;
                 let result = self.engine()?.play_tournament(&mut players, &mut deck, target);
                 WithDeck { value: result, deck }.put(out)
             }
