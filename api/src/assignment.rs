@@ -60,15 +60,6 @@ pub trait Assignment: Sized + 'static {
     /// Where the inputs come from and what is asked of them, for a bulk group's report.
     fn describe_inputs(request: &Self::Request) -> String;
 
-    /// What answers its stand-ins' calls (`<assignment>/stand_in.rs`) with `submission`'s
-    /// implementation, which grades students' own tests of it. None where it has none: its
-    /// `student_tests` groups cannot be built, and say so.
-    fn stand_in_server(
-        _submission: &crate::submission::Submission,
-    ) -> Option<Box<dyn crate::stand_in::Answerer + '_>> {
-        None
-    }
-
     /// What the input is, as a report's field name.
     fn input_label(input: &Self::Input) -> &'static str;
 

@@ -488,12 +488,6 @@ pub struct Builders {
 pub struct Contract;
 
 impl Assignment for Contract {
-    fn stand_in_server(
-        submission: &Submission,
-    ) -> Option<Box<dyn crate::stand_in::Answerer + '_>> {
-        stand_in::server(submission)
-    }
-
     const NAME: &'static str = "blackjack";
     const REGISTRATION: &'static str = ".blackjack::<YourHand, YourGame>()";
     type Registered = Builders;

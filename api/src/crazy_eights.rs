@@ -248,12 +248,6 @@ pub struct Builders {
 pub struct Contract;
 
 impl Assignment for Contract {
-    fn stand_in_server(
-        submission: &Submission,
-    ) -> Option<Box<dyn crate::stand_in::Answerer + '_>> {
-        stand_in::server(submission)
-    }
-
     const NAME: &'static str = "crazy_eights";
     const REGISTRATION: &'static str = ".crazy_eights::<YourEngine>()";
     type Registered = Builders;

@@ -403,12 +403,6 @@ pub struct Builders {
 pub struct Contract;
 
 impl Assignment for Contract {
-    fn stand_in_server(
-        submission: &Submission,
-    ) -> Option<Box<dyn crate::stand_in::Answerer + '_>> {
-        stand_in::server(submission)
-    }
-
     const NAME: &'static str = "draw_poker";
     const REGISTRATION: &'static str = ".draw_poker::<YourGame, YourHand>()";
     type Registered = Builders;

@@ -311,12 +311,6 @@ pub type HandBuilder = fn(Vec<Card>) -> Box<dyn PlaisanteHand>;
 pub struct Contract;
 
 impl Assignment for Contract {
-    fn stand_in_server(
-        submission: &Submission,
-    ) -> Option<Box<dyn crate::stand_in::Answerer + '_>> {
-        stand_in::server(submission)
-    }
-
     const NAME: &'static str = "plaisante_hand";
     const REGISTRATION: &'static str = ".plaisante_hand::<YourHand>()";
     type Registered = HandBuilder;

@@ -404,12 +404,6 @@ fn describe_rules(rules: &PokerRules) -> String {
 pub struct Contract;
 
 impl Assignment for Contract {
-    fn stand_in_server(
-        submission: &Submission,
-    ) -> Option<Box<dyn crate::stand_in::Answerer + '_>> {
-        stand_in::server(submission)
-    }
-
     const NAME: &'static str = "poker";
     const REGISTRATION: &'static str = ".poker::<YourHand>()";
     type Registered = PokerHandBuilder;

@@ -228,12 +228,6 @@ pub type TableauBuilder = fn() -> Box<dyn Tableau>;
 pub struct Contract;
 
 impl Assignment for Contract {
-    fn stand_in_server(
-        submission: &Submission,
-    ) -> Option<Box<dyn crate::stand_in::Answerer + '_>> {
-        stand_in::server(submission)
-    }
-
     const NAME: &'static str = "tableau";
     const REGISTRATION: &'static str = ".tableau::<YourTableau>()";
     type Registered = TableauBuilder;

@@ -73,12 +73,6 @@ crate::wire_struct!(RandomBattles { count, seed });
 pub struct Contract;
 
 impl Assignment for Contract {
-    fn stand_in_server(
-        submission: &Submission,
-    ) -> Option<Box<dyn crate::stand_in::Answerer + '_>> {
-        stand_in::server(submission)
-    }
-
     const NAME: &'static str = "war";
     const REGISTRATION: &'static str = ".war::<YourWar>()";
     type Registered = fn(Card, Card) -> Winner;
