@@ -24,6 +24,44 @@ pub struct Failure {
     /// Where every wrong answer was a `todo!()`: each so answered, so that a report can
     /// say it once for the whole group.
     pub unwritten: Vec<Unwritten>,
+    /// How the runner ended, where that is why answers are missing: what staff count a
+    /// submission's troubles by, since it is the grader's word, never a submission's text.
+    pub trouble: Option<Trouble>,
+}
+
+/// A runner's ending that kept a test from being graded on its answers alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trouble {
+    TimedOut,
+    Flooded,
+    Crashed,
+}
+
+impl Trouble {
+    /// Its name in the results (`trouble`), which the class report reads.
+    pub fn key(self) -> &'static str {
+        match self {
+            Trouble::TimedOut => "timed_out",
+            Trouble::Flooded => "flooded",
+            Trouble::Crashed => "crashed",
+        }
+    }
+
+    /// The trouble the results name `key`.
+    pub fn from_key(key: &str) -> Option<Trouble> {
+        [Trouble::TimedOut, Trouble::Flooded, Trouble::Crashed]
+            .into_iter()
+            .find(|trouble| trouble.key() == key)
+    }
+
+    /// In a staff reader's words.
+    pub fn words(self) -> &'static str {
+        match self {
+            Trouble::TimedOut => "timed out",
+            Trouble::Flooded => "flooded its output",
+            Trouble::Crashed => "crashed",
+        }
+    }
 }
 
 /// A question answered by a `todo!()`, and the panic that says where it is.
@@ -118,6 +156,7 @@ impl Failure {
         self.fields.extend(more.fields);
         self.credit = self.credit.or(more.credit);
         self.unwritten.extend(more.unwritten);
+        self.trouble = self.trouble.or(more.trouble);
         self
     }
 

@@ -348,24 +348,45 @@ fn a_stuck_runner_is_stopped_at_the_stall_limit_not_the_timeout() {
 }
 
 /// A test that prints a lot is answered right; a bulk group that prints more than a test
-/// may is stopped, saying how much it printed, not taken for an endless loop.
+/// may is stopped, saying how much it printed, not taken for an endless loop, and the
+/// results say it flooded in the grader's own field, which the class report reads.
 #[test]
 fn a_flood_of_output_neither_corrupts_answers_nor_floods_the_report() {
     let spec = repo().join("tests/specs/hostile.yaml");
     let (code, stdout, stderr) = check(
         &support::named("hostile-flood"),
-        &["--spec", spec.to_str().unwrap(), "--test-threads", "1"],
+        &[
+            "--spec",
+            spec.to_str().unwrap(),
+            "--test-threads",
+            "1",
+            "--format",
+            "json",
+        ],
     );
     assert_eq!(code, 1, "{stdout}\n{stderr}");
-    assert!(result_line(&stdout, "plaisante_hand::flood::trigger").ends_with(" ok"));
-    let flooded = failure_of(&stdout, "plaisante_hand::in_bulk");
+    assert!(stdout.len() < 64 * 1024, "results of {} bytes", stdout.len());
+    let results: serde_json::Value = serde_json::from_str(&stdout).expect("stdout is only JSON");
+    let test = |name: &str| {
+        results["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {results:#}"))
+            .clone()
+    };
+    let trigger = test("plaisante_hand::flood::trigger");
+    assert_eq!(trigger["status"], "passed", "{trigger:#}");
+    assert!(trigger.get("trouble").is_none(), "{trigger:#}");
+    let flooded = test("plaisante_hand::in_bulk");
+    assert_eq!(flooded["trouble"], "flooded", "{flooded:#}");
+    let said = flooded["output"].as_str().unwrap();
     assert!(
-        flooded.contains("it printed ")
-            && flooded.contains("MB, more than the 100 MB a test may print"),
-        "{flooded}"
+        said.contains("it printed ") && said.contains("MB, more than the 100 MB a test may print"),
+        "{said}"
     );
-    assert!(!flooded.contains("endless loop"), "{flooded}");
-    assert!(stdout.len() < 64 * 1024, "report of {} bytes", stdout.len());
+    assert!(!said.contains("endless loop"), "{said}");
 }
 
 #[test]

@@ -5,6 +5,8 @@
 
 use std::fmt::Write as _;
 
+use crate::verdict::Trouble;
+
 /// What the page may load and run: its own inline style and data images, no script, no
 /// other file. Every text of a submission's is escaped; this holds even where one is not.
 const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
@@ -30,10 +32,8 @@ struct TestRow<'a> {
 }
 
 /// Why a submission's tests say nothing of the tests themselves, if they do not: each
-/// kind of trouble it had, in words. Read from what the grader alone writes: the outcome,
-/// and how a runner ended where a failure says it (the `actual` of a test that got no
-/// answer, the `stopped` of a bulk group), as a whole field in the grader's words; never
-/// from what a submission printed, which may say anything.
+/// kind of trouble it had, in words. Read from what the grader alone writes, the outcome
+/// and each test's `trouble`; never from text, which a submission may have printed.
 fn troubles(results: &serde_json::Value) -> Vec<&'static str> {
     let mut found: Vec<&'static str> = Vec::new();
     let mut add = |kind| {
@@ -47,88 +47,11 @@ fn troubles(results: &serde_json::Value) -> Vec<&'static str> {
         _ => {}
     }
     for test in results["tests"].as_array().into_iter().flatten() {
-        for field in test["fields"].as_array().into_iter().flatten() {
-            let text = field["text"].as_str().unwrap_or_default();
-            let ending = match field["name"].as_str() {
-                Some("actual") => Some(text),
-                Some("stopped") => after_inputs(text),
-                _ => None,
-            };
-            if let Some(trouble) = ending.and_then(trouble_of_ending) {
-                add(trouble);
-            }
+        if let Some(trouble) = test["trouble"].as_str().and_then(Trouble::from_key) {
+            add(trouble.words());
         }
     }
     found
-}
-
-/// How a runner's ending is worded (`grade::failure::describe_ending`), `{n}` a number and
-/// `{how}` how its process ended, and the trouble each is.
-const ENDINGS: [(&str, &str); 4] = [
-    (
-        "not finished within {n} ms, its time limit; the runner was killed and restarted for the other tests",
-        "timed out",
-    ),
-    (
-        "no answer for {n} ms (an endless loop?); the runner was killed and restarted for the other tests",
-        "timed out",
-    ),
-    (
-        "it printed {n} MB, more than the {n} MB a test may print, so it was stopped: remove the printing from your code; the runner was restarted for the other tests",
-        "flooded its output",
-    ),
-    (
-        "no answer: the runner process {how} while running your code",
-        "crashed",
-    ),
-];
-
-/// The trouble `text`, the whole of it, says a runner had.
-fn trouble_of_ending(text: &str) -> Option<&'static str> {
-    ENDINGS
-        .iter()
-        .find(|(wording, _)| worded(text, wording))
-        .map(|(_, trouble)| *trouble)
-}
-
-/// A bulk group's `stopped`, `after 12 of 1,000: ENDING`: its ending.
-fn after_inputs(stopped: &str) -> Option<&str> {
-    let rest = stopped.strip_prefix("after ")?;
-    let rest = rest.strip_prefix(number(rest)?)?.strip_prefix(" of ")?;
-    rest.strip_prefix(number(rest)?)?.strip_prefix(": ")
-}
-
-/// The number `text` starts with, digits grouped by commas.
-fn number(text: &str) -> Option<&str> {
-    let end = text
-        .find(|c: char| !c.is_ascii_digit() && c != ',')
-        .unwrap_or(text.len());
-    text[..end]
-        .starts_with(|c: char| c.is_ascii_digit())
-        .then_some(&text[..end])
-}
-
-/// Whether `text` is `wording` with its `{n}` numbers and `{how}` words of one line.
-fn worded(text: &str, wording: &str) -> bool {
-    match wording.split_once('{') {
-        None => text == wording,
-        Some((literal, rest)) => {
-            let Some(text) = text.strip_prefix(literal) else {
-                return false;
-            };
-            if let Some(rest) = rest.strip_prefix("n}") {
-                number(text).is_some_and(|n| worded(&text[n.len()..], rest))
-            } else if let Some(rest) = rest.strip_prefix("how}") {
-                // The words run to where the rest of the wording ends the text.
-                let next = rest.split('{').next().unwrap_or_default();
-                text.match_indices(next).any(|(at, _)| {
-                    at > 0 && !text[..at].contains('\n') && worded(&text[at..], rest)
-                })
-            } else {
-                false
-            }
-        }
-    }
 }
 
 pub fn html(class: &[Graded]) -> String {
@@ -377,6 +300,11 @@ mod set_apart {
             "fields": [{"name": field, "text": text}]})
     }
 
+    /// A failed test whose runner had `trouble`, as the grader writes it.
+    fn troubled(name: &str, trouble: &str) -> serde_json::Value {
+        serde_json::json!({"name": name, "status": "failed", "output": "", "trouble": trouble})
+    }
+
     #[test]
     fn submissions_that_did_not_run_are_listed_apart_and_not_counted() {
         let ran = serde_json::json!({"outcome": "failed", "score": 1.0, "max_score": 2.0, "tests": [
@@ -386,11 +314,11 @@ mod set_apart {
             {"name": "t::easy", "status": "failed", "output": "did not build"},
             {"name": "t::hard", "status": "failed", "output": "did not build"}]});
         let flood = serde_json::json!({"outcome": "failed", "score": 1.0, "max_score": 2.0, "tests": [
-            failed_with("t::easy", "actual", "it printed 120 MB, more than the 100 MB a test may print, so it was stopped: remove the printing from your code; the runner was restarted for the other tests"),
+            troubled("t::easy", "flooded"),
             {"name": "t::hard", "status": "passed"}]});
         let looped = serde_json::json!({"outcome": "failed", "score": 1.0, "max_score": 2.0, "tests": [
-            failed_with("t::easy", "stopped", "after 1,200 of 2,598,960: no answer for 1,000 ms (an endless loop?); the runner was killed and restarted for the other tests"),
-            failed_with("t::hard", "actual", "no answer: the runner process was killed by signal 6 (SIGABRT) while running your code")]});
+            troubled("t::easy", "timed_out"),
+            troubled("t::hard", "crashed")]});
         let page = html(&[
             Graded {
                 name: "alice",
@@ -448,18 +376,13 @@ mod set_apart {
                 serde_json::json!({"outcome": "failed", "tests": [failed_with("t", field, words)]});
             assert!(troubles(&printed).is_empty(), "{field}");
         }
-        // Nor where the grader writes, unless the whole field is the grader's wording.
+        // Nor the grader's own wording of an ending, in any field a submission can fill.
         for (field, text) in [
-            ("actual", format!("{words} and more")),
-            ("actual", format!("panicked at src/lib.rs:1:1: {words}")),
-            ("stopped", format!("after x of 2: {words}")),
-            (
-                "actual",
-                "no answer: the runner process was\nkilled while running your code".into(),
-            ),
+            ("actual", "no answer: the runner process was killed by signal 6 (SIGABRT) while running your code"),
+            ("stopped", "after 1,200 of 2,598,960: no answer for 1,000 ms (an endless loop?); the runner was killed and restarted for the other tests"),
         ] {
             let results =
-                serde_json::json!({"outcome": "failed", "tests": [failed_with("t", field, &text)]});
+                serde_json::json!({"outcome": "failed", "tests": [failed_with("t", field, text)]});
             assert!(troubles(&results).is_empty(), "{field}: {text}");
         }
     }

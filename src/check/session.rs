@@ -368,6 +368,7 @@ pub(crate) fn run_test(session: &Session, index: usize) -> Verdict {
             // The points it earns stay; only what it found is withheld.
             Verdict::Failed(Failure {
                 credit: failure.credit,
+                trouble: failure.trouble,
                 ..Failure::line(format!(
                     "this hidden test failed; its input, expected answer and your output are not shown{until}"
                 ))

@@ -9,7 +9,7 @@ use grader_api::protocol::group_digits;
 use grader_api::source::Window;
 use grader_api::unit::Asked;
 
-use super::failure::{describe_ending, finish, show_difference};
+use super::failure::{describe_ending, finish, show_difference, trouble_of};
 use super::{patience, timed};
 use crate::answers::{Answers, BLOCK_INPUTS, Blocks, Store};
 use crate::runner::{Ending, Exchange, Runner};
@@ -388,6 +388,7 @@ fn judge_bulk(reference: &Submission, group: &Group, request: &dyn Asked, all: R
     }
     failure.credit = Some(credit(group.scoring, &comparison, total, checks, complete));
     if !complete {
+        failure.trouble = trouble_of(&exchange.ending);
         let stopped = match &exchange.ending {
             Ending::Answered => {
                 "the runner's answers did not add up to the inputs sent".to_string()

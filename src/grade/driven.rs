@@ -8,10 +8,10 @@ use grader_api::Submission;
 use grader_api::source::Window;
 use grader_api::spec::{self as api_spec, Driven, Transport};
 
-use super::failure::describe_ending;
+use super::failure::{describe_ending, trouble_of};
 use crate::runner::{Ending, Runner};
 use crate::spec::{Group, TestCase};
-use crate::verdict::{Failure, Tone, Verdict};
+use crate::verdict::{Failure, Tone, Trouble, Verdict};
 
 /// The runner as a driven test's transport: one request, one reply, within the group's
 /// timeout; once an exchange loses it, every later request fails at once.
@@ -21,6 +21,8 @@ pub(super) struct RunnerLink {
     timeout: Duration,
     stall: Duration,
     survived: Cell<bool>,
+    /// How the exchange that lost the runner ended, where that is a trouble.
+    trouble: Cell<Option<Trouble>>,
 }
 
 impl Transport for RunnerLink {
@@ -45,7 +47,10 @@ impl Transport for RunnerLink {
         match (exchange.ending, reply) {
             (Ending::Answered, Some(frame)) => Ok(frame),
             (Ending::Answered, None) => Err("no answer".into()),
-            (ending, _) => Err(describe_ending(&ending)),
+            (ending, _) => {
+                self.trouble.set(self.trouble.get().or(trouble_of(&ending)));
+                Err(describe_ending(&ending))
+            }
         }
     }
 }
@@ -64,12 +69,14 @@ pub fn grade_driven(
         timeout: group.timeout,
         stall: group.stall,
         survived: Cell::new(true),
+        trouble: Cell::new(None),
     });
     let Driven {
         passed,
         fields,
         notes,
     } = test.request.drive(reference, link.clone());
+    let trouble = link.trouble.get();
     let survivor = Rc::try_unwrap(link)
         .ok()
         .filter(|link| link.survived.get())
@@ -77,7 +84,10 @@ pub fn grade_driven(
     if passed {
         return (Verdict::Passed, survivor, notes);
     }
-    let mut failure = Failure::default();
+    let mut failure = Failure {
+        trouble,
+        ..Failure::default()
+    };
     for driven in fields {
         let tone = match driven.tone {
             api_spec::Tone::Plain => Tone::Plain,

@@ -12,7 +12,7 @@ use crate::capture::Printed;
 use crate::results::visible_controls;
 use crate::runner::{Ending, Exchange};
 use crate::spec::Group;
-use crate::verdict::{Diff, DiffLine, Failure, Tone, Unwritten, Value};
+use crate::verdict::{Diff, DiffLine, Failure, Tone, Trouble, Unwritten, Value};
 
 /// Characters of one answer a report shows; a submission may return anything.
 pub(super) const SHOWN_ANSWER: usize = 2_000;
@@ -46,6 +46,16 @@ pub(super) fn printed(failure: &mut Failure, name: &str, printed: &Printed) {
 /// with any control character a panic message holds made visible.
 pub(super) fn shown(text: &str) -> String {
     visible_controls(&shorten(text, SHOWN_ANSWER))
+}
+
+/// The trouble an ending is, where it kept answers from coming.
+pub(super) fn trouble_of(ending: &Ending) -> Option<Trouble> {
+    match ending {
+        Ending::TimedOut(_) | Ending::Stalled { .. } => Some(Trouble::TimedOut),
+        Ending::Flooded(_) => Some(Trouble::Flooded),
+        Ending::Died(_) => Some(Trouble::Crashed),
+        Ending::Answered | Ending::Garbled(_) | Ending::Abandoned => None,
+    }
 }
 
 pub(super) fn describe_ending(ending: &Ending) -> String {

@@ -5,7 +5,7 @@ use grader_api::protocol::each_frame;
 use grader_api::source::Window;
 use grader_api::unit::Asked;
 
-use super::failure::{describe_ending, finish, show_difference, unwritten};
+use super::failure::{describe_ending, finish, show_difference, trouble_of, unwritten};
 use super::{patience, timed};
 use crate::runner::{Ending, Runner};
 use crate::spec::{Group, TestCase};
@@ -83,7 +83,10 @@ pub fn grade_listed(
         .find(|&i| actual.get(i) != want.get(i))
         .unwrap_or(0);
     let got = actual.get(first).map(Vec::as_slice);
-    let mut failure = Failure::default();
+    let mut failure = Failure {
+        trouble: trouble_of(&exchange.ending),
+        ..Failure::default()
+    };
     let missing = match &exchange.ending {
         Ending::Answered => "no answer".to_string(),
         ending => describe_ending(ending),

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::{Points, Results, earned, machine_json, output, scored, status};
 use crate::spec::Visibility;
-use crate::verdict::Verdict;
+use crate::verdict::{Trouble, Verdict};
 
 impl Results<'_> {
     pub fn cardgrade_json(&self, submission: &str) -> serde_json::Value {
@@ -21,6 +21,10 @@ impl Results<'_> {
                 duration_ms: result.duration.as_millis() as u64,
                 tally: scored(result, worth),
                 output: output(result, worth),
+                trouble: match &result.verdict {
+                    Some(Verdict::Failed(failure)) => failure.trouble.map(Trouble::key),
+                    _ => None,
+                },
                 fields: match &result.verdict {
                     Some(Verdict::Failed(failure)) => failure
                         .fields
@@ -93,6 +97,10 @@ struct OurTest {
     /// How long the test took, its runner's start included.
     duration_ms: u64,
     output: String,
+    /// How its runner ended where that kept answers from coming: `timed_out`, `flooded`
+    /// or `crashed`, in the grader's word.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trouble: Option<&'static str>,
     /// A failure's fields (input, check, expected, actual, diff, hint, output), plain.
     fields: Vec<OurField>,
 }
