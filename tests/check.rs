@@ -365,7 +365,11 @@ fn a_flood_of_output_neither_corrupts_answers_nor_floods_the_report() {
         ],
     );
     assert_eq!(code, 1, "{stdout}\n{stderr}");
-    assert!(stdout.len() < 64 * 1024, "results of {} bytes", stdout.len());
+    assert!(
+        stdout.len() < 64 * 1024,
+        "results of {} bytes",
+        stdout.len()
+    );
     let results: serde_json::Value = serde_json::from_str(&stdout).expect("stdout is only JSON");
     let test = |name: &str| {
         results["tests"]

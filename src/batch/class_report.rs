@@ -378,8 +378,14 @@ mod set_apart {
         }
         // Nor the grader's own wording of an ending, in any field a submission can fill.
         for (field, text) in [
-            ("actual", "no answer: the runner process was killed by signal 6 (SIGABRT) while running your code"),
-            ("stopped", "after 1,200 of 2,598,960: no answer for 1,000 ms (an endless loop?); the runner was killed and restarted for the other tests"),
+            (
+                "actual",
+                "no answer: the runner process was killed by signal 6 (SIGABRT) while running your code",
+            ),
+            (
+                "stopped",
+                "after 1,200 of 2,598,960: no answer for 1,000 ms (an endless loop?); the runner was killed and restarted for the other tests",
+            ),
         ] {
             let results =
                 serde_json::json!({"outcome": "failed", "tests": [failed_with("t", field, text)]});
