@@ -11,10 +11,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use super::{FLOOD_BYTES, Launcher, RunnerHome, describe_status};
+use crate::sandbox::ending::{self as process_end, first_ended};
 use crate::sandbox::{self, Recorded};
 
 /// The most of each stream kept; the rest is read, counted and dropped.
 const KEPT_BYTES: usize = 1 << 20;
+
+/// How long a run is left between looks at how much it has printed.
+const FLOOD_LOOKS: Duration = Duration::from_millis(10);
 
 /// How one run ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,13 +114,19 @@ impl Launcher {
         let stdout = read_kept(child.stdout.take(), Arc::clone(&printed));
         let stderr = read_kept(child.stderr.take(), Arc::clone(&printed));
         let deadline = super::deadline_after(timeout);
+        let ends = process_end::Ending::of(child.id())?;
         let ending = loop {
             match child.try_wait()? {
                 Some(status) => break exited(status),
                 None if Instant::now() >= deadline => break Ending::TimedOut(timeout),
                 None if printed.load(Ordering::Relaxed) > FLOOD_BYTES => break Ending::Flooded,
-                // Looked at often: a student's tests are many runs of a few milliseconds.
-                None => std::thread::sleep(Duration::from_millis(1)),
+                // Woken at once by its end; a flood is looked for between waits.
+                None => {
+                    let patience = deadline
+                        .saturating_duration_since(Instant::now())
+                        .min(FLOOD_LOOKS);
+                    first_ended(&[&ends], Some(patience))?;
+                }
             }
         };
         sandbox::kill_tree(&mut child);

@@ -2,25 +2,21 @@
 //! from the environment; a stage that cannot do what the jail asks says so on stderr and
 //! exits with [`SETUP_FAILED`], so nothing runs with less than the grader was told.
 
-use std::io;
-use std::os::fd::AsFd;
 use std::os::unix::process::CommandExt;
 use std::process::Command;
-use std::time::Duration;
 
 use nix::mount::{MsFlags, mount};
 use nix::sched::{CloneFlags, unshare};
 use nix::sys::resource::{Resource, setrlimit};
 use nix::sys::signal::{Signal, kill};
-use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+use nix::sys::wait::{WaitStatus, waitpid};
 use nix::unistd::{Gid, Pid, Uid, getppid, setgroups, setresgid, setresuid, setsid};
 
+use super::ending::{Ending, first_ended};
 use super::{JAIL_ENV, Jail, Layers, SETUP_FAILED, fence};
 
 pub const PROBE: &str = "probe";
 pub const OUTSIDE: &str = "1";
-const INIT: &str = "2";
-const PROGRAM: &str = "3";
 /// The first words of a stage's message on stderr when it fails.
 const SETUP_FAILED_PREFIX: &str = "cardgrade sandbox:";
 
@@ -38,8 +34,6 @@ pub fn run_stage(stage: &str) -> ! {
     };
     match stage {
         OUTSIDE => outside(&jail),
-        INIT => init(&jail),
-        PROGRAM => program(&jail),
         other => fail(&format!("no stage `{other}`")),
     }
 }
@@ -53,25 +47,25 @@ fn or_fail<T, E: std::fmt::Display>(what: &str, result: Result<T, E>) -> T {
     result.unwrap_or_else(|error| fail(&format!("{what}: {error}")))
 }
 
-/// The next stage, with stdio inherited and the jail passed on.
-fn next_stage(stage: &str) -> Command {
-    let exe = or_fail("cannot find the grader binary", std::env::current_exe());
-    let mut command = Command::new(exe);
-    command
-        .arg(super::CONTAIN_COMMAND)
-        .arg(stage)
-        .env_clear()
-        .env(JAIL_ENV, std::env::var_os(JAIL_ENV).unwrap_or_default());
-    command
-}
-
-/// Gives the next stage this process's stdin and keeps none of it here, so the channel's
-/// only holders are the grader and the program.
-fn hand_over_stdin(command: &mut Command) {
-    let stdin = or_fail("stdin", io::stdin().as_fd().try_clone_to_owned());
-    command.stdin(stdin);
-    let empty = or_fail("/dev/null", std::fs::File::open("/dev/null"));
-    or_fail("stdin", nix::unistd::dup2_stdin(&empty));
+/// Starts the next stage, `stage`, in a child forked from this process: stdio inherited,
+/// this process's stdin handed over and none of it kept here, so the channel's only holders
+/// are the grader and the program. A fork, not a fresh grader: the stages run on their one
+/// thread, and a run of a student's test is many such starts, each an exec of the grader
+/// saved.
+#[allow(unsafe_code)]
+fn fork_stage(stage: fn(&Jail) -> !, jail: &Jail) -> Pid {
+    // SAFETY: every stage runs on its process's only thread (none starts another), so the
+    // child may run any code, as the parent could.
+    match or_fail("cannot start the next stage", unsafe {
+        nix::unistd::fork()
+    }) {
+        nix::unistd::ForkResult::Child => stage(jail),
+        nix::unistd::ForkResult::Parent { child } => {
+            let empty = or_fail("/dev/null", std::fs::File::open("/dev/null"));
+            or_fail("stdin", nix::unistd::dup2_stdin(&empty));
+            child
+        }
+    }
 }
 
 /// Closes every file descriptor but stdin, stdout and stderr, so nothing the grader's own
@@ -99,30 +93,26 @@ fn outside(jail: &Jail) -> ! {
     if flags.contains(CloneFlags::CLONE_NEWUSER) {
         map_own_user(uid, gid);
     }
-    let mut command = next_stage(INIT);
-    hand_over_stdin(&mut command);
-    // Waited for by its pid below, with the grader watched between looks.
-    let stage_two = Pid::from_raw(or_fail("cannot start the sandbox", command.spawn()).id() as i32);
-    let grader = Pid::from_raw(jail.grader as i32);
+    // Waited for below, with the grader watched while it runs.
+    let stage_two = fork_stage(init, jail);
     // The grader may be killed outright; nothing of the submission may outlive it. After
-    // the unshare this process can start no thread, so it watches while it waits. A look
-    // every millisecond costs nothing to speak of, and a run that ends is seen ended at
-    // once: a student's tests are many short runs.
-    let status = loop {
-        match waitpid(stage_two, Some(WaitPidFlag::WNOHANG)) {
-            Ok(WaitStatus::StillAlive) if getppid() == grader => {
-                std::thread::sleep(Duration::from_millis(1));
-            }
-            Ok(WaitStatus::StillAlive) => {
-                let _ = kill(stage_two, Signal::SIGKILL);
-                kill_cgroups(jail);
-                // Reaped here, or it would wait as a zombie for whatever init adopts it.
-                let _ = waitpid(stage_two, None);
-                std::process::exit(SETUP_FAILED);
-            }
-            other => break other,
-        }
-    };
+    // the unshare this process can start no thread, so it waits for whichever ends first.
+    let ends = |pid: i32| or_fail("cannot watch the sandbox", Ending::of(pid as u32));
+    let (stage_ends, grader_ends) = (ends(stage_two.as_raw()), ends(jail.grader as i32));
+    // Opened after the grader may have gone, and its pid been taken by another since.
+    let grader_here = getppid() == Pid::from_raw(jail.grader as i32);
+    let first = or_fail(
+        "cannot watch the sandbox",
+        first_ended(&[&stage_ends, &grader_ends], None),
+    );
+    if first != Some(0) || !grader_here {
+        let _ = kill(stage_two, Signal::SIGKILL);
+        kill_cgroups(jail);
+        // Reaped here, or it would wait as a zombie for whatever init adopts it.
+        let _ = waitpid(stage_two, None);
+        std::process::exit(SETUP_FAILED);
+    }
+    let status = waitpid(stage_two, None);
     match (Recorded::read(&jail.status_file), status) {
         (Some(recorded), _) => end_like(recorded.ended),
         (None, Ok(WaitStatus::Exited(_, code))) => std::process::exit(code),
@@ -239,15 +229,8 @@ fn init(jail: &Jail) -> ! {
         jail.read
             .retain(|path| path.as_os_str() != super::PRIVATE_PROC);
     }
-    let mut command = next_stage(PROGRAM);
-    command.env(
-        JAIL_ENV,
-        or_fail("cannot pass the jail on", serde_json::to_string(&jail)),
-    );
-    hand_over_stdin(&mut command);
     // Waited for by its pid below, among the orphans this process reaps.
-    let program =
-        Pid::from_raw(or_fail("cannot start the program's stage", command.spawn()).id() as i32);
+    let program = fork_stage(program, &jail);
     let ended = loop {
         match waitpid(Pid::from_raw(-1), None) {
             Ok(WaitStatus::Exited(pid, code)) if pid == program => break Ended::Code(code),

@@ -16,6 +16,7 @@
 
 pub mod cgroup;
 mod contain;
+pub mod ending;
 mod fence;
 mod filter;
 mod root;
