@@ -71,11 +71,21 @@ impl Store {
 
     /// Keeps `answers`, all of `request`'s, written whole or not at all.
     pub fn save(&self, request: &dyn Asked, answers: Blocks) -> io::Result<()> {
+        self.write_whole(&self.path_of(request), &encoded(&key(request), answers))
+    }
+
+    /// The file `name` of the store.
+    pub fn file(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+
+    /// Writes `bytes` to `path` of the store whole or not at all: under another name,
+    /// then renamed.
+    pub fn write_whole(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
         std::fs::create_dir_all(&self.dir)?;
-        let path = self.path_of(request);
         let partial = path.with_extension(format!("partial-{}", std::process::id()));
-        std::fs::write(&partial, encoded(&key(request), answers))?;
-        std::fs::rename(&partial, &path)
+        std::fs::write(&partial, bytes)?;
+        std::fs::rename(&partial, path)
     }
 
     fn path_of(&self, request: &dyn Asked) -> PathBuf {
@@ -156,7 +166,7 @@ pub fn keep_all(
 }
 
 /// What decides a request's answers: who computed them, the assignment and the request.
-fn key(request: &dyn Asked) -> Vec<u8> {
+pub(crate) fn key(request: &dyn Asked) -> Vec<u8> {
     let mut key = Vec::new();
     key.extend_from_slice(MADE_BY.as_bytes());
     key.push(0);

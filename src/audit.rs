@@ -14,6 +14,7 @@ use colored::Colorize;
 use grader_api::Submission;
 use reference::bugs::{Bug, LIBRARIES, Library};
 
+use crate::answers::Store;
 use crate::check::{expectations, grade_built, sandbox_for};
 use crate::compile::{self, Build};
 use crate::exit::{self, Stop};
@@ -24,6 +25,7 @@ use crate::spec::{self, SpecErrors, Suite};
 use crate::student_tests::examples::caught_by_examples;
 use crate::verdict::Verdict;
 
+mod known;
 mod mutants;
 
 /// Where the list of tests that caught a bug wraps.
@@ -69,6 +71,8 @@ pub struct AuditArgs {
 
 /// What grading a bug found: the ids of the tests that failed, or why it was not graded.
 type Finding = Result<Vec<String>, String>;
+
+use known::Wrongs;
 
 /// For each assignment, the template's example test that catches each bug, or why they
 /// could not be graded.
@@ -139,11 +143,13 @@ fn audit(args: &AuditArgs) -> Result<bool, Stop> {
         target: &target,
         threads: (cores / jobs).max(1),
     };
-    let findings = grading.grade_all(&bugs, jobs);
+    let (findings, wrongs) = grading.grade_all(&bugs, jobs);
     if let Some(listings) = &generated {
         return mutants::report(listings, &findings, &suite, args);
     }
     let bugs = library_bugs;
+    let store = Store::default_for(&target);
+    let diagnoses = known::keep(&suite, &bugs, &wrongs, &store);
     match args.markdown {
         true => print_markdown(&suite, &bugs, &findings),
         false => {
@@ -154,7 +160,7 @@ fn audit(args: &AuditArgs) -> Result<bool, Stop> {
                     examples.insert(library.assignment, caught);
                 }
             }
-            print_table(&suite, &bugs, &findings, &examples);
+            print_table(&suite, &bugs, &findings, &examples, &diagnoses);
         }
     }
     let caught = findings
@@ -206,7 +212,7 @@ struct Grading<'a> {
 impl Grading<'_> {
     /// Grades `jobs` bugs at a time, telling of each as it is done; the findings in the
     /// order of `bugs`.
-    fn grade_all(&self, bugs: &[(&Library, &Bug)], jobs: usize) -> Vec<Finding> {
+    fn grade_all(&self, bugs: &[(&Library, &Bug)], jobs: usize) -> (Vec<Finding>, Vec<Wrongs>) {
         let next = AtomicUsize::new(0);
         let (finished, found) = std::sync::mpsc::channel();
         let mut findings = Vec::new();
@@ -227,7 +233,7 @@ impl Grading<'_> {
                 });
             }
             drop(finished);
-            for (index, finding) in found {
+            for (index, (finding, wrong)) in found {
                 let (label, what) = match &finding {
                     Ok(failed) if failed.is_empty() => ("Graded".green(), "no test fails".into()),
                     Ok(failed) => (
@@ -239,7 +245,7 @@ impl Grading<'_> {
                         why.lines().next().unwrap_or_default().to_string(),
                     ),
                 };
-                findings.push((index, finding));
+                findings.push((index, finding, wrong));
                 eprintln!(
                     "{:>12} {} ({what}; {} of {})",
                     label.bold(),
@@ -249,12 +255,23 @@ impl Grading<'_> {
                 );
             }
         });
-        findings.sort_by_key(|(index, _)| *index);
-        findings.into_iter().map(|(_, finding)| finding).collect()
+        findings.sort_by_key(|(index, _, _)| *index);
+        findings
+            .into_iter()
+            .map(|(_, finding, wrong)| (finding, wrong))
+            .unzip()
     }
 
-    /// Writes `bug`'s crate, builds it and grades it on its assignment's tests.
-    fn grade(&self, library: &Library, bug: &Bug) -> Finding {
+    /// Writes `bug`'s crate, builds it and grades it on its assignment's tests: what it
+    /// found, and the wrong answers of each test it failed.
+    fn grade(&self, library: &Library, bug: &Bug) -> (Finding, Wrongs) {
+        match self.graded(library, bug) {
+            Ok((failed, wrong)) => (Ok(failed), wrong),
+            Err(why) => (Err(why), Wrongs::new()),
+        }
+    }
+
+    fn graded(&self, library: &Library, bug: &Bug) -> Result<(Vec<String>, Wrongs), String> {
         let dir = write_bug(self.target, library, bug)?;
         let submission = compile::locate(&dir).map_err(|error| error.to_string())?;
         let built = compile::build(&submission, self.sandbox, &self.build)
@@ -277,18 +294,36 @@ impl Grading<'_> {
             self.threads,
         )
         .map_err(|error| error.to_string())?;
-        Ok(suite
-            .tests()
-            .zip(&results)
-            .filter(|(_, result)| matches!(result.verdict, Some(Verdict::Failed(_))))
-            .map(|((_, test), _)| test.id.clone())
-            .collect())
+        let failures =
+            suite
+                .tests()
+                .zip(&results)
+                .enumerate()
+                .filter_map(|(index, ((_, test), result))| match &result.verdict {
+                    Some(Verdict::Failed(failure)) => Some((index, test, failure)),
+                    _ => None,
+                });
+        let mut failed = Vec::new();
+        let mut wrong = Wrongs::new();
+        for (index, test, failure) in failures {
+            failed.push(test.id.clone());
+            if let Some(answers) = &failure.wrong {
+                wrong.push((index, answers.clone()));
+            }
+        }
+        Ok((failed, wrong))
     }
 }
 
 /// Prints each assignment's bugs, each with whether a test of `suite` caught it and which
 /// did, and whether the template's example tests catch it.
-fn print_table(suite: &Suite, bugs: &[(&Library, Bug)], findings: &[Finding], examples: &Examples) {
+fn print_table(
+    suite: &Suite,
+    bugs: &[(&Library, Bug)],
+    findings: &[Finding],
+    examples: &Examples,
+    diagnoses: &[Vec<String>],
+) {
     for (index, ((library, bug), finding)) in bugs.iter().zip(findings).enumerate() {
         let assignment = library.assignment;
         if let Some(of_it) = first_of_its_assignment(bugs, index) {
@@ -331,6 +366,17 @@ fn print_table(suite: &Suite, bugs: &[(&Library, Bug)], findings: &[Finding], ex
                             why.yellow()
                         );
                     }
+                }
+                match diagnoses.get(index).map(Vec::as_slice) {
+                    Some([]) if !failed.is_empty() => {
+                        println!("{INDENT}diagnosed by its name on every check it gets wrong")
+                    }
+                    Some(unnamed) => {
+                        for why in unnamed {
+                            println!("{INDENT}{}", why.yellow());
+                        }
+                    }
+                    None => {}
                 }
             }
         }

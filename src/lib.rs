@@ -10,6 +10,7 @@ pub mod batch;
 pub mod capture;
 pub mod check;
 pub mod compile;
+pub mod diagnosis;
 pub mod exit;
 pub mod fill;
 pub mod glibc;

@@ -82,6 +82,8 @@ pub struct Group {
     pub points: f64,
     pub visibility: Visibility,
     pub hint: Option<String>,
+    /// Who is told the known mistakes behind its wrong answers.
+    pub diagnose: grader_api::spec::Diagnose,
     pub timeout: Duration,
     /// How long a runner may go without answering one more input before it is taken as
     /// stuck (at least; see `grade::patience`).
@@ -498,6 +500,7 @@ pub fn diagnose(file: &str, text: &str, timeout_override: Option<Duration>) -> D
             points,
             visibility: common.visibility,
             hint: common.hint,
+            diagnose: common.diagnose,
             timeout: common
                 .timeout_ms
                 .map(Duration::from_millis)

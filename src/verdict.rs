@@ -3,9 +3,11 @@
 //! it, the machine formats carry it plain.
 
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 use colored::Colorize;
 
+use crate::diagnosis::{Diagnosis, WrongAnswers};
 use crate::results::visible_controls;
 
 /// The outcome of one test.
@@ -27,6 +29,11 @@ pub struct Failure {
     /// How the runner ended, where that is why answers are missing: what staff count a
     /// submission's troubles by, since it is the grader's word, never a submission's text.
     pub trouble: Option<Trouble>,
+    /// Every wrong answer, by check and input, where they are all known: what a diagnosis
+    /// compares with the known mistakes. Never shown.
+    pub wrong: Option<Arc<WrongAnswers>>,
+    /// The known mistakes that explain its wrong answers, check by check.
+    pub diagnosis: Vec<Diagnosis>,
 }
 
 /// A runner's ending that kept a test from being graded on its answers alone.

@@ -147,7 +147,8 @@ impl<A> Reply<A> {
 
 /// The kinds of reply frame: a tag, then a length and that many bytes of payload.
 const ANSWER: u8 = 1;
-const PANICKED: u8 = 2;
+/// The tag of a reply that panicked, its message after it.
+pub const PANICKED: u8 = 2;
 const NOT_REGISTERED: u8 = 3;
 /// Not a reply: the end of the replies to one request, with its sequence number.
 const END: u8 = 0;

@@ -19,8 +19,8 @@ pub(crate) mod schema;
 mod values;
 
 pub use values::{
-    BuildTimeoutS, Defaults, DueDate, Games, Generated, Points, Ranged, Rounds, Scoring, Target,
-    TimeoutMs, Visibility, Weight,
+    BuildTimeoutS, Defaults, Diagnose, DueDate, Games, Generated, Points, Ranged, Rounds, Scoring,
+    Target, TimeoutMs, Visibility, Weight,
 };
 
 /// The fields every group has, whatever its assignment.
@@ -31,6 +31,8 @@ pub struct Common {
     pub points: Option<f64>,
     pub visibility: Visibility,
     pub hint: Option<String>,
+    /// Who is told the known mistakes behind its wrong answers; by its visibility unless given.
+    pub diagnose: Diagnose,
     pub timeout_ms: Option<u64>,
     pub stall_ms: Option<u64>,
     /// None when the group does not say; only a bulk group may say.
@@ -59,6 +61,10 @@ macro_rules! spec_group {
             visibility: $crate::spec::Visibility,
             /// Shown to a student who fails a test of the group.
             hint: Option<String>,
+            /// Who is told the known mistakes (the reference's library of bugs) that
+            /// explain the group's wrong answers: everyone, staff or no (everyone for a
+            /// visible group, staff for the others, unless given).
+            diagnose: Option<$crate::spec::Diagnose>,
             /// How long each test of the group may take, in milliseconds.
             timeout_ms: Option<$crate::spec::TimeoutMs>,
             /// How long a runner may go without answering one more input before it is
@@ -80,6 +86,9 @@ macro_rules! spec_group {
                     points: self.points.map(|points| points.0),
                     visibility: self.visibility,
                     hint: self.hint.clone(),
+                    diagnose: self
+                        .diagnose
+                        .unwrap_or($crate::spec::Diagnose::default_for(self.visibility)),
                     timeout_ms: self.timeout_ms.map(|timeout| timeout.0),
                     stall_ms: self.stall_ms.map(|stall| stall.0),
                     scoring: self.scoring,

@@ -6,11 +6,12 @@ use std::time::{Duration, Instant};
 
 use grader_api::Submission;
 use grader_api::protocol;
-use grader_api::spec::Grading;
+use grader_api::spec::{Diagnose, Grading};
 
 use super::args::CheckArgs;
 use crate::answers::Store;
 use crate::compile::{self, BuildError};
+use crate::diagnosis::{self, diagnose_group};
 use crate::grade;
 use crate::reporter::{Event, Reporters};
 use crate::results::{Results, TestResult};
@@ -18,7 +19,7 @@ use crate::runner::{Launcher, Pool, Runner};
 use crate::sandbox::Sandbox;
 use crate::spec::{Suite, Visibility};
 use crate::student_tests::StudentTestsRun;
-use crate::verdict::{Failure, Verdict};
+use crate::verdict::{Failure, Tone, Verdict};
 
 /// Whose report this is: a student's withholds what the spec does not let them see.
 #[derive(Clone, Copy)]
@@ -200,17 +201,108 @@ pub(crate) fn run_tests(session: &Session, selected: &[usize], reporters: &mut R
             });
         }
         drop(finished);
+        // A group's verdicts are told once all of its tests are in, so that what its
+        // wrong answers have in common with a known mistake is told with them.
+        let group_of: Vec<usize> = (0..session.suite.groups.len())
+            .flat_map(|group| std::iter::repeat_n(group, session.suite.groups[group].tests.len()))
+            .collect();
+        let mut selected_in = vec![0; session.suite.groups.len()];
+        for &index in selected {
+            selected_in[group_of[index]] += 1;
+        }
+        let mut waiting: Vec<Vec<(usize, Verdict)>> = vec![Vec::new(); selected_in.len()];
+        let mut tell = |held: Vec<(usize, Verdict)>| {
+            for (index, verdict) in held {
+                if let Some((group, test)) = session.suite.tests().nth(index) {
+                    let _ = reporters.report(Event::TestFinished {
+                        index,
+                        id: &test.id,
+                        group: &group.id,
+                        verdict: &verdict,
+                    });
+                }
+            }
+        };
         for (index, verdict) in verdicts {
-            if let Some((group, test)) = session.suite.tests().nth(index) {
-                let _ = reporters.report(Event::TestFinished {
-                    index,
-                    id: &test.id,
-                    group: &group.id,
-                    verdict: &verdict,
-                });
+            let group = group_of[index];
+            waiting[group].push((index, verdict));
+            if waiting[group].len() == selected_in[group] {
+                let mut held = std::mem::take(&mut waiting[group]);
+                held.sort_by_key(|(index, _)| *index);
+                diagnose_held(session, group, &mut held);
+                tell(held);
             }
         }
+        // Groups some of whose tests ran out of time: told as they are.
+        for held in waiting.into_iter().filter(|held| !held.is_empty()) {
+            tell(held);
+        }
     });
+}
+
+/// The name of a failure's field that names a known mistake.
+const KNOWN_MISTAKE: &str = "known mistake";
+
+/// Adds to the failures among `held`, every selected test of group `group` with its
+/// verdict, the known mistakes that explain the group's wrong answers, where the group lets
+/// this view be told them; the session's results get them too.
+fn diagnose_held(session: &Session, group: usize, held: &mut [(usize, Verdict)]) {
+    let group_of = &session.suite.groups[group];
+    let told = match group_of.diagnose {
+        Diagnose::Everyone => true,
+        Diagnose::Staff => !session.view.student,
+        Diagnose::No => false,
+    };
+    let (true, Some(store)) = (told, &session.answers) else {
+        return;
+    };
+    if !held
+        .iter()
+        .any(|(_, verdict)| matches!(verdict, Verdict::Failed(_)))
+    {
+        return;
+    }
+    let first = session.suite.groups[..group]
+        .iter()
+        .map(|g| g.tests.len())
+        .sum::<usize>();
+    let mut tests = Vec::new();
+    for (number, test) in group_of.tests.iter().enumerate() {
+        let answers = match held.iter().find(|(index, _)| *index == first + number) {
+            Some((_, Verdict::Passed)) => None,
+            Some((_, Verdict::Failed(failure))) => match &failure.wrong {
+                Some(wrong) => Some(&**wrong),
+                // A failure whose wrong answers are not known: nothing is named.
+                None => return,
+            },
+            // A test not graded: its answers are not known.
+            None => return,
+        };
+        tests.push((answers, diagnosis::kept(store, &*test.request)));
+    }
+    let found = diagnose_group(&tests);
+    if found.is_empty() {
+        return;
+    }
+    for (index, verdict) in held.iter_mut() {
+        let Verdict::Failed(failure) = verdict else {
+            continue;
+        };
+        let checks: Vec<String> = failure
+            .wrong
+            .iter()
+            .flat_map(|wrong| wrong.checks().map(str::to_string).collect::<Vec<_>>())
+            .collect();
+        for diagnosis in found.iter().filter(|d| checks.contains(&d.check)) {
+            failure.text(KNOWN_MISTAKE, Tone::Hint, diagnosis.words());
+            failure.diagnosis.push(diagnosis.clone());
+        }
+        if let Ok(mut results) = session.results.lock()
+            && let Some(result) = results.get_mut(*index)
+        {
+            result.verdict = Some(verdict.clone());
+        }
+    }
 }
 
 /// Grades `built` on the `selected` tests of `suite` as course staff sees them, on
@@ -366,13 +458,16 @@ pub(crate) fn run_test(session: &Session, index: usize) -> Verdict {
                 _ => "",
             };
             // The points it earns stay; only what it found is withheld.
-            Verdict::Failed(Failure {
+            let mut withheld = Failure {
                 credit: failure.credit,
                 trouble: failure.trouble,
                 ..Failure::line(format!(
                     "this hidden test failed; its input, expected answer and your output are not shown{until}"
                 ))
-            })
+            };
+            // Kept for a diagnosis, which names a mistake, never an input or an answer.
+            withheld.wrong = failure.wrong;
+            Verdict::Failed(withheld)
         }
         verdict => verdict,
     };

@@ -1,6 +1,7 @@
 //! Bulk groups: generated or exhaustive inputs, streamed to one runner or split across
 //! several, compared with the reference's answers (computed or kept) as they arrive.
 
+use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::sync::mpsc::{SyncSender, sync_channel};
 
@@ -109,7 +110,8 @@ pub fn grade_bulk(
                     Wanted::new(More::Computed(receiver))
                 }
             };
-            let comparison = BulkComparison::new(request, wanted, &panics);
+            let mut comparison = BulkComparison::new(request, wanted, &panics);
+            comparison.first_input = window.start;
             answering.push(scope.spawn(move || {
                 answer_window(runner, reference, request, group, window, comparison)
             }));
@@ -387,6 +389,10 @@ fn judge_bulk(reference: &Submission, group: &Group, request: &dyn Asked, all: R
         failure.text("by check", Tone::Plain, lines.join("\n"));
     }
     failure.credit = Some(credit(group.scoring, &comparison, total, checks, complete));
+    if !complete {
+        comparison.wrong.unknown();
+    }
+    failure.wrong = Some(Arc::new(std::mem::take(&mut comparison.wrong)));
     if !complete {
         failure.trouble = trouble_of(&exchange.ending);
         let stopped = match &exchange.ending {

@@ -1,5 +1,7 @@
 //! Listed tests: one input written in the spec, its replies compared with the reference's.
 
+use std::sync::Arc;
+
 use grader_api::Submission;
 use grader_api::protocol::each_frame;
 use grader_api::source::Window;
@@ -7,6 +9,7 @@ use grader_api::unit::Asked;
 
 use super::failure::{describe_ending, finish, show_difference, trouble_of, unwritten};
 use super::{patience, timed};
+use crate::diagnosis::WrongAnswers;
 use crate::runner::{Ending, Runner};
 use crate::spec::{Group, TestCase};
 use crate::verdict::{Failure, Tone, Verdict};
@@ -96,6 +99,16 @@ pub fn grade_listed(
     if let Some(got) = got {
         failure.unwritten.extend(unwritten(request, first, got));
     }
+    let mut wrong = WrongAnswers::default();
+    for (check, want) in want.iter().enumerate() {
+        match actual.get(check) {
+            _ if pinned.is_some() => wrong.unknown(),
+            Some(got) if got != want => wrong.note(0, &request.question(check), got),
+            Some(_) => {}
+            None => wrong.unknown(),
+        }
+    }
+    failure.wrong = Some(Arc::new(wrong));
     let unchecked = want.len() - first - 1;
     if unchecked > 0 {
         let later = if unchecked == 1 { "answer" } else { "answers" };

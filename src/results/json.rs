@@ -25,6 +25,26 @@ impl Results<'_> {
                     Some(Verdict::Failed(failure)) => failure.trouble.map(Trouble::key),
                     _ => None,
                 },
+                diagnosis: match &result.verdict {
+                    Some(Verdict::Failed(failure)) => failure
+                        .diagnosis
+                        .iter()
+                        .map(|found| OurDiagnosis {
+                            check: found.check.clone(),
+                            mistakes: found
+                                .mistakes
+                                .iter()
+                                .map(|(name, description)| OurMistake {
+                                    name: name.clone(),
+                                    description: description.clone(),
+                                })
+                                .collect(),
+                            together: found.together,
+                            explained: found.explained,
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                },
                 fields: match &result.verdict {
                     Some(Verdict::Failed(failure)) => failure
                         .fields
@@ -101,6 +121,9 @@ struct OurTest {
     /// or `crashed`, in the grader's word.
     #[serde(skip_serializing_if = "Option::is_none")]
     trouble: Option<&'static str>,
+    /// The known mistakes that explain its wrong answers, check by check.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    diagnosis: Vec<OurDiagnosis>,
     /// A failure's fields (input, check, expected, actual, diff, hint, output), plain.
     fields: Vec<OurField>,
 }
@@ -109,4 +132,22 @@ struct OurTest {
 struct OurField {
     name: String,
     text: String,
+}
+
+/// The known mistakes that explain a test's wrong answers to one check.
+#[derive(Serialize)]
+struct OurDiagnosis {
+    check: String,
+    /// One mistake; two made together (`together`); or several alike on the group's
+    /// inputs, any of which it may be.
+    mistakes: Vec<OurMistake>,
+    together: bool,
+    /// How many wrong answers they explain: all of the check's.
+    explained: u64,
+}
+
+#[derive(Serialize)]
+struct OurMistake {
+    name: String,
+    description: String,
 }

@@ -19,6 +19,34 @@ pub enum Visibility {
     AfterPublished,
 }
 
+/// Who is told the known mistakes that explain a group's wrong answers.
+#[derive(
+    Clone, Copy, Debug, Deserialize, PartialEq, Eq, serde::Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Diagnose {
+    /// The student and staff: the default for a visible group. A hidden group's diagnosis
+    /// names the mistake, never its inputs or answers.
+    Everyone,
+    /// Staff alone: the default for a hidden or after-due-date group.
+    Staff,
+    /// Nobody.
+    No,
+}
+
+impl Diagnose {
+    /// Who is told, where a group does not say: everyone, unless the group is hidden from
+    /// students for now.
+    pub fn default_for(visibility: Visibility) -> Diagnose {
+        match visibility {
+            Visibility::Visible => Diagnose::Everyone,
+            Visibility::Hidden | Visibility::AfterDueDate | Visibility::AfterPublished => {
+                Diagnose::Staff
+            }
+        }
+    }
+}
+
 /// A file's `defaults:`.
 #[derive(Deserialize, Default, Debug, Clone, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]

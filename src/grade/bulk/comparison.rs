@@ -14,6 +14,7 @@ use grader_api::unit::Asked;
 use super::super::failure::unwritten;
 use super::{SHOWN_BREAKDOWN, UNWRITTEN_EXPECTED};
 use crate::answers::{Answers, KeptReader, Place};
+use crate::diagnosis::WrongAnswers;
 use crate::runner::{Replies, Taken};
 use crate::verdict::Unwritten;
 
@@ -175,6 +176,12 @@ pub(super) struct BulkComparison<'a> {
     pub(super) samples: Vec<Sample>,
     /// The runner answered past the last input.
     pub(super) surplus: bool,
+    /// The number of the window's first input in the whole group.
+    pub(super) first_input: u64,
+    /// Every wrong answer, by check and input, for a diagnosis.
+    pub(super) wrong: WrongAnswers,
+    /// Each check's question, by its place among an input's replies, as far as asked.
+    questions: Vec<String>,
 }
 
 impl<'a> BulkComparison<'a> {
@@ -200,6 +207,9 @@ impl<'a> BulkComparison<'a> {
             breakdown: BTreeMap::new(),
             samples: Vec::new(),
             surplus: false,
+            first_input: 0,
+            wrong: WrongAnswers::default(),
+            questions: Vec::new(),
         }
     }
 
@@ -270,6 +280,13 @@ impl<'a> BulkComparison<'a> {
             self.wrong_by_check.resize(self.position + 1, 0);
         }
         self.wrong_by_check[self.position] += 1;
+        while self.questions.len() <= self.position {
+            let question = self.request.question(self.questions.len());
+            self.questions.push(question);
+        }
+        let question = &self.questions[self.position];
+        self.wrong
+            .note(self.first_input + self.inputs_compared, question, actual);
         let kind = match unwritten(self.request, self.position, actual) {
             Some(todo) => {
                 self.unwritten_answers += 1;
@@ -345,6 +362,7 @@ impl<'a> BulkComparison<'a> {
             self.note_sample(sample);
         }
         self.surplus = later.surplus;
+        self.wrong.absorb(later.wrong);
     }
 
     /// The input the runner was answering, the reply it had come to, and its number in

@@ -1,0 +1,504 @@
+//! Diagnosis: the known mistakes (the library's bugs) that explain a submission's wrong
+//! answers, check by check. A bug is named for a check only where its answers to it are
+//! the submission's on every input where either differs from the reference, or two bugs
+//! where the submission's wrong answers are exactly theirs together: a wrong name is worse
+//! than none.
+//!
+//! The bugs' wrong answers are found once, by `grader spec audit`, which grades each bug as
+//! a student's crate, and kept in the answers store beside the reference's, keyed as those
+//! are by all that decides them. A grading compares with them only where a test failed, in
+//! memory: no bug is built or run for it.
+
+use std::collections::BTreeMap;
+use std::io::Read as _;
+use std::path::PathBuf;
+
+use grader_api::protocol::is_panic;
+use grader_api::unit::Asked;
+use grader_api::wire::{put_varint, take_varint};
+
+use crate::answers::{Store, key};
+
+/// Wrong answers a test holds for diagnosis; past it, nothing is named for the test. A
+/// library bug differs from the reference on a few percent of inputs at most.
+const HELD_WRONG: usize = 1 << 20;
+
+/// What every panicking answer is held as: where a panic happened is no mistake of its own.
+const PANICKED: &[u8] = b"\0panicked";
+
+/// Starts every file of known mistakes; a change of layout changes it.
+const MAGIC: &[u8] = b"cardgrade known mistakes 1\n";
+
+/// Wrong answers: for each check (`has_pair()`), each input answered wrongly and the answer
+/// given.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WrongAnswers {
+    by_check: BTreeMap<String, BTreeMap<u64, Vec<u8>>>,
+    /// More were wrong than are held, or not every input was answered: nothing is named.
+    unknown: bool,
+}
+
+impl WrongAnswers {
+    /// Input `input`'s reply to check `check` was `answer`, not the reference's.
+    pub fn note(&mut self, input: u64, check: &str, answer: &[u8]) {
+        if self.unknown {
+            return;
+        }
+        if self.held() >= HELD_WRONG {
+            self.unknown();
+            return;
+        }
+        let answer = match is_panic(answer) {
+            true => PANICKED.to_vec(),
+            false => answer.to_vec(),
+        };
+        let answers = match self.by_check.get_mut(check) {
+            Some(answers) => answers,
+            None => self.by_check.entry(check.to_string()).or_default(),
+        };
+        answers.insert(input, answer);
+    }
+
+    /// Not all the wrong answers are known: the test answered only some of its inputs.
+    pub fn unknown(&mut self) {
+        self.unknown = true;
+        self.by_check.clear();
+    }
+
+    /// Adds the wrong answers of later inputs.
+    pub fn absorb(&mut self, later: WrongAnswers) {
+        if later.unknown {
+            self.unknown();
+        }
+        for (check, answers) in later.by_check {
+            for (input, answer) in answers {
+                self.note(input, &check, &answer);
+            }
+        }
+    }
+
+    /// These wrong answers as those of test `test` of a group: its input `i` is the
+    /// group's input `test << 40 | i`, so that a group's tests' answers can be put together.
+    pub fn of_test(&self, test: usize) -> WrongAnswers {
+        let base = (test as u64) << 40;
+        WrongAnswers {
+            by_check: self
+                .by_check
+                .iter()
+                .map(|(check, answers)| {
+                    let answers = answers.iter().map(|(i, a)| (base | i, a.clone()));
+                    (check.clone(), answers.collect())
+                })
+                .collect(),
+            unknown: self.unknown,
+        }
+    }
+
+    /// The checks it holds wrong answers to.
+    pub fn checks(&self) -> impl Iterator<Item = &str> + '_ {
+        self.by_check
+            .iter()
+            .filter(|(_, answers)| !answers.is_empty())
+            .map(|(check, _)| check.as_str())
+    }
+
+    /// Whether only some of the wrong answers are known.
+    pub fn is_unknown(&self) -> bool {
+        self.unknown
+    }
+
+    fn held(&self) -> usize {
+        self.by_check.values().map(BTreeMap::len).sum()
+    }
+
+    fn of_check(&self, check: &str) -> Option<&BTreeMap<u64, Vec<u8>>> {
+        self.by_check
+            .get(check)
+            .filter(|answers| !answers.is_empty())
+    }
+}
+
+/// A bug of the library and its wrong answers to one test.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KnownMistake {
+    pub name: String,
+    pub description: String,
+    pub wrong: WrongAnswers,
+}
+
+/// The known mistakes that explain a test's wrong answers to one check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnosis {
+    /// The check, as a report names it: `has_pair()`.
+    pub check: String,
+    /// How many wrong answers they explain: all the submission's to the check.
+    pub explained: u64,
+    /// One bug, or two whose wrong answers together are the submission's; or bugs whose
+    /// answers are alike on every input of the test, any of which it may be.
+    pub mistakes: Vec<(String, String)>,
+    /// Whether `mistakes` are two made together, or alternatives.
+    pub together: bool,
+}
+
+impl Diagnosis {
+    /// What a report says of it: the mistake by its description and name, never an input
+    /// or an answer.
+    pub fn words(&self) -> String {
+        let named = |(name, description): &(String, String)| {
+            format!("{} ({name})", description.trim_end_matches('.'))
+        };
+        let answers = match self.explained {
+            1 => "your 1 wrong answer is exactly that".to_string(),
+            n => format!(
+                "your {} wrong answers are exactly those",
+                grader_api::protocol::group_digits(n)
+            ),
+        };
+        let mistakes: Vec<String> = self.mistakes.iter().map(named).collect();
+        let of = match (self.together, &mistakes[..]) {
+            (_, [one]) => format!("of a known mistake: {one}"),
+            (true, [first, second]) => {
+                format!("of two known mistakes made together: {first}, and {second}")
+            }
+            (_, all) => format!(
+                "of each of {} known mistakes, alike on these inputs: {}",
+                all.len(),
+                all.join("; or ")
+            ),
+        };
+        format!("{}: {answers} {of}", self.check)
+    }
+}
+
+/// For each check the submission got wrong, the known mistakes that explain it, if any.
+pub fn diagnose(wrong: &WrongAnswers, known: &[KnownMistake]) -> Vec<Diagnosis> {
+    if wrong.unknown {
+        return Vec::new();
+    }
+    let usable: Vec<&KnownMistake> = known.iter().filter(|bug| !bug.wrong.unknown).collect();
+    let named = |bug: &KnownMistake| (bug.name.clone(), bug.description.clone());
+    let mut found = Vec::new();
+    for (check, answers) in &wrong.by_check {
+        if answers.is_empty() {
+            continue;
+        }
+        let alone: Vec<(String, String)> = usable
+            .iter()
+            .filter(|bug| bug.wrong.of_check(check) == Some(answers))
+            .map(|bug| named(bug))
+            .collect();
+        let (mistakes, together) = match alone.is_empty() {
+            false => (alone, false),
+            true => match two_together(answers, check, &usable) {
+                Some((first, second)) => (vec![named(first), named(second)], true),
+                None => continue,
+            },
+        };
+        found.push(Diagnosis {
+            check: check.clone(),
+            explained: answers.len() as u64,
+            mistakes,
+            together,
+        });
+    }
+    found
+}
+
+/// A group's wrong answers and the library's, its tests' put together, and what explains
+/// them: `tests` holds, for each test of the group, its wrong answers (`None` where it
+/// passed) and the library's known mistakes kept for it. Nothing is named where a test's
+/// wrong answers or the library's for it are not known.
+pub fn diagnose_group(
+    tests: &[(Option<&WrongAnswers>, Option<Vec<KnownMistake>>)],
+) -> Vec<Diagnosis> {
+    let mut wrong = WrongAnswers::default();
+    let mut library: Vec<KnownMistake> = Vec::new();
+    for (number, (answers, known)) in tests.iter().enumerate() {
+        let Some(known) = known else {
+            return Vec::new();
+        };
+        if let Some(answers) = answers {
+            wrong.absorb(answers.of_test(number));
+        }
+        for mistake in known {
+            let of_test = mistake.wrong.of_test(number);
+            match library.iter_mut().find(|m| m.name == mistake.name) {
+                Some(same) => same.wrong.absorb(of_test),
+                None => library.push(KnownMistake {
+                    wrong: of_test,
+                    ..mistake.clone()
+                }),
+            }
+        }
+    }
+    diagnose(&wrong, &library)
+}
+
+/// Two bugs, neither explaining `answers` alone, whose wrong answers to `check` together
+/// are exactly them: each agrees with them wherever it is wrong, and between them they
+/// are wrong on every input they are. The first such pair, if one pair alone fits.
+fn two_together<'a>(
+    answers: &BTreeMap<u64, Vec<u8>>,
+    check: &str,
+    known: &[&'a KnownMistake],
+) -> Option<(&'a KnownMistake, &'a KnownMistake)> {
+    let agreeing: Vec<(&KnownMistake, &BTreeMap<u64, Vec<u8>>)> = known
+        .iter()
+        .filter_map(|bug| Some((*bug, bug.wrong.of_check(check)?)))
+        .filter(|(_, theirs)| {
+            theirs.len() < answers.len()
+                && theirs
+                    .iter()
+                    .all(|(input, answer)| answers.get(input) == Some(answer))
+        })
+        .collect();
+    let mut pairs = agreeing.iter().enumerate().flat_map(|(at, first)| {
+        agreeing[at + 1..]
+            .iter()
+            .filter(move |second| {
+                answers
+                    .keys()
+                    .all(|input| first.1.contains_key(input) || second.1.contains_key(input))
+            })
+            .map(move |second| (first.0, second.0))
+    });
+    let pair = pairs.next()?;
+    // Two pairs that fit are two stories: neither is told.
+    pairs.next().is_none().then_some(pair)
+}
+
+/// Where the known mistakes of a test are kept: in the answers store, under what decides
+/// its answers (not its name, which a student's view of a hidden group changes).
+fn path_of(store: &Store, request: &dyn Asked) -> PathBuf {
+    let hash = crate::compile::stable_hash(&key(request));
+    store.file(&format!("{}-{hash:016x}.known", request.assignment()))
+}
+
+/// Keeps the known mistakes of the test that asks `request`, all of the library's for it,
+/// written whole or not at all.
+pub fn keep(store: &Store, request: &dyn Asked, known: &[KnownMistake]) -> std::io::Result<()> {
+    let mut body = Vec::new();
+    let mut put = |out: &mut Vec<u8>, value: u64| {
+        // Writing into memory cannot fail.
+        let _ = put_varint(out, value);
+    };
+    let put_bytes = |out: &mut Vec<u8>, bytes: &[u8], put: &mut dyn FnMut(&mut Vec<u8>, u64)| {
+        put(out, bytes.len() as u64);
+        out.extend_from_slice(bytes);
+    };
+    put(&mut body, known.len() as u64);
+    for bug in known {
+        put_bytes(&mut body, bug.name.as_bytes(), &mut put);
+        put_bytes(&mut body, bug.description.as_bytes(), &mut put);
+        put(&mut body, u64::from(bug.wrong.unknown));
+        put(&mut body, bug.wrong.by_check.len() as u64);
+        for (check, answers) in &bug.wrong.by_check {
+            put_bytes(&mut body, check.as_bytes(), &mut put);
+            put(&mut body, answers.len() as u64);
+            let mut last = 0;
+            for (input, answer) in answers {
+                put(&mut body, input - last);
+                last = *input;
+                put_bytes(&mut body, answer, &mut put);
+            }
+        }
+    }
+    let mut file = MAGIC.to_vec();
+    let key = key(request);
+    put(&mut file, key.len() as u64);
+    file.extend_from_slice(&key);
+    file.extend_from_slice(&lz4_flex::compress_prepend_size(&body));
+    store.write_whole(&path_of(store, request), &file)
+}
+
+/// The known mistakes kept for the test that asks `request`; `None` where none are, or
+/// the file is not what `keep` writes for it.
+pub fn kept(store: &Store, request: &dyn Asked) -> Option<Vec<KnownMistake>> {
+    std::fs::read(path_of(store, request))
+        .ok()
+        .and_then(|file| read(&file, request))
+}
+
+fn read(file: &[u8], request: &dyn Asked) -> Option<Vec<KnownMistake>> {
+    let mut rest = file.strip_prefix(MAGIC)?;
+    let key_length = usize::try_from(take_varint(&mut rest).ok()?).ok()?;
+    if rest.get(..key_length)? != key(request).as_slice() {
+        return None;
+    }
+    let body = lz4_flex::decompress_size_prepended(&rest[key_length..]).ok()?;
+    let mut body = body.as_slice();
+    let count = |body: &mut &[u8]| -> Option<usize> {
+        let value = take_varint(body).ok()?;
+        // No count can be more than the bytes left: a damaged file is not believed.
+        usize::try_from(value).ok().filter(|&n| n <= body.len())
+    };
+    let mut known = Vec::new();
+    for _ in 0..count(&mut body)? {
+        let text = |body: &mut &[u8]| -> Option<String> {
+            let length = count(body)?;
+            let mut bytes = vec![0; length];
+            body.read_exact(&mut bytes).ok()?;
+            String::from_utf8(bytes).ok()
+        };
+        let name = text(&mut body)?;
+        let description = text(&mut body)?;
+        let mut wrong = WrongAnswers {
+            unknown: take_varint(&mut body).ok()? == 1,
+            ..WrongAnswers::default()
+        };
+        for _ in 0..count(&mut body)? {
+            let check = text(&mut body)?;
+            let mut answers = BTreeMap::new();
+            let mut input = 0u64;
+            for _ in 0..count(&mut body)? {
+                input = input.checked_add(take_varint(&mut body).ok()?)?;
+                let length = count(&mut body)?;
+                let mut answer = vec![0; length];
+                body.read_exact(&mut answer).ok()?;
+                answers.insert(input, answer);
+            }
+            wrong.by_check.insert(check, answers);
+        }
+        known.push(KnownMistake {
+            name,
+            description,
+            wrong,
+        });
+    }
+    body.is_empty().then_some(known)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wrong(entries: &[(&str, u64, &str)]) -> WrongAnswers {
+        let mut wrong = WrongAnswers::default();
+        for (check, input, answer) in entries {
+            wrong.note(*input, check, answer.as_bytes());
+        }
+        wrong
+    }
+
+    fn bug(name: &str, entries: &[(&str, u64, &str)]) -> KnownMistake {
+        KnownMistake {
+            name: name.into(),
+            description: format!("{name} described"),
+            wrong: wrong(entries),
+        }
+    }
+
+    fn names(found: &[Diagnosis]) -> Vec<(&str, Vec<String>, bool)> {
+        found
+            .iter()
+            .map(|d| {
+                let names = d.mistakes.iter().map(|(name, _)| name.clone()).collect();
+                (d.check.as_str(), names, d.together)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_bug_is_named_only_where_its_wrong_answers_are_exactly_the_submissions() {
+        let library = [
+            bug("pair", &[("c0", 3, "true"), ("c0", 9, "true")]),
+            bug("flush", &[("c1", 4, "false")]),
+            bug("pair-other", &[("c0", 3, "true"), ("c0", 9, "false")]),
+        ];
+        let student = wrong(&[("c0", 3, "true"), ("c0", 9, "true"), ("c1", 4, "false")]);
+        assert_eq!(
+            names(&diagnose(&student, &library)),
+            [
+                ("c0", vec!["pair".to_string()], false),
+                ("c1", vec!["flush".to_string()], false)
+            ]
+        );
+        // One more wrong answer, or one fewer, and the bug is not the explanation.
+        let more = wrong(&[("c0", 3, "true"), ("c0", 9, "true"), ("c0", 11, "true")]);
+        assert!(diagnose(&more, &library).is_empty());
+        let fewer = wrong(&[("c0", 3, "true")]);
+        assert!(diagnose(&fewer, &library).is_empty());
+        // The same inputs, another answer.
+        let other = wrong(&[("c1", 4, "true")]);
+        assert!(diagnose(&other, &library).is_empty());
+    }
+
+    #[test]
+    fn two_bugs_are_named_together_where_their_wrong_answers_make_the_submissions() {
+        let library = [
+            bug("a", &[("c0", 1, "x"), ("c0", 2, "x")]),
+            bug("b", &[("c0", 2, "x"), ("c0", 5, "y")]),
+            bug("c", &[("c0", 7, "z")]),
+        ];
+        let student = wrong(&[("c0", 1, "x"), ("c0", 2, "x"), ("c0", 5, "y")]);
+        assert_eq!(
+            names(&diagnose(&student, &library)),
+            [("c0", vec!["a".to_string(), "b".to_string()], true)]
+        );
+        let and_more = wrong(&[
+            ("c0", 1, "x"),
+            ("c0", 2, "x"),
+            ("c0", 5, "y"),
+            ("c0", 6, "y"),
+        ]);
+        assert!(diagnose(&and_more, &library).is_empty());
+    }
+
+    #[test]
+    fn a_panic_is_a_panic_wherever_it_happened_and_a_partial_answer_names_nothing() {
+        let mut here = vec![grader_api::protocol::PANICKED];
+        here.extend_from_slice(b"at src/lib.rs:3:9");
+        let mut there = vec![grader_api::protocol::PANICKED];
+        there.extend_from_slice(b"at src/hand.rs:40:1");
+        let mut student = WrongAnswers::default();
+        student.note(8, "c0", &here);
+        let mut library = WrongAnswers::default();
+        library.note(8, "c0", &there);
+        let known = [KnownMistake {
+            name: "panics".into(),
+            description: String::new(),
+            wrong: library,
+        }];
+        assert_eq!(diagnose(&student, &known).len(), 1);
+        student.unknown();
+        assert!(diagnose(&student, &known).is_empty());
+    }
+
+    #[test]
+    fn a_groups_tests_are_put_together_so_one_listed_case_alone_names_nothing() {
+        let pair = bug("pair", &[("has_pair()", 0, "true")]);
+        let loose = bug("loose", &[("has_pair()", 0, "true")]);
+        let loose_too = bug("loose", &[("has_pair()", 0, "true")]);
+        // Alike on the first case, the two part on the second, which only one fails.
+        let student = wrong(&[("has_pair()", 0, "true")]);
+        let found = diagnose_group(&[
+            (Some(&student), Some(vec![pair.clone(), loose])),
+            (None, Some(vec![loose_too])),
+        ]);
+        assert_eq!(
+            names(&found),
+            [("has_pair()", vec!["pair".to_string()], false)]
+        );
+        // A case whose known mistakes are not kept: nothing is named.
+        assert!(diagnose_group(&[(Some(&student), Some(vec![pair])), (None, None)]).is_empty());
+    }
+
+    #[test]
+    fn kept_mistakes_read_back_as_written_and_a_damaged_file_is_not_believed() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::at(dir.path());
+        let suite = crate::spec::load(&[], &[], None).unwrap();
+        let mut tests = suite.tests().map(|(_, test)| &*test.request);
+        let (request, another) = (tests.next().unwrap(), tests.next().unwrap());
+        let known = vec![bug("pair", &[("c0", 3, "true"), ("c2", 1_000_000, "no")])];
+        keep(&store, request, &known).unwrap();
+        assert_eq!(kept(&store, request), Some(known.clone()));
+        assert_eq!(kept(&store, another), None, "another test's");
+        let path = path_of(&store, request);
+        let mut bytes = std::fs::read(&path).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0xff;
+        std::fs::write(&path, &bytes).unwrap();
+        assert_ne!(kept(&store, request), Some(known));
+    }
+}

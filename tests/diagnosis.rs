@@ -1,0 +1,167 @@
+//! Diagnosis end to end: the audit keeps each library bug's wrong answers, and a grading
+//! names the known mistakes behind a submission's, never one that does not explain them,
+//! and never one for a correct crate.
+
+mod support;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+use std::sync::OnceLock;
+
+use support::{grader_env, repo, scratch};
+
+/// The answers store of these tests alone, so that no other test finds its known mistakes.
+fn store() -> &'static Path {
+    static AUDITED: OnceLock<std::path::PathBuf> = OnceLock::new();
+    AUDITED.get_or_init(|| {
+        let store = scratch().join("diagnosis-answers");
+        let _ = std::fs::remove_dir_all(&store);
+        let spec = repo().join("specs/plaisante_hand.yaml");
+        let audit = grader(
+            &["spec", "audit", spec.to_str().unwrap(), "--jobs", "2"],
+            &store,
+        );
+        let table = String::from_utf8_lossy(&audit.stdout).into_owned();
+        assert_eq!(audit.status.code(), Some(0), "{table}");
+        std::fs::write(scratch().join("diagnosis-audit.txt"), &table).unwrap();
+        store
+    })
+}
+
+fn grader(args: &[&str], store: &Path) -> std::process::Output {
+    grader_env(&mut Command::new(env!("CARGO_BIN_EXE_grader")))
+        .env("CARDGRADE_ANSWERS_DIR", store)
+        .args(args)
+        .output()
+        .expect("the grader binary runs")
+}
+
+/// The results of checking `crate_dir` in `view` (`--staff-view` or `--student-view`).
+fn results(crate_dir: &Path, view: &str) -> serde_json::Value {
+    let args = [
+        "check",
+        crate_dir.to_str().unwrap(),
+        "--assignment",
+        "plaisante_hand",
+        view,
+        "--format",
+        "json",
+    ];
+    let run = grader(&args, store());
+    serde_json::from_slice(&run.stdout).unwrap_or_else(|_| {
+        panic!("{}", String::from_utf8_lossy(&run.stderr));
+    })
+}
+
+/// Each diagnosis of the results: the test, the check, the mistakes named and whether
+/// they are alternatives.
+fn diagnoses(results: &serde_json::Value) -> Vec<(String, String, Vec<String>, bool)> {
+    let mut found = Vec::new();
+    for test in results["tests"].as_array().unwrap() {
+        for diagnosis in test["diagnosis"].as_array().into_iter().flatten() {
+            let names = diagnosis["mistakes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["name"].as_str().unwrap().to_string())
+                .collect::<Vec<_>>();
+            let alternatives = names.len() > 1 && diagnosis["together"] == false;
+            found.push((
+                test["name"].as_str().unwrap().to_string(),
+                diagnosis["check"].as_str().unwrap().to_string(),
+                names,
+                alternatives,
+            ));
+        }
+    }
+    found
+}
+
+#[test]
+fn the_audit_says_which_bugs_a_diagnosis_names_and_which_it_cannot_tell_apart() {
+    store();
+    let table = std::fs::read_to_string(scratch().join("diagnosis-audit.txt")).unwrap();
+    let row = |name: &str| {
+        let at = table.find(&format!("  caught  {name}\n")).unwrap();
+        let rest = &table[at + 2..];
+        rest[..rest.find("\n  caught  ").unwrap_or(rest.len())].to_string()
+    };
+    let straight = row("bug-straight-repeats");
+    assert!(
+        straight.contains("diagnosed by its name on every check it gets wrong"),
+        "{straight}"
+    );
+    let pair = row("bug-pair-at-least-two");
+    assert!(
+        pair.contains("has_full_house(): indistinguishable from bug-full-house-loose-pair"),
+        "{pair}"
+    );
+    assert!(
+        !pair.contains("has_pair(): "),
+        "told apart on has_pair: {pair}"
+    );
+}
+
+#[test]
+fn the_example_student_is_diagnosed_with_its_three_mistakes_and_nothing_else() {
+    let example = repo().join("tests/fixtures/example-student");
+    let found = diagnoses(&results(&example, "--staff-view"));
+    let mistakes = [
+        "bug-pair-at-least-two",
+        "bug-flush-four-cards",
+        "bug-straight-repeats",
+    ];
+    let alone: BTreeSet<&str> = found
+        .iter()
+        .filter(|(_, _, names, alternatives)| names.len() == 1 && !alternatives)
+        .map(|(_, _, names, _)| names[0].as_str())
+        .collect();
+    assert_eq!(alone, BTreeSet::from(mistakes), "{found:#?}");
+    // Where two mistakes answer alike on every input, one of them is the student's.
+    for (test, check, names, alternatives) in &found {
+        assert!(
+            names.len() == 1 || *alternatives,
+            "two made together: {test} {check} {names:?}"
+        );
+        assert!(
+            names.iter().any(|name| mistakes.contains(&name.as_str())),
+            "{test} {check} {names:?}"
+        );
+    }
+    let has_pair = found
+        .iter()
+        .find(|(test, check, _, _)| {
+            test == "plaisante_hand::10_000_hands_from_a_seed" && check == "has_pair()"
+        })
+        .expect("the random hands' has_pair is diagnosed");
+    assert_eq!(has_pair.2, ["bug-pair-at-least-two"]);
+}
+
+#[test]
+fn a_correct_crate_is_never_diagnosed() {
+    let reference = repo().join("reference");
+    let results = results(&reference, "--staff-view");
+    assert_eq!(results["outcome"], "passed", "{results:#}");
+    assert!(diagnoses(&results).is_empty());
+}
+
+/// In the student's view a hidden group's diagnosis is withheld unless its spec says
+/// `diagnose: everyone`, and then it names the mistake without an input or an answer.
+#[test]
+fn a_hidden_groups_diagnosis_is_for_staff_unless_the_spec_lets_students_see_it() {
+    let example = repo().join("tests/fixtures/example-student");
+    let hidden = "plaisante_hand::every_hand";
+    let student = results(&example, "--student-view");
+    assert!(
+        !diagnoses(&student)
+            .iter()
+            .any(|(test, ..)| test.starts_with(hidden)),
+        "{student:#}"
+    );
+    let staff = results(&example, "--staff-view");
+    assert!(
+        diagnoses(&staff).iter().any(|(test, ..)| test == hidden),
+        "{staff:#}"
+    );
+}
