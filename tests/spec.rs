@@ -1027,10 +1027,13 @@ fn audit(args: &[&str]) -> (i32, String, String) {
 
 /// The audit table's row of bug `name`: its line and the lines indented under it.
 fn audit_row<'a>(table: &'a str, name: &str) -> &'a str {
+    // Its own line, the label then the name; lines under a row may name it too.
     let at = table
-        .find(&format!(" {name}\n"))
+        .match_indices(&format!(" {name}\n"))
+        .map(|(at, _)| table[..at].rfind('\n').map_or(0, |n| n + 1))
+        .find(|&start| !table[start..].starts_with("          "))
         .unwrap_or_else(|| panic!("no row of {name} in:\n{table}"));
-    let row = &table[table[..at].rfind('\n').map_or(0, |n| n + 1)..];
+    let row = &table[at..];
     let end = row
         .match_indices('\n')
         .map(|(at, _)| at + 1)
