@@ -165,3 +165,50 @@ fn a_hidden_groups_diagnosis_is_for_staff_unless_the_spec_lets_students_see_it()
         "{staff:#}"
     );
 }
+
+/// `has_pair` as a student might write it, unlike the library's edit of the reference:
+/// sorted values, any two neighbours alike. `extra` is what else makes it true.
+fn has_pair_by_neighbours(name: &'static str, extra: &str) -> std::path::PathBuf {
+    support::Mutant::new(
+        name,
+        "has_pair by sorted neighbours.",
+        &[(
+            reference::plaisante_hand::bugs::HAS_PAIR,
+            &format!(
+                "fn has_pair(&self) -> bool {{\n        let mut values: Vec<u8> = self.cards.iter().map(|card| card.value()).collect();\n        values.sort_unstable();\n        let neighbours = values.windows(2).filter(|two| two[0] == two[1]).count();\n        neighbours >= 1{extra}"
+            ),
+        )],
+    )
+    .write()
+}
+
+/// The has_pair() diagnosis of the random hands, if any: the mistakes it names.
+fn has_pair_diagnosis(results: &serde_json::Value) -> Option<Vec<String>> {
+    diagnoses(results)
+        .into_iter()
+        .find(|(test, check, ..)| {
+            test == "plaisante_hand::10_000_hands_from_a_seed" && check == "has_pair()"
+        })
+        .map(|(_, _, names, _)| names)
+}
+
+#[test]
+fn a_mistake_written_independently_is_named_where_it_behaves_like_a_known_one_and_not_elsewhere() {
+    // Any two alike: a pair, three or four of a kind, as `count >= 2` is.
+    let alike = results(
+        &has_pair_by_neighbours("independent-pair-at-least-two", ""),
+        "--staff-view",
+    );
+    assert_eq!(
+        has_pair_diagnosis(&alike).as_deref(),
+        Some(&["bug-pair-at-least-two".to_string()][..]),
+        "{alike:#}"
+    );
+    // Two alike but not three, or four (which hold three neighbours alike): like no bug.
+    let unlike = results(
+        &has_pair_by_neighbours("independent-pair-or-four", " && neighbours != 2"),
+        "--staff-view",
+    );
+    assert_eq!(unlike["outcome"], "failed", "{unlike:#}");
+    assert_eq!(has_pair_diagnosis(&unlike), None, "{unlike:#}");
+}

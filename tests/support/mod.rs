@@ -197,7 +197,7 @@ pub struct Mutant {
 }
 
 impl Mutant {
-    fn new(name: &'static str, bug: &'static str, edits: &[(&'static str, &str)]) -> Mutant {
+    pub fn new(name: &'static str, bug: &'static str, edits: &[(&'static str, &str)]) -> Mutant {
         Mutant::of("plaisante_hand", name, bug, edits)
     }
 
