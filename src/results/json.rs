@@ -3,50 +3,33 @@
 use serde::Serialize;
 
 use super::{Points, Results, earned, machine_json, output, scored, status};
+use crate::diagnosis::Diagnosis;
 use crate::spec::Visibility;
-use crate::verdict::{Trouble, Verdict};
+use crate::verdict::{Failure, Trouble, Verdict};
 
 impl Results<'_> {
     pub fn cardgrade_json(&self, submission: &str) -> serde_json::Value {
         let tests: Vec<OurTest> = self
             .per_test()
-            .map(|(group, test, result, worth)| OurTest {
-                name: test.id.clone(),
-                assignment: group.assignment.name(),
-                group: group.name.clone(),
-                status: status(result),
-                score: earned(result, worth),
-                max_score: worth,
-                visibility: group.visibility,
-                duration_ms: result.duration.as_millis() as u64,
-                tally: scored(result, worth),
-                output: output(result, worth),
-                trouble: match &result.verdict {
-                    Some(Verdict::Failed(failure)) => failure.trouble.map(Trouble::key),
-                    _ => None,
-                },
-                diagnosis: match &result.verdict {
-                    Some(Verdict::Failed(failure)) => failure
-                        .diagnosis
-                        .iter()
-                        .map(|found| OurDiagnosis {
-                            check: found.check.clone(),
-                            mistakes: found
-                                .mistakes
-                                .iter()
-                                .map(|(name, description)| OurMistake {
-                                    name: name.clone(),
-                                    description: description.clone(),
-                                })
-                                .collect(),
-                            together: found.together,
-                            explained: found.explained,
-                        })
-                        .collect(),
-                    _ => Vec::new(),
-                },
-                fields: match &result.verdict {
-                    Some(Verdict::Failed(failure)) => failure
+            .map(|(group, test, result, worth)| {
+                let failure = match &result.verdict {
+                    Some(Verdict::Failed(failure)) => failure,
+                    _ => &Failure::default(),
+                };
+                OurTest {
+                    name: test.id.clone(),
+                    assignment: group.assignment.name(),
+                    group: group.name.clone(),
+                    status: status(result),
+                    score: earned(result, worth),
+                    max_score: worth,
+                    visibility: group.visibility,
+                    duration_ms: result.duration.as_millis() as u64,
+                    tally: scored(result, worth),
+                    output: output(result, worth),
+                    trouble: failure.trouble.map(Trouble::key),
+                    diagnosis: failure.diagnosis.iter().map(OurDiagnosis::of).collect(),
+                    fields: failure
                         .fields
                         .iter()
                         .map(|field| OurField {
@@ -54,8 +37,7 @@ impl Results<'_> {
                             text: field.value.plain(),
                         })
                         .collect(),
-                    _ => Vec::new(),
-                },
+                }
             })
             .collect();
         let report = OurReport {
@@ -144,6 +126,24 @@ struct OurDiagnosis {
     together: bool,
     /// How many wrong answers they explain: all of the check's.
     explained: u64,
+}
+
+impl OurDiagnosis {
+    fn of(found: &Diagnosis) -> OurDiagnosis {
+        OurDiagnosis {
+            check: found.check.clone(),
+            mistakes: found
+                .mistakes
+                .iter()
+                .map(|(name, description)| OurMistake {
+                    name: name.clone(),
+                    description: description.clone(),
+                })
+                .collect(),
+            together: found.together,
+            explained: found.explained,
+        }
+    }
 }
 
 #[derive(Serialize)]
