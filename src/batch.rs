@@ -21,6 +21,7 @@ mod export;
 mod gradebook;
 mod intake;
 mod merge;
+mod misconceptions;
 
 pub use export::ExportArgs;
 use gradebook::gradebook;
@@ -34,6 +35,8 @@ pub const BATCH_PARENT_ENV: &str = "CARDGRADE_BATCH_PARENT";
 /// of them, none is a `.json` at the top (see `batch_files_are_where_no_results_can_be`).
 const GRADEBOOK: &str = "gradebook.csv";
 const REPORT: &str = "report.html";
+/// The class's known mistakes, beside the gradebook.
+const DIAGNOSIS: &str = "diagnosis.csv";
 const LOG: &str = "batch.log";
 /// What a batch (or a shard of one) set out to grade, and how: what `merge` and `export`
 /// read. At the top, as `batch.json`, it was the results of a student named `batch`.
@@ -479,7 +482,8 @@ fn graded(out: &Path, names: &[String]) -> Graded {
         .collect()
 }
 
-/// Writes the class report of every submission with results. Returns its path.
+/// Writes the class report of every submission with results, and the class's known
+/// mistakes in `diagnosis.csv` beside it. Returns the report's path.
 fn class_report(out: &Path, class: &Graded) -> Result<PathBuf, String> {
     let graded: Vec<class_report::Graded> = class
         .iter()
@@ -490,6 +494,7 @@ fn class_report(out: &Path, class: &Graded) -> Result<PathBuf, String> {
             })
         })
         .collect();
+    misconceptions::write_csv(out, &graded)?;
     write_atomically(out, REPORT, &class_report::html(&graded))
 }
 

@@ -107,6 +107,19 @@ impl WrongAnswers {
         self.unknown
     }
 
+    /// The fingerprint of its wrong answers to `check`, if it holds them all.
+    pub fn fingerprint(&self, check: &str) -> Option<Fingerprint> {
+        if self.unknown {
+            return None;
+        }
+        let answers = self.of_check(check)?;
+        Some(Fingerprint {
+            check: check.to_string(),
+            wrong: answers.len() as u64,
+            digest: crate::compile::stable_hash(answers),
+        })
+    }
+
     fn held(&self) -> usize {
         self.by_check.values().map(BTreeMap::len).sum()
     }
@@ -116,6 +129,17 @@ impl WrongAnswers {
             .get(check)
             .filter(|answers| !answers.is_empty())
     }
+}
+
+/// A test's wrong answers to one check, as one number: two submissions with the same gave
+/// the same wrong answer on every input either got wrong. Compared within one batch, whose
+/// submissions one grader grades (the digest is std's hash, not promised across versions).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fingerprint {
+    pub check: String,
+    /// How many inputs it was wrong on.
+    pub wrong: u64,
+    pub digest: u64,
 }
 
 /// A bug of the library and its wrong answers to one test.
@@ -206,17 +230,11 @@ pub fn diagnose(wrong: &WrongAnswers, known: &[KnownMistake]) -> Vec<Diagnosis> 
 
 /// A group's wrong answers and the library's, its tests' put together, and what explains
 /// them: `tests` holds, for each test of the group, its wrong answers (`None` where it
-/// passed) and the library's known mistakes kept for it. Nothing is named where a test's
-/// wrong answers or the library's for it are not known.
-pub fn diagnose_group(
-    tests: &[(Option<&WrongAnswers>, Option<Vec<KnownMistake>>)],
-) -> Vec<Diagnosis> {
+/// passed) and the library's known mistakes kept for it.
+pub fn diagnose_group(tests: &[(Option<&WrongAnswers>, Vec<KnownMistake>)]) -> Vec<Diagnosis> {
     let mut wrong = WrongAnswers::default();
     let mut library: Vec<KnownMistake> = Vec::new();
     for (number, (answers, known)) in tests.iter().enumerate() {
-        let Some(known) = known else {
-            return Vec::new();
-        };
         if let Some(answers) = answers {
             wrong.absorb(answers.of_test(number));
         }
@@ -471,16 +489,11 @@ mod tests {
         let loose_too = bug("loose", &[("has_pair()", 0, "true")]);
         // Alike on the first case, the two part on the second, which only one fails.
         let student = wrong(&[("has_pair()", 0, "true")]);
-        let found = diagnose_group(&[
-            (Some(&student), Some(vec![pair.clone(), loose])),
-            (None, Some(vec![loose_too])),
-        ]);
+        let found = diagnose_group(&[(Some(&student), vec![pair, loose]), (None, vec![loose_too])]);
         assert_eq!(
             names(&found),
             [("has_pair()", vec!["pair".to_string()], false)]
         );
-        // A case whose known mistakes are not kept: nothing is named.
-        assert!(diagnose_group(&[(Some(&student), Some(vec![pair])), (None, None)]).is_empty());
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use colored::Colorize;
 
-use crate::diagnosis::{Diagnosis, WrongAnswers};
+use crate::diagnosis::{Diagnosis, Fingerprint, WrongAnswers};
 use crate::results::visible_controls;
 
 /// The outcome of one test.
@@ -34,6 +34,9 @@ pub struct Failure {
     pub wrong: Option<Arc<WrongAnswers>>,
     /// The known mistakes that explain its wrong answers, check by check.
     pub diagnosis: Vec<Diagnosis>,
+    /// For staff: its wrong answers to each check that no known mistake explains, each as
+    /// a fingerprint, by which a class report finds submissions that share them.
+    pub unexplained: Vec<Fingerprint>,
 }
 
 /// A runner's ending that kept a test from being graded on its answers alone.

@@ -212,3 +212,83 @@ fn a_mistake_written_independently_is_named_where_it_behaves_like_a_known_one_an
     assert_eq!(unlike["outcome"], "failed", "{unlike:#}");
     assert_eq!(has_pair_diagnosis(&unlike), None, "{unlike:#}");
 }
+
+/// A class's report names the known mistakes it makes, most common first, in the page and
+/// in `diagnosis.csv`; and lists together two submissions with the same wrong answers that
+/// no known mistake explains, but not one whose wrong answers are its own.
+#[test]
+fn a_batch_lists_the_class_mistakes_and_pairs_the_same_unexplained_answers_alone() {
+    let class = scratch().join("diagnosis-class");
+    let _ = std::fs::remove_dir_all(&class);
+    let example = repo().join("tests/fixtures/example-student");
+    let unexplained = has_pair_by_neighbours("independent-pair-or-four", " && neighbours != 2");
+    let own = has_pair_by_neighbours("independent-pair-exactly-one", " && neighbours == 1");
+    for (name, from) in [
+        ("ann", &example),
+        ("bob", &example),
+        ("cy", &unexplained),
+        ("dee", &unexplained),
+        ("eve", &own),
+    ] {
+        support::copy_tree(from, &class.join(name));
+    }
+    let out = scratch().join("diagnosis-class-results");
+    let _ = std::fs::remove_dir_all(&out);
+    let run = grader(
+        &[
+            "batch",
+            class.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--jobs",
+            "2",
+            "--",
+            "--assignment",
+            "plaisante_hand",
+        ],
+        store(),
+    );
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+
+    let csv = std::fs::read_to_string(out.join("diagnosis.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert!(
+        rows[0].starts_with("assignment,group,check,known mistake"),
+        "{csv}"
+    );
+    for mistake in [
+        "bug-pair-at-least-two",
+        "bug-flush-four-cards",
+        "bug-straight-repeats",
+    ] {
+        assert!(
+            rows.iter()
+                .any(|row| row.contains(&format!(",{mistake},")) && row.ends_with(",2,ann; bob")),
+            "{mistake} is not made by ann and bob alone:\n{csv}"
+        );
+    }
+    // Their has_pair() is like no bug's; what it spoils beyond (evaluate(), say) may be.
+    for unexplained in ["cy", "dee"] {
+        assert!(!csv.contains(unexplained), "{csv}");
+    }
+
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let shared = &page[page
+        .find("id=\"shared-answers\"")
+        .expect("a shared section")..];
+    let shared = &shared[..shared.find("</table>").unwrap()];
+    assert!(
+        shared.contains("<code>cy</code>, <code>dee</code>"),
+        "{shared}"
+    );
+    for alone in ["ann", "bob", "eve"] {
+        assert!(
+            !shared.contains(&format!("<code>{alone}</code>")),
+            "{shared}"
+        );
+    }
+}

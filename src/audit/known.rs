@@ -44,8 +44,8 @@ pub fn keep(
             );
         }
     }
-    let kept: Vec<Option<Vec<KnownMistake>>> = (0..tests.len())
-        .map(|index| Some(by_test.get(&index).cloned().unwrap_or_default()))
+    let kept: Vec<Vec<KnownMistake>> = (0..tests.len())
+        .map(|index| by_test.get(&index).cloned().unwrap_or_default())
         .collect();
     let mut first = 0;
     let groups: Vec<(&Group, std::ops::Range<usize>)> = suite
@@ -77,7 +77,7 @@ pub fn keep(
 fn unnamed(
     name: &str,
     group: &Group,
-    graded: &[(Option<&WrongAnswers>, Option<Vec<KnownMistake>>)],
+    graded: &[(Option<&WrongAnswers>, Vec<KnownMistake>)],
 ) -> Vec<String> {
     if graded
         .iter()

@@ -5,6 +5,7 @@
 
 use std::fmt::Write as _;
 
+use super::misconceptions::{misconceptions, shared_answers};
 use crate::verdict::Trouble;
 
 /// What the page may load and run: its own inline style and data images, no script, no
@@ -145,6 +146,7 @@ pub fn html(class: &[Graded]) -> String {
         }
         page.push_str("</table>\n");
     }
+    page.push_str(&known_mistakes(class));
     page.push_str("<h2>The tests the class fails most</h2>\n");
     let _ = writeln!(
         page,
@@ -188,6 +190,58 @@ pub fn html(class: &[Graded]) -> String {
     }
     page.push_str("</body></html>\n");
     page
+}
+
+/// The class's known mistakes, the most common first, and the wrong answers submissions
+/// share that none explains: staff's, as the whole page is.
+fn known_mistakes(class: &[Graded]) -> String {
+    let mut section = String::from(
+        "<h2 id=\"known-mistakes\">The class's known mistakes</h2>\n<p>The library's bugs whose wrong answers are exactly a submission's, check by check (as <code>diagnosis.csv</code> lists them): what the class misunderstands, the most common first.</p>\n",
+    );
+    let found = misconceptions(class);
+    if found.is_empty() {
+        section.push_str("<p>No submission's wrong answers are those of a known mistake.</p>\n");
+    } else {
+        section.push_str("<table><tr><th>submissions</th><th>group</th><th>check</th><th>known mistake</th><th>what it is</th></tr>\n");
+        for row in &found {
+            let _ = writeln!(
+                section,
+                "<tr><td>{} of {}</td><td><code>{}::{}</code></td><td><code>{}</code></td><td><code>{}</code></td><td>{}</td></tr>",
+                row.submissions.len(),
+                class.len(),
+                escape(row.assignment),
+                escape(row.group),
+                escape(row.check),
+                escape(&row.names()),
+                escape(&row.descriptions())
+            );
+        }
+        section.push_str("</table>\n");
+    }
+    let shared = shared_answers(class);
+    if !shared.is_empty() {
+        section.push_str("<h3 id=\"shared-answers\">Wrong answers shared that no known mistake explains</h3>\n<p>Submissions whose wrong answers to a check are the same on every input of every test, by what they answered, not by how their code reads (tests of a group in which a known mistake was found are left out). Listed for staff to look at; alike answers are no verdict.</p>\n<table><tr><th>check</th><th>inputs wrong alike</th><th>tests</th><th>submissions</th></tr>\n");
+        for row in &shared {
+            let code = |texts: &[&str]| -> String {
+                let coded: Vec<String> = texts
+                    .iter()
+                    .map(|text| format!("<code>{}</code>", escape(text)))
+                    .collect();
+                coded.join(", ")
+            };
+            let _ = writeln!(
+                section,
+                "<tr><td><code>{}::{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                escape(row.assignment),
+                escape(row.check),
+                grader_api::protocol::group_digits(row.wrong),
+                code(&row.tests),
+                code(&row.submissions)
+            );
+        }
+        section.push_str("</table>\n");
+    }
+    section
 }
 
 /// Submissions per tenth of the maximum, as an SVG bar chart.

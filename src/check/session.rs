@@ -245,7 +245,8 @@ const KNOWN_MISTAKE: &str = "known mistake";
 
 /// Adds to the failures among `held`, every selected test of group `group` with its
 /// verdict, the known mistakes that explain the group's wrong answers, where the group lets
-/// this view be told them; the session's results get them too.
+/// this view be told them, and for staff, where none is found, the fingerprints of its wrong
+/// answers; the session's results get them too.
 fn diagnose_held(session: &Session, group: usize, held: &mut [(usize, Verdict)]) {
     let group_of = &session.suite.groups[group];
     let told = match group_of.diagnose {
@@ -278,24 +279,34 @@ fn diagnose_held(session: &Session, group: usize, held: &mut [(usize, Verdict)])
             // A test not graded: its answers are not known.
             None => return,
         };
-        tests.push((answers, diagnosis::kept(store, &*test.request)));
+        // Without the library's answers, nothing can be said explained or not.
+        let Some(known) = diagnosis::kept(store, &*test.request) else {
+            return;
+        };
+        tests.push((answers, known));
     }
     let found = diagnose_group(&tests);
-    if found.is_empty() {
-        return;
-    }
     for (index, verdict) in held.iter_mut() {
         let Verdict::Failed(failure) = verdict else {
             continue;
         };
-        let checks: Vec<String> = failure
-            .wrong
+        let Some(wrong) = failure.wrong.clone() else {
+            continue;
+        };
+        for diagnosis in found
             .iter()
-            .flat_map(|wrong| wrong.checks().map(str::to_string).collect::<Vec<_>>())
-            .collect();
-        for diagnosis in found.iter().filter(|d| checks.contains(&d.check)) {
+            .filter(|d| wrong.checks().any(|c| c == d.check))
+        {
             failure.text(KNOWN_MISTAKE, Tone::Hint, diagnosis.words());
             failure.diagnosis.push(diagnosis.clone());
+        }
+        // Where a known mistake is found in the group, what else is wrong may follow from it.
+        if !session.view.student && found.is_empty() {
+            failure.unexplained = wrong
+                .checks()
+                .filter(|check| !found.iter().any(|d| d.check == *check))
+                .filter_map(|check| wrong.fingerprint(check))
+                .collect();
         }
         if let Ok(mut results) = session.results.lock()
             && let Some(result) = results.get_mut(*index)

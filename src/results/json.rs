@@ -29,6 +29,15 @@ impl Results<'_> {
                     output: output(result, worth),
                     trouble: failure.trouble.map(Trouble::key),
                     diagnosis: failure.diagnosis.iter().map(OurDiagnosis::of).collect(),
+                    unexplained: failure
+                        .unexplained
+                        .iter()
+                        .map(|found| OurFingerprint {
+                            check: found.check.clone(),
+                            wrong: found.wrong,
+                            fingerprint: format!("{:016x}", found.digest),
+                        })
+                        .collect(),
                     fields: failure
                         .fields
                         .iter()
@@ -106,6 +115,10 @@ struct OurTest {
     /// The known mistakes that explain its wrong answers, check by check.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     diagnosis: Vec<OurDiagnosis>,
+    /// Staff's alone: its wrong answers to each check that no known mistake explains, as a
+    /// fingerprint equal for two submissions that answered those inputs alike.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    unexplained: Vec<OurFingerprint>,
     /// A failure's fields (input, check, expected, actual, diff, hint, output), plain.
     fields: Vec<OurField>,
 }
@@ -144,6 +157,14 @@ impl OurDiagnosis {
             explained: found.explained,
         }
     }
+}
+
+#[derive(Serialize)]
+struct OurFingerprint {
+    check: String,
+    /// How many inputs its answers to the check were wrong on.
+    wrong: u64,
+    fingerprint: String,
 }
 
 #[derive(Serialize)]
