@@ -337,6 +337,12 @@ pub fn kept(store: &Store, request: &dyn Asked) -> Option<Vec<KnownMistake>> {
         .and_then(|file| read(&file, request))
 }
 
+/// The file of known mistakes kept for the test that asks `request`, where one is and
+/// reads back whole: what a package carries so that it diagnoses offline.
+pub fn kept_file(store: &Store, request: &dyn Asked) -> Option<PathBuf> {
+    kept(store, request).map(|_| path_of(store, request))
+}
+
 fn read(file: &[u8], request: &dyn Asked) -> Option<Vec<KnownMistake>> {
     let mut rest = file.strip_prefix(MAGIC)?;
     let key_length = usize::try_from(take_varint(&mut rest).ok()?).ok()?;
@@ -497,7 +503,7 @@ mod tests {
     }
 
     #[test]
-    fn kept_mistakes_read_back_as_written_and_a_damaged_file_is_not_believed() {
+    fn kept_mistakes_read_back_as_written_and_a_damaged_file_is_not_believed_nor_packaged() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::at(dir.path());
         let suite = crate::spec::load(&[], &[], None).unwrap();
@@ -507,11 +513,17 @@ mod tests {
         keep(&store, request, &known).unwrap();
         assert_eq!(kept(&store, request), Some(known.clone()));
         assert_eq!(kept(&store, another), None, "another test's");
-        let path = path_of(&store, request);
+        let path = kept_file(&store, request).expect("what a package carries");
+        assert_eq!(kept_file(&store, another), None);
         let mut bytes = std::fs::read(&path).unwrap();
         let last = bytes.len() - 1;
         bytes[last] ^= 0xff;
         std::fs::write(&path, &bytes).unwrap();
         assert_ne!(kept(&store, request), Some(known));
+        assert_eq!(
+            kept_file(&store, request),
+            None,
+            "a damaged file is not packaged"
+        );
     }
 }

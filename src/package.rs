@@ -245,15 +245,36 @@ fn package(args: &PackageArgs) -> Result<String, String> {
         let name = path.file_name().unwrap_or_default().to_string_lossy();
         entries.push(file(&format!("answers/{name}"), bytes, false));
     }
+    // The library's known mistakes, where the audit kept them, so that it diagnoses offline.
+    let known: Vec<PathBuf> = suite
+        .tests()
+        .filter_map(|(_, test)| crate::diagnosis::kept_file(&store, &*test.request))
+        .collect();
+    let mut files_of_known = known.clone();
+    // Tests that ask alike share a file.
+    files_of_known.sort_unstable();
+    files_of_known.dedup();
+    for path in &files_of_known {
+        let bytes =
+            std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        entries.push(file(&format!("answers/{name}"), bytes, false));
+    }
+    let tests = suite.tests().count();
+    let diagnosed = match known.len() {
+        all if all == tests => "known mistakes for every test".to_string(),
+        some => format!(
+            "known mistakes for {some} of {tests} tests: `grader spec audit` of these specs, run first, keeps the rest"
+        ),
+    };
     let zip = archive(&entries).map_err(|e| format!("cannot make the zip: {e}"))?;
     std::fs::write(&args.out, &zip)
         .map_err(|e| format!("cannot write {}: {e}", args.out.display()))?;
     Ok(format!(
-        "wrote {} ({} files, {:.1} MB, {} tests, {glibc_said}): upload it as the assignment's autograder",
+        "wrote {} ({} files, {:.1} MB, {tests} tests, {glibc_said}; {diagnosed}): upload it as the assignment's autograder",
         args.out.display(),
         entries.len(),
         zip.len() as f64 / 1e6,
-        suite.tests().count()
     ))
 }
 

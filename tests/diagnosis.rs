@@ -292,3 +292,52 @@ fn a_batch_lists_the_class_mistakes_and_pairs_the_same_unexplained_answers_alone
         );
     }
 }
+
+/// The Gradescope package carries the known mistakes the audit kept, and they alone,
+/// offline, diagnose a submission as the store they came from does.
+#[test]
+fn a_package_carries_the_known_mistakes_and_diagnoses_with_them_alone() {
+    let dir = scratch().join("diagnosis-package");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let zip = dir.join("autograder.zip");
+    let made = grader(
+        &[
+            "gradescope",
+            "package",
+            "--assignment",
+            "plaisante_hand",
+            "--out",
+            zip.to_str().unwrap(),
+        ],
+        store(),
+    );
+    let said = String::from_utf8_lossy(&made.stdout);
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    assert!(said.contains("known mistakes for every test"), "{said}");
+    let unzipped = Command::new("unzip")
+        .args(["-q", zip.to_str().unwrap(), "answers/*", "-d"])
+        .arg(dir.join("source"))
+        .status()
+        .unwrap();
+    assert!(unzipped.success());
+    let example = repo().join("tests/fixtures/example-student");
+    let args = [
+        "check",
+        example.to_str().unwrap(),
+        "--assignment",
+        "plaisante_hand",
+        "--staff-view",
+        "--format",
+        "json",
+    ];
+    let run = grader(&args, &dir.join("source/answers"));
+    let packaged: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let found = diagnoses(&packaged);
+    assert!(!found.is_empty(), "{packaged:#}");
+    assert_eq!(found, diagnoses(&results(&example, "--staff-view")));
+}
