@@ -108,7 +108,7 @@ fn main() {
     // Answers kept beforehand, as `grader cache build` keeps them.
     let kept = std::env::temp_dir().join(format!("cardgrade-bench-{}", std::process::id()));
     let store = Store::at(&kept);
-    grade::grade_bulk(&mut runners, &reference, Some(&store), group, test);
+    grade::grade_bulk(&mut runners, &reference, (Some(&store), false), group, test);
     // A first grading keeps the answers the reference computes, as `grader check` does:
     // into a store emptied before each run.
     let first = std::env::temp_dir().join(format!("cardgrade-bench-first-{}", std::process::id()));
@@ -381,7 +381,8 @@ fn graded(
 ) -> [Duration; 3] {
     let (grader_before, runner_before) = (cpu_of(Who::Myself), cpu_of(Who::Descendants));
     let started = Instant::now();
-    let (verdict, survived) = grade::grade_bulk(runners, reference, Some(store), group, test);
+    let (verdict, survived) =
+        grade::grade_bulk(runners, reference, (Some(store), false), group, test);
     let wall = started.elapsed();
     let (grader_cpu, runner_cpu) = (
         cpu_of(Who::Myself) - grader_before,

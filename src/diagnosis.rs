@@ -9,7 +9,7 @@
 //! are by all that decides them. A grading compares with them only where a test failed, in
 //! memory: no bug is built or run for it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read as _;
 use std::path::PathBuf;
 
@@ -34,6 +34,9 @@ const MAGIC: &[u8] = b"cardgrade known mistakes 1\n";
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WrongAnswers {
     by_check: BTreeMap<String, BTreeMap<u64, Vec<u8>>>,
+    /// Checks whose wrong answers were left unread, being more than a submission's: a
+    /// known mistake explains nothing of them.
+    beyond: BTreeSet<String>,
     /// More were wrong than are held, or not every input was answered: nothing is named.
     unknown: bool,
 }
@@ -70,6 +73,7 @@ impl WrongAnswers {
         if later.unknown {
             self.unknown();
         }
+        self.beyond.extend(later.beyond);
         for (check, answers) in later.by_check {
             for (input, answer) in answers {
                 self.note(input, &check, &answer);
@@ -90,6 +94,7 @@ impl WrongAnswers {
                     (check.clone(), answers.collect())
                 })
                 .collect(),
+            beyond: self.beyond.clone(),
             unknown: self.unknown,
         }
     }
@@ -125,9 +130,20 @@ impl WrongAnswers {
     }
 
     fn of_check(&self, check: &str) -> Option<&BTreeMap<u64, Vec<u8>>> {
+        if self.beyond.contains(check) {
+            return None;
+        }
         self.by_check
             .get(check)
             .filter(|answers| !answers.is_empty())
+    }
+
+    /// How many wrong answers to each check it holds.
+    pub fn counts(&self) -> BTreeMap<&str, usize> {
+        self.by_check
+            .iter()
+            .map(|(check, answers)| (check.as_str(), answers.len()))
+            .collect()
     }
 }
 
@@ -232,6 +248,10 @@ pub fn diagnose(wrong: &WrongAnswers, known: &[KnownMistake]) -> Vec<Diagnosis> 
 /// them: `tests` holds, for each test of the group, its wrong answers (`None` where it
 /// passed) and the library's known mistakes kept for it.
 pub fn diagnose_group(tests: &[(Option<&WrongAnswers>, Vec<KnownMistake>)]) -> Vec<Diagnosis> {
+    // A group of one test, as bulk groups are: its answers as they are, not copied.
+    if let [(answers, known)] = tests {
+        return answers.map_or_else(Vec::new, |answers| diagnose(answers, known));
+    }
     let mut wrong = WrongAnswers::default();
     let mut library: Vec<KnownMistake> = Vec::new();
     for (number, (answers, known)) in tests.iter().enumerate() {
@@ -334,7 +354,27 @@ pub fn keep(store: &Store, request: &dyn Asked, known: &[KnownMistake]) -> std::
 pub fn kept(store: &Store, request: &dyn Asked) -> Option<Vec<KnownMistake>> {
     std::fs::read(path_of(store, request))
         .ok()
-        .and_then(|file| read(&file, request))
+        .and_then(|file| read(&file, request, None))
+}
+
+/// The known mistakes kept for the test that asks `request`, as far as they can explain a
+/// group's wrong answers: of the checks in `wrong` (each with this test's count of wrong
+/// answers, 0 where only another test of the group is wrong), and for each no more answers
+/// than that count (a bug wrong more often explains none of them, and is read as such).
+pub fn kept_for(
+    store: &Store,
+    request: &dyn Asked,
+    wrong: &BTreeMap<&str, usize>,
+) -> Option<Vec<KnownMistake>> {
+    std::fs::read(path_of(store, request))
+        .ok()
+        .and_then(|file| read(&file, request, Some(wrong)))
+}
+
+/// Whether known mistakes are kept for the test that asks `request`: a look at the file's
+/// name, not its content, before a grading holds its wrong answers for them.
+pub fn is_kept(store: &Store, request: &dyn Asked) -> bool {
+    path_of(store, request).is_file()
 }
 
 /// The file of known mistakes kept for the test that asks `request`, where one is and
@@ -343,7 +383,11 @@ pub fn kept_file(store: &Store, request: &dyn Asked) -> Option<PathBuf> {
     kept(store, request).map(|_| path_of(store, request))
 }
 
-fn read(file: &[u8], request: &dyn Asked) -> Option<Vec<KnownMistake>> {
+fn read(
+    file: &[u8],
+    request: &dyn Asked,
+    wanted: Option<&BTreeMap<&str, usize>>,
+) -> Option<Vec<KnownMistake>> {
     let mut rest = file.strip_prefix(MAGIC)?;
     let key_length = usize::try_from(take_varint(&mut rest).ok()?).ok()?;
     if rest.get(..key_length)? != key(request).as_slice() {
@@ -356,14 +400,15 @@ fn read(file: &[u8], request: &dyn Asked) -> Option<Vec<KnownMistake>> {
         // No count can be more than the bytes left: a damaged file is not believed.
         usize::try_from(value).ok().filter(|&n| n <= body.len())
     };
+    let bytes = |body: &mut &[u8]| -> Option<Vec<u8>> {
+        let length = count(body)?;
+        let mut bytes = vec![0; length];
+        body.read_exact(&mut bytes).ok()?;
+        Some(bytes)
+    };
+    let text = |body: &mut &[u8]| String::from_utf8(bytes(body)?).ok();
     let mut known = Vec::new();
     for _ in 0..count(&mut body)? {
-        let text = |body: &mut &[u8]| -> Option<String> {
-            let length = count(body)?;
-            let mut bytes = vec![0; length];
-            body.read_exact(&mut bytes).ok()?;
-            String::from_utf8(bytes).ok()
-        };
         let name = text(&mut body)?;
         let description = text(&mut body)?;
         let mut wrong = WrongAnswers {
@@ -372,16 +417,36 @@ fn read(file: &[u8], request: &dyn Asked) -> Option<Vec<KnownMistake>> {
         };
         for _ in 0..count(&mut body)? {
             let check = text(&mut body)?;
+            let answered = count(&mut body)?;
+            let limit = wanted.map(|wanted| wanted.get(check.as_str()).copied());
+            // Past what could explain the submission's, the answers are skipped, not held.
+            let held = match limit {
+                None => true,
+                Some(None) => false,
+                Some(Some(most)) => answered <= most,
+            };
             let mut answers = BTreeMap::new();
             let mut input = 0u64;
-            for _ in 0..count(&mut body)? {
+            for _ in 0..answered {
                 input = input.checked_add(take_varint(&mut body).ok()?)?;
-                let length = count(&mut body)?;
-                let mut answer = vec![0; length];
-                body.read_exact(&mut answer).ok()?;
-                answers.insert(input, answer);
+                match held {
+                    true => answers.insert(input, bytes(&mut body)?),
+                    false => {
+                        let length = count(&mut body)?;
+                        body = &body[length..];
+                        None
+                    }
+                };
             }
-            wrong.by_check.insert(check, answers);
+            match (held, limit) {
+                (true, _) => {
+                    wrong.by_check.insert(check, answers);
+                }
+                (false, Some(Some(_))) => {
+                    wrong.beyond.insert(check);
+                }
+                (false, _) => {}
+            }
         }
         known.push(KnownMistake {
             name,
@@ -502,6 +567,41 @@ mod tests {
         );
     }
 
+    /// Read for a group's wrong answers, a bug wrong more often than the submission on a
+    /// test, even one the submission passed, explains none of that check: its answers are
+    /// skipped, and it is named on no other test's alone.
+    #[test]
+    fn a_bug_read_for_fewer_wrong_answers_than_it_has_explains_none_of_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::at(dir.path());
+        let suite = crate::spec::load(&[], &[], None).unwrap();
+        let mut requests = suite.tests().map(|(_, test)| &*test.request);
+        let (passed, failed) = (requests.next().unwrap(), requests.next().unwrap());
+        // Read whole, `loose` is wrong on the passed test; left unread there, it must not
+        // seem to be right on it.
+        let exact = |entries| bug("exact", entries);
+        keep(
+            &store,
+            passed,
+            &[bug("loose", &[("c0", 1, "yes")]), exact(&[])],
+        )
+        .unwrap();
+        let both = [
+            bug("loose", &[("c0", 5, "yes")]),
+            exact(&[("c0", 5, "yes")]),
+        ];
+        keep(&store, failed, &both).unwrap();
+        let student = wrong(&[("c0", 5, "yes")]);
+        let read =
+            |request, count| kept_for(&store, request, &BTreeMap::from([("c0", count)])).unwrap();
+        let found = diagnose_group(&[(None, read(passed, 0)), (Some(&student), read(failed, 1))]);
+        assert_eq!(names(&found), [("c0", vec!["exact".to_string()], false)]);
+        // Read whole, the same.
+        let whole = |request| kept(&store, request).unwrap();
+        let found = diagnose_group(&[(None, whole(passed)), (Some(&student), whole(failed))]);
+        assert_eq!(names(&found), [("c0", vec!["exact".to_string()], false)]);
+    }
+
     #[test]
     fn kept_mistakes_read_back_as_written_and_a_damaged_file_is_not_believed_nor_packaged() {
         let dir = tempfile::tempdir().unwrap();
@@ -520,10 +620,12 @@ mod tests {
         bytes[last] ^= 0xff;
         std::fs::write(&path, &bytes).unwrap();
         assert_ne!(kept(&store, request), Some(known));
+        bytes.pop();
+        std::fs::write(&path, &bytes).unwrap();
         assert_eq!(
             kept_file(&store, request),
             None,
-            "a damaged file is not packaged"
+            "a cut file is not packaged"
         );
     }
 }

@@ -1,6 +1,7 @@
 //! A grading session: what the tests share while they run on the runner's threads, and
 //! how each test is run.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Mutex, RwLock};
 use std::time::{Duration, Instant};
 
@@ -11,7 +12,7 @@ use grader_api::spec::{Diagnose, Grading};
 use super::args::CheckArgs;
 use crate::answers::Store;
 use crate::compile::{self, BuildError};
-use crate::diagnosis::{self, diagnose_group};
+use crate::diagnosis::{self, WrongAnswers, diagnose_group};
 use crate::grade;
 use crate::reporter::{Event, Reporters};
 use crate::results::{Results, TestResult};
@@ -96,6 +97,10 @@ pub(crate) struct Session<'a> {
     pub(crate) deadline: Option<Instant>,
     /// How the student's own tests are graded, for a submission that has them to grade.
     pub(crate) student_tests: Option<StudentTestsRun>,
+    /// Whether every bulk group's wrong answers are held, as the audit keeps them for the
+    /// library's bugs; else only where known mistakes are kept to diagnose them by, so that
+    /// a grading with nothing to diagnose pays nothing for it.
+    pub(crate) holds_every_wrong_answer: bool,
 }
 
 impl<'a> Session<'a> {
@@ -126,6 +131,7 @@ impl<'a> Session<'a> {
             turns: RwLock::new(()),
             deadline: None,
             student_tests: None,
+            holds_every_wrong_answer: false,
         }
     }
 
@@ -267,20 +273,28 @@ fn diagnose_held(session: &Session, group: usize, held: &mut [(usize, Verdict)])
         .iter()
         .map(|g| g.tests.len())
         .sum::<usize>();
-    let mut tests = Vec::new();
-    for (number, test) in group_of.tests.iter().enumerate() {
-        let answers = match held.iter().find(|(index, _)| *index == first + number) {
-            Some((_, Verdict::Passed)) => None,
-            Some((_, Verdict::Failed(failure))) => match &failure.wrong {
-                Some(wrong) => Some(&**wrong),
-                // A failure whose wrong answers are not known: nothing is named.
+    let mut answered = Vec::new();
+    for number in 0..group_of.tests.len() {
+        answered.push(
+            match held.iter().find(|(index, _)| *index == first + number) {
+                Some((_, Verdict::Passed)) => None,
+                Some((_, Verdict::Failed(failure))) => match &failure.wrong {
+                    Some(wrong) => Some(&**wrong),
+                    // A failure whose wrong answers are not known: nothing is named.
+                    None => return,
+                },
+                // A test not graded: its answers are not known.
                 None => return,
             },
-            // A test not graded: its answers are not known.
-            None => return,
-        };
+        );
+    }
+    let checks: BTreeSet<&str> = answered.iter().flatten().flat_map(|w| w.checks()).collect();
+    let mut tests = Vec::new();
+    for (test, answers) in group_of.tests.iter().zip(answered) {
+        let mut wrong: BTreeMap<&str, usize> = checks.iter().map(|check| (*check, 0)).collect();
+        wrong.extend(answers.map(WrongAnswers::counts).unwrap_or_default());
         // Without the library's answers, nothing can be said explained or not.
-        let Some(known) = diagnosis::kept(store, &*test.request) else {
+        let Some(known) = diagnosis::kept_for(store, &*test.request, &wrong) else {
             return;
         };
         tests.push((answers, known));
@@ -326,7 +340,8 @@ pub(crate) fn grade_built(
     selected: &[usize],
     threads: usize,
 ) -> Result<Vec<TestResult>, BuildError> {
-    let session = Session::new(answered, handshake(sandbox, built)?, View::STAFF, threads);
+    let mut session = Session::new(answered, handshake(sandbox, built)?, View::STAFF, threads);
+    session.holds_every_wrong_answer = true;
     run_tests(&session, selected, &mut Reporters::default());
     Ok(session.test_results())
 }
@@ -419,10 +434,15 @@ pub(crate) fn run_test(session: &Session, index: usize) -> Verdict {
                 let mut all = vec![runner];
                 // Fewer runners than asked for still grade the whole group.
                 all.extend((1..runners).map_while(|_| session.pool.take().ok()));
+                let holds_wrong = session.holds_every_wrong_answer
+                    || session
+                        .answers
+                        .as_ref()
+                        .is_some_and(|store| diagnosis::is_kept(store, &*test.request));
                 let (verdict, survived) = grade::grade_bulk(
                     &mut all,
                     session.reference,
-                    session.answers.as_ref(),
+                    (session.answers.as_ref(), holds_wrong),
                     group,
                     test,
                 );

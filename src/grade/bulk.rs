@@ -76,12 +76,13 @@ struct Range<'a> {
 /// Runs a generated or exhaustive group: split into one window of inputs per runner,
 /// each runner answering its window in one stream, compared as they arrive with the
 /// reference's answers, which are read in place from `store` or, when they are not kept
-/// there yet, computed (a thread per window) and kept. Returns the verdict, and for each
-/// runner whether it survived.
+/// there yet, computed (a thread per window) and kept. Wrong answers are held for a
+/// diagnosis where `holds_wrong`. Returns the verdict, and for each runner whether it
+/// survived.
 pub fn grade_bulk(
     runners: &mut [Runner],
     reference: &Submission,
-    store: Option<&Store>,
+    (store, holds_wrong): (Option<&Store>, bool),
     group: &Group,
     test: &TestCase,
 ) -> (Verdict, Vec<bool>) {
@@ -112,6 +113,9 @@ pub fn grade_bulk(
             };
             let mut comparison = BulkComparison::new(request, wanted, &panics);
             comparison.first_input = window.start;
+            if !holds_wrong {
+                comparison.wrong.unknown();
+            }
             answering.push(scope.spawn(move || {
                 answer_window(runner, reference, request, group, window, comparison)
             }));
