@@ -107,6 +107,12 @@ fn unnamed(
             match names[..] {
                 [only] if only == name => None,
                 [] => Some(format!("{} {check}: not diagnosed", group.id)),
+                // Never expected: another's name where its own answers are in the library.
+                _ if !names.contains(&name) => Some(format!(
+                    "{} {check}: named as {}, not as itself",
+                    group.id,
+                    names.join(" and ")
+                )),
                 _ => Some(format!(
                     "{} {check}: indistinguishable from {}",
                     group.id,
