@@ -195,6 +195,10 @@ mod tests {
               "mistakes": [{ "name": mistake, "description": "Counts badly." }] } ] })
     }
 
+    fn class_of<'a>(named: [(&'a str, &'a serde_json::Value); 3]) -> [Graded<'a>; 3] {
+        named.map(|(name, results)| Graded { name, results })
+    }
+
     fn unexplained(test: &str, fingerprint: &str) -> serde_json::Value {
         json!({ "name": test, "assignment": "a", "group": "g", "unexplained": [
             { "check": "score()", "wrong": 12, "fingerprint": fingerprint } ] })
@@ -208,20 +212,7 @@ mod tests {
             json!({ "tests": [diagnosed("bug-common"), diagnosed("bug-common")] }),
             json!({ "tests": [diagnosed("bug-common")] }),
         );
-        let class = [
-            Graded {
-                name: "ann",
-                results: &ann,
-            },
-            Graded {
-                name: "bob",
-                results: &bob,
-            },
-            Graded {
-                name: "cy",
-                results: &cy,
-            },
-        ];
+        let class = class_of([("ann", &ann), ("bob", &bob), ("cy", &cy)]);
         let found = misconceptions(&class);
         let rows: Vec<(String, Vec<&str>)> = found
             .iter()
@@ -244,20 +235,7 @@ mod tests {
             // The same answers to one test, and others to another: alike on one only.
             json!({ "tests": [unexplained("a::g::t1", "00aa"), unexplained("a::g::t2", "00bb")] }),
         );
-        let class = [
-            Graded {
-                name: "ann",
-                results: &ann,
-            },
-            Graded {
-                name: "bob",
-                results: &bob,
-            },
-            Graded {
-                name: "cy",
-                results: &cy,
-            },
-        ];
+        let class = class_of([("ann", &ann), ("bob", &bob), ("cy", &cy)]);
         assert_eq!(
             shared_answers(&class),
             [SharedAnswers {
