@@ -376,3 +376,29 @@ fn a_package_carries_the_known_mistakes_and_diagnoses_with_them_alone() {
     assert!(!found.is_empty(), "{packaged:#}");
     assert_eq!(found, diagnoses(&results(&example, "--staff-view")));
 }
+
+/// Every format tells the known mistake: the reports, the machine formats, the platforms'.
+#[test]
+fn every_format_names_the_known_mistake() {
+    let example = repo().join("tests/fixtures/example-student");
+    for format in ["pretty", "terse", "json", "github", "junit", "gradescope"] {
+        let args = [
+            "check",
+            example.to_str().unwrap(),
+            "--assignment",
+            "plaisante_hand",
+            "--staff-view",
+            "--color",
+            "never",
+            "--format",
+            format,
+            "plaisante_hand::has_pair",
+        ];
+        let run = grader(&args, store());
+        let out = String::from_utf8_lossy(&run.stdout);
+        assert!(
+            out.contains("bug-pair-at-least-two") && out.contains("has_pair as count"),
+            "--format {format}:\n{out}"
+        );
+    }
+}
