@@ -69,47 +69,12 @@ pub fn html(class: &[Graded]) -> String {
         .map(|g| (g.name, troubles(g.results)))
         .filter(|(_, troubles)| !troubles.is_empty())
         .collect();
-    let counted = class
+    let counted: Vec<&Graded> = class
         .iter()
-        .filter(|g| !set_apart.iter().any(|(name, _)| *name == g.name));
-    let mut rows: Vec<TestRow> = Vec::new();
-    for graded in counted {
-        for test in graded.results["tests"].as_array().into_iter().flatten() {
-            let Some(id) = test["name"].as_str() else {
-                continue;
-            };
-            let index = match rows.iter().position(|row| row.id == id) {
-                Some(index) => index,
-                None => {
-                    rows.push(TestRow {
-                        id,
-                        passed: 0,
-                        ran: 0,
-                        typical: None,
-                    });
-                    rows.len() - 1
-                }
-            };
-            let row = &mut rows[index];
-            match test["status"].as_str() {
-                Some("passed") => {
-                    row.passed += 1;
-                    row.ran += 1;
-                }
-                Some("failed") => {
-                    row.ran += 1;
-                    if row.typical.is_none() {
-                        row.typical = Some((graded.name, test["output"].as_str().unwrap_or("")));
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    let rate = |row: &TestRow| row.passed as f64 / row.ran.max(1) as f64;
-    rows.retain(|row| row.ran > 0 && row.passed < row.ran);
-    rows.sort_by(|a, b| rate(a).total_cmp(&rate(b)).then(a.id.cmp(b.id)));
-    rows.truncate(SHOWN_TESTS);
+        .filter(|g| !set_apart.iter().any(|(name, _)| *name == g.name))
+        .collect();
+    let rows = failed_most(&counted, "code");
+    let own_tests = failed_most(&counted, "tests");
 
     let mut page = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<meta http-equiv=\"Content-Security-Policy\" content=\"{CONTENT_SECURITY_POLICY}\">\n<title>cardgrade: class report</title>\n<style>body{{font-family:sans-serif;margin:2em;max-width:70em}}svg text{{font-size:12px;font-family:sans-serif}}table{{border-collapse:collapse}}td,th{{padding:.2em .6em;border-bottom:1px solid #ddd;text-align:left}}pre{{background:#f6f6f6;padding:1em;overflow-x:auto}}</style>\n</head><body>\n",
@@ -147,7 +112,7 @@ pub fn html(class: &[Graded]) -> String {
         page.push_str("</table>\n");
     }
     page.push_str(&known_mistakes(class));
-    page.push_str("<h2>The tests the class fails most</h2>\n");
+    page.push_str("<h2>The tests of the code the class fails most</h2>\n");
     let _ = writeln!(
         page,
         "<p id=\"counted\">Pass rates of {} of the {} submissions; {} left out, as listed above.</p>",
@@ -158,7 +123,7 @@ pub fn html(class: &[Graded]) -> String {
     if rows.is_empty() {
         page.push_str("<p>Every test passed for every submission.</p>\n");
     } else {
-        page.push_str(&pass_rates(&rows, rate));
+        page.push_str(&pass_rates(&rows));
         page.push_str("<table><tr><th>test</th><th>passed</th><th>a typical failure</th></tr>\n");
         for (index, row) in rows.iter().enumerate() {
             let _ = writeln!(
@@ -188,8 +153,74 @@ pub fn html(class: &[Graded]) -> String {
             }
         }
     }
+    if !own_tests.is_empty() {
+        let _ = writeln!(
+            page,
+            "<h2 id=\"own-tests\">What the class's own tests miss</h2>\n<p>The known mistakes the submissions' own tests must catch, the least caught first (a test of these passes where the submission's tests catch the mistake): what to ask students to test for.</p>\n<table><tr><th>test</th><th>caught by</th></tr>"
+        );
+        for row in &own_tests {
+            let _ = writeln!(
+                page,
+                "<tr><td><code>{}</code></td><td>{} of {}</td></tr>",
+                escape(row.id),
+                row.passed,
+                row.ran
+            );
+        }
+        page.push_str("</table>\n");
+    }
     page.push_str("</body></html>\n");
     page
+}
+
+/// The share of the submissions that ran the test that passed it.
+fn pass_rate(row: &TestRow) -> f64 {
+    row.passed as f64 / row.ran.max(1) as f64
+}
+
+/// The tests of `counted` that grade `grades` (the submissions' `code`, or their own
+/// `tests`) and that some fail, the least passed first, at most `SHOWN_TESTS`.
+fn failed_most<'a>(counted: &[&Graded<'a>], grades: &str) -> Vec<TestRow<'a>> {
+    let mut rows: Vec<TestRow> = Vec::new();
+    for graded in counted {
+        let tests = graded.results["tests"].as_array().into_iter().flatten();
+        // Results written before tests said what they grade grade code.
+        for test in tests.filter(|test| test["grades"].as_str().unwrap_or("code") == grades) {
+            let Some(id) = test["name"].as_str() else {
+                continue;
+            };
+            let index = match rows.iter().position(|row| row.id == id) {
+                Some(index) => index,
+                None => {
+                    rows.push(TestRow {
+                        id,
+                        passed: 0,
+                        ran: 0,
+                        typical: None,
+                    });
+                    rows.len() - 1
+                }
+            };
+            let row = &mut rows[index];
+            match test["status"].as_str() {
+                Some("passed") => {
+                    row.passed += 1;
+                    row.ran += 1;
+                }
+                Some("failed") => {
+                    row.ran += 1;
+                    if row.typical.is_none() {
+                        row.typical = Some((graded.name, test["output"].as_str().unwrap_or("")));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    rows.retain(|row| row.ran > 0 && row.passed < row.ran);
+    rows.sort_by(|a, b| pass_rate(a).total_cmp(&pass_rate(b)).then(a.id.cmp(b.id)));
+    rows.truncate(SHOWN_TESTS);
+    rows
 }
 
 /// The class's known mistakes, the most common first, and the wrong answers submissions
@@ -276,7 +307,7 @@ fn histogram(fractions: &[f64]) -> String {
 }
 
 /// One horizontal bar per test: the share of the class that passed it.
-fn pass_rates(rows: &[TestRow], rate: impl Fn(&TestRow) -> f64) -> String {
+fn pass_rates(rows: &[TestRow]) -> String {
     let (label, bar, line) = (560, 300, 18);
     let mut svg = format!(
         "<svg role=\"img\" aria-label=\"pass rate per test\" width=\"{}\" height=\"{}\" xmlns=\"http://www.w3.org/2000/svg\">\n",
@@ -285,7 +316,7 @@ fn pass_rates(rows: &[TestRow], rate: impl Fn(&TestRow) -> f64) -> String {
     );
     for (index, row) in rows.iter().enumerate() {
         let y = 5 + index * line;
-        let share = rate(row);
+        let share = pass_rate(row);
         let _ = writeln!(
             svg,
             "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text><rect x=\"{}\" y=\"{y}\" width=\"{bar}\" height=\"{}\" fill=\"#eee\"/><rect x=\"{}\" y=\"{y}\" width=\"{}\" height=\"{}\" fill=\"#3a9d5d\"/><text x=\"{}\" y=\"{}\">{:.0}%</text>",
@@ -341,6 +372,31 @@ mod tests {
         assert!(page.contains("<pre>expected &lt;3&gt;</pre>"), "{page}");
         assert!(page.contains("aria-label=\"score histogram\""));
         assert!(!page.contains("<script"));
+    }
+}
+
+#[cfg(test)]
+mod own_tests {
+    use super::*;
+
+    #[test]
+    fn the_tests_of_the_students_tests_are_ranked_apart_from_those_of_their_code() {
+        let a = serde_json::json!({"score": 1.0, "max_score": 3.0, "tests": [
+            {"name": "t::code", "grades": "code", "status": "failed", "output": "no"},
+            {"name": "t::your_tests::bug_x", "grades": "tests", "status": "failed"},
+            {"name": "t::your_tests::bug_y", "grades": "tests", "status": "passed"}]});
+        let page = html(&[Graded {
+            name: "alice",
+            results: &a,
+        }]);
+        let own = page.find("id=\"own-tests\"").expect("a section of its own");
+        let code = page.find("<code>t::code</code></td><td>0 of 1").unwrap();
+        let missed = page
+            .find("<code>t::your_tests::bug_x</code></td><td>0 of 1")
+            .unwrap();
+        assert!(code < own && own < missed, "{page}");
+        assert_eq!(page.matches("t::your_tests::bug_x").count(), 1, "{page}");
+        assert!(!page.contains("bug_y"), "caught by everyone: {page}");
     }
 }
 

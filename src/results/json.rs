@@ -20,6 +20,10 @@ impl Results<'_> {
                     name: test.id.clone(),
                     assignment: group.assignment.name(),
                     group: group.name.clone(),
+                    grades: match test.grading {
+                        grader_api::spec::Grading::StudentTests => "tests",
+                        _ => "code",
+                    },
                     status: status(result),
                     score: earned(result, worth),
                     max_score: worth,
@@ -98,6 +102,9 @@ struct OurTest {
     name: String,
     assignment: &'static str,
     group: String,
+    /// What it grades: the submission's `code`, or its own `tests` (by the known mistakes
+    /// they catch).
+    grades: &'static str,
     status: &'static str,
     score: Points,
     max_score: Points,
