@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use grader_api::spec::Scoring;
-use grader_api::spec::{DueDate, Grading, Place, Ranged, StudentTests};
+use grader_api::spec::{DueDate, Grading, Place, Policy, Ranged, StudentTests};
 use grader_api::unit::Asked;
 use grader_api::unit::ParsedWritten;
 use grader_api::{ASSIGNMENTS, Unit};
@@ -46,6 +46,9 @@ pub struct Suite {
     pub allowed_dependencies: Vec<String>,
     /// The latest due date its spec files give, in days since 1970-01-01.
     pub due: Option<u64>,
+    /// What a late submission loses and what a student sees past a daily limit, as the
+    /// one spec file that gives a policy says.
+    pub policy: Option<Policy>,
     /// What loads but is likely wrong, in file order.
     pub warnings: Vec<SpecError>,
 }
@@ -69,6 +72,7 @@ impl Suite {
             build_timeout: self.build_timeout,
             allowed_dependencies: self.allowed_dependencies,
             due: self.due,
+            policy: self.policy,
             warnings: self.warnings,
         }
     }
@@ -143,13 +147,25 @@ pub fn load(
     let mut build_timeout = None;
     let mut allowed_dependencies: Vec<String> = Vec::new();
     let mut due = None;
+    let mut policy: Option<(String, Policy)> = None;
     let mut warnings = Vec::new();
     let mut errors = Vec::new();
-    let mut add = |file: Result<Suite, SpecErrors>| {
+    let mut add = |name: &str, file: Result<Suite, SpecErrors>| {
         let file = match file {
             Ok(file) => file,
             Err(SpecErrors(found)) => return errors.extend(found),
         };
+        match (&policy, file.policy) {
+            (Some((first, given)), Some(this)) if *given != this => errors.push(SpecError {
+                file: name.to_string(),
+                location: None,
+                message: format!(
+                    "its `policy:` is not {first}'s: a submission is graded by one policy, so give it in one spec file"
+                ),
+            }),
+            (None, Some(this)) => policy = Some((name.to_string(), this)),
+            _ => {}
+        }
         for group in file.groups {
             match group_at.get(&group.id) {
                 Some(&at) => groups[at] = group,
@@ -170,7 +186,7 @@ pub fn load(
     };
     if paths.is_empty() {
         for (name, text) in built_in() {
-            add(parse(name, text, timeout_override));
+            add(name, parse(name, text, timeout_override));
         }
     }
     for (paths, flag) in [(paths, "--spec"), (added, "--add-spec")] {
@@ -180,7 +196,10 @@ pub fn load(
             message,
         })?;
         for path in &files {
-            add(parse_file(path, timeout_override));
+            add(
+                &path.display().to_string(),
+                parse_file(path, timeout_override),
+            );
         }
     }
     if !errors.is_empty() {
@@ -203,6 +222,7 @@ pub fn load(
             build_timeout,
             allowed_dependencies,
             due,
+            policy: policy.map(|(_, policy)| policy),
             warnings,
         }),
         false => Err(SpecErrors(collisions)),
@@ -514,6 +534,7 @@ pub fn diagnose(file: &str, text: &str, timeout_override: Option<Duration>) -> D
         });
     }
     checked.suite.due = defaults.due.map(|DueDate(days)| days);
+    checked.suite.policy = parsed.policy.clone();
     checked.suite.build_timeout = defaults
         .build_timeout_s
         .map(|Ranged(seconds)| Duration::from_secs(seconds));

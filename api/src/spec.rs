@@ -15,8 +15,11 @@ mod student_tests;
 pub use student_tests::{Bugs, Every, KeptEdit, KeptMutant, StudentTests};
 
 pub(crate) mod hands;
+mod policy;
 pub(crate) mod schema;
 mod values;
+
+pub use policy::{Late, PastLimit, Percent, Policy};
 
 pub use values::{
     BuildTimeoutS, Defaults, Diagnose, DueDate, Games, Generated, Points, Ranged, Rounds, Scoring,
@@ -370,6 +373,8 @@ pub(crate) struct SpecFile<R, G> {
     pub(crate) rules: R,
     #[serde(default)]
     pub(crate) defaults: Defaults,
+    /// What a late submission loses, and what a student sees past a daily limit.
+    pub(crate) policy: Option<Policy>,
     /// The groups of tests, each with its points, in the order reports list them.
     pub(crate) groups: Vec<G>,
 }

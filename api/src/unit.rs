@@ -488,6 +488,7 @@ impl<A: Graded> Asked for AskedOf<A> {
 #[cfg(feature = "spec")]
 pub struct ParsedFile {
     pub defaults: Defaults,
+    pub policy: Option<crate::spec::Policy>,
     pub groups: Vec<ParsedGroup>,
     pub problems: Problems,
 }
@@ -563,6 +564,7 @@ pub(crate) fn parse_file<A: Graded>(text: &str) -> Result<ParsedFile, Problem> {
     }
     Ok(ParsedFile {
         defaults: file.defaults,
+        policy: file.policy,
         groups,
         problems,
     })
