@@ -14,6 +14,8 @@ cd "$(dirname "$0")/.."
 repo="$PWD"
 grader="$(realpath "${GRADER:-target/debug/grader}")"
 check_options=(--assignment plaisante_hand --skip every_hand)
+# Debian puts the daemons in /usr/sbin, which a user's PATH may leave out.
+export PATH="$PATH:/usr/sbin:/sbin"
 for tool in munged mungekey slurmctld slurmd sbatch sinfo squeue scancel; do
   command -v "$tool" >/dev/null || {
     echo "slurm-class: $tool is not installed: apt-get install -y slurm-wlm munge" >&2
