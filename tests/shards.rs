@@ -6,7 +6,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use support::{grader_env, scratch};
+use support::{actionlint, grader_env, repo, scratch};
 
 /// Every variable `--shard auto` reads: unset in these tests but for those a test sets, so
 /// a CI that runs them as a parallel job does not choose their shard.
@@ -315,4 +315,65 @@ fn the_kubernetes_job_has_what_kubernetes_requires_of_an_indexed_job() {
         said.contains("--name `Grading_Job` is not a Kubernetes name"),
         "{said}"
     );
+}
+
+/// The README's fenced blocks of `language` after the line starting `marker`, up to the
+/// next heading.
+fn readme_blocks(marker: &str, language: &str) -> Vec<String> {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let section = readme
+        .lines()
+        .skip_while(|line| !line.starts_with(marker))
+        .take_while(|line| !line.starts_with("### CI formats"));
+    let mut blocks = Vec::new();
+    let mut block: Option<String> = None;
+    for line in section {
+        match (&mut block, line.trim_end()) {
+            (None, fence) if fence == format!("```{language}") => block = Some(String::new()),
+            (Some(text), "```") => {
+                blocks.push(std::mem::take(text));
+                block = None;
+            }
+            (Some(text), line) => text.push_str(&format!("{line}\n")),
+            _ => {}
+        }
+    }
+    blocks
+}
+
+#[test]
+fn the_readmes_sbatch_script_is_the_one_that_ran() {
+    let script = std::fs::read_to_string(repo().join("scripts/slurm-class.sbatch")).unwrap();
+    let quoted = readme_blocks("**Slurm.**", "bash");
+    let quoted = quoted
+        .first()
+        .unwrap_or_else(|| panic!("no sbatch script under **Slurm.** in the README"));
+    // The README leaves out the script's comments; every line it shows is the script's,
+    // in the script's order.
+    let mut lines = script.lines();
+    for line in quoted.lines() {
+        assert!(
+            lines.any(|of_script| of_script == line),
+            "the README's `{line}` is not scripts/slurm-class.sbatch's, or not in its order"
+        );
+    }
+}
+
+#[test]
+fn the_readmes_actions_matrix_maps_its_index_into_env_and_passes_actionlint() {
+    let matrix = readme_blocks("**GitHub Actions.**", "yaml");
+    let matrix = matrix
+        .first()
+        .unwrap_or_else(|| panic!("no workflow under **GitHub Actions.** in the README"));
+    for mapped in [
+        "CARDGRADE_SHARD_INDEX: ${{ strategy.job-index }}",
+        "CARDGRADE_SHARDS: ${{ strategy.job-total }}",
+        "--shard auto",
+    ] {
+        assert!(matrix.contains(mapped), "{mapped}:\n{matrix}");
+    }
+    let workflow = format!("name: grade a class\non: workflow_dispatch\n{matrix}");
+    if let Err(said) = actionlint("readme-shards", &workflow) {
+        panic!("actionlint: {said}\n{workflow}");
+    }
 }
