@@ -231,12 +231,12 @@ fn slurm(variables: &Variables) -> Result<(usize, usize), String> {
         .map(|_| number(variables, SLURM_MAX))
     {
         let max = max?;
-        if count == 0
-            || Some(max)
-                != (count - 1)
-                    .checked_mul(step)
-                    .and_then(|s| s.checked_add(min))
-        {
+        let last = count
+            .checked_sub(1)
+            .and_then(|steps| steps.checked_mul(step))
+            .and_then(|span| span.checked_add(min));
+        // An empty array is out of range, below.
+        if count > 0 && Some(max) != last {
             return Err(format!(
                 "the array's {count} tasks from {min} to {max} are not evenly spaced by {step}: submit with --array=FIRST-LAST or FIRST-LAST:STEP"
             ));
@@ -435,6 +435,14 @@ mod tests {
         assert!(listed.contains("not evenly spaced"), "{listed}");
         let past = read(&[(SLURM_ID, "9"), (SLURM_MIN, "0"), (SLURM_COUNT, "4")]).unwrap_err();
         assert!(past.contains("shard 10 of 4 is out of range"), "{past}");
+        let empty = read(&[
+            (SLURM_ID, "0"),
+            (SLURM_MIN, "0"),
+            (SLURM_MAX, "0"),
+            (SLURM_COUNT, "0"),
+        ])
+        .unwrap_err();
+        assert!(empty.contains("shard 1 of 0 is out of range"), "{empty}");
     }
 
     #[test]
