@@ -39,6 +39,18 @@ fn manifest(shard: &Path) -> Result<Manifest, String> {
     })
 }
 
+/// Submissions' names in a line; an empty shard's, said.
+fn listed<S: AsRef<str>>(names: &[S]) -> String {
+    if names.is_empty() {
+        return "no submission".into();
+    }
+    names
+        .iter()
+        .map(AsRef::as_ref)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// `K/N` as a shard is named.
 fn shard_name((k, n): (usize, usize)) -> String {
     format!("{k}/{n}")
@@ -81,13 +93,9 @@ pub fn merged(args: &MergeArgs) -> Result<String, String> {
             return Err(format!(
                 "{} holds {}, where shard {} by name holds {}: it was cut otherwise; grade it again with this grader",
                 shard.display(),
-                manifest.submissions.join(", "),
+                listed(&manifest.submissions),
                 shard_name((cut.number, cut.count)),
-                by_name
-                    .iter()
-                    .map(|name| name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                listed(&by_name)
             ));
         }
     }
@@ -120,7 +128,7 @@ pub fn merged(args: &MergeArgs) -> Result<String, String> {
             missing.push(format!(
                 "shard {} ({})",
                 shard_name((k, total)),
-                names.join(", ")
+                listed(&names)
             ));
         }
     }
