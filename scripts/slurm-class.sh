@@ -49,9 +49,20 @@ for pid in filter(str.isdigit, os.listdir("/proc")):
 PY
 }
 
+# Runs "$@" in the background and waits for it: a signal to this script then runs its trap
+# at once, where bash would first wait for a command in the foreground to end.
+waited() {
+  "$@" &
+  running=$!
+  wait "$running"
+}
+
 stop() {
   local status=$?
   trap - EXIT INT TERM
+  if [ -n "${running:-}" ]; then
+    kill "$running" 2>/dev/null || true
+  fi
   # Jobs first, while slurmctld can still cancel them; then the daemons, newest first.
   if [ -f "$work/slurmctld.pid" ]; then
     scancel --full --quiet --jobname=cardgrade 2>/dev/null || true
@@ -168,8 +179,9 @@ perl -0pi -e 's/fn has_four_of_a_kind\(&self\) -> bool \{\n/fn has_four_of_a_kin
 grep -q 'loop {}' "$class/loops/src/plaisante_hand.rs"
 
 # The job array: 4 tasks, each `grader batch --shard auto` on its shard.
+export GRADER="$grader"
 start=$(date +%s.%N)
-GRADER="$grader" timeout 900 sbatch --wait --quiet --array=0-3 --output="$work/logs/shard-%a.log" \
+waited timeout 900 sbatch --wait --quiet --array=0-3 --output="$work/logs/shard-%a.log" \
   --chdir="$work" scripts/slurm-class.sbatch "$class" "$work/slurm" "${check_options[@]}" || {
   echo "slurm-class: the job array failed:" >&2
   tail -n 20 "$work"/logs/shard-*.log >&2
@@ -182,7 +194,8 @@ done
 "$grader" batch merge "$work"/slurm/shard-* --out "$work/slurm-merged"
 
 start=$(date +%s.%N)
-"$grader" batch "$class" --out "$work/one-machine" --jobs 2 -- "${check_options[@]}" 2>"$work/logs/one-machine.log"
+waited "$grader" batch "$class" --out "$work/one-machine" --jobs 2 -- "${check_options[@]}" \
+  2>"$work/logs/one-machine.log"
 one_took=$(echo "$(date +%s.%N) - $start" | bc)
 
 # Same rows, same scores: every column but each submission's seconds.
