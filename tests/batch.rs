@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use reference::plaisante_hand::bugs::HAS_PAIR;
-use support::{Mutant, copy_tree, grader_env, repo, scratch};
+use support::{Mutant, copy_tree, grader_env, holding_env, repo, scratch};
 
 /// The options every batch of these tests passes to its checks.
 const CHECK: [&str; 4] = ["--assignment", "plaisante_hand", "--skip", "every_hand"];
@@ -185,16 +185,7 @@ fn rendered(path: &Path) -> String {
 
 /// The processes whose environment names `parent` as their batch.
 fn left_by(parent: u32) -> Vec<String> {
-    let marker = format!("CARDGRADE_BATCH_PARENT={parent}");
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter(|entry| {
-            std::fs::read(entry.path().join("environ"))
-                .is_ok_and(|environ| environ.split(|&b| b == 0).any(|v| v == marker.as_bytes()))
-        })
-        .map(|entry| entry.file_name().to_string_lossy().into_owned())
-        .collect()
+    holding_env(&format!("CARDGRADE_BATCH_PARENT={parent}"))
 }
 
 #[test]

@@ -11,24 +11,11 @@ use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
-use support::{grader_env, repo, scratch};
+use support::{grader_env, holding_env, repo, scratch};
 
 /// Past this the script is stopped, as its own trap stops the cluster: a class of 8 takes
 /// two to four minutes on two busy cores.
 const LIMIT: Duration = Duration::from_secs(600);
-
-/// The processes whose environment holds `marker`.
-fn holding(marker: &str) -> Vec<String> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter(|entry| {
-            std::fs::read(entry.path().join("environ"))
-                .is_ok_and(|environ| environ.split(|&b| b == 0).any(|v| v == marker.as_bytes()))
-        })
-        .map(|entry| entry.file_name().to_string_lossy().into_owned())
-        .collect()
-}
 
 #[test]
 fn a_job_array_of_four_grades_a_class_as_one_machine_does_and_leaves_nothing_running() {
@@ -67,7 +54,7 @@ fn a_job_array_of_four_grades_a_class_as_one_machine_does_and_leaves_nothing_run
     };
     let said = std::fs::read_to_string(&stdout).unwrap();
     let complained = std::fs::read_to_string(&stderr).unwrap();
-    let left = holding(&marker);
+    let left = holding_env(&marker);
     for pid in &left {
         // Ours by the marker: killed so that a failed run leaves nothing either.
         if let Ok(pid) = pid.parse() {

@@ -1082,3 +1082,17 @@ pub fn actionlint(name: &str, workflow: &str) -> Result<(), String> {
             + &String::from_utf8_lossy(&out.stderr)),
     }
 }
+
+/// The pids of the processes whose environment holds `variable`, written `NAME=VALUE`:
+/// what a test's processes inherit marks what they leave running.
+pub fn holding_env(variable: &str) -> Vec<String> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|entry| {
+            std::fs::read(entry.path().join("environ"))
+                .is_ok_and(|environ| environ.split(|&b| b == 0).any(|v| v == variable.as_bytes()))
+        })
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect()
+}
