@@ -20,12 +20,16 @@ mod class_report;
 mod export;
 mod gradebook;
 mod intake;
+mod k8s_job;
 mod merge;
 mod misconceptions;
+mod shard;
 
 pub use export::ExportArgs;
 use gradebook::gradebook;
+pub use k8s_job::K8sJobArgs;
 pub use merge::MergeArgs;
+use shard::{Shard, ShardArg};
 
 /// Set for each `grader check` a batch starts: the batch's pid, so the check dies with it.
 pub const BATCH_PARENT_ENV: &str = "CARDGRADE_BATCH_PARENT";
@@ -62,6 +66,9 @@ pub enum Merge {
     Merge(MergeArgs),
     /// Write a batch's scores as a gradebook CSV a Canvas or Moodle course imports.
     Export(ExportArgs),
+    /// Print a Kubernetes indexed Job that grades a class in N shards, one a pod, each
+    /// `grader batch --shard auto`; then `grader batch merge` their results.
+    K8sJob(K8sJobArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -89,25 +96,15 @@ pub struct BatchArgs {
     /// the rest are "not run: the submission used its time".
     #[arg(long, value_name = "SECS", default_value = check::DEFAULT_BUDGET, value_parser = check::budget)]
     pub submission_budget: Duration,
-    /// Grade only shard K of N (1-based): every Nth submission in name order, from the Kth.
-    #[arg(long, value_name = "K/N", value_parser = shard)]
-    pub shard: Option<(usize, usize)>,
+    /// Grade only shard K of N (1-based): the submissions whose names hash to it, so adding
+    /// or removing one moves no other. `auto` reads K and N from the job array running the
+    /// batch: Slurm, a Kubernetes indexed Job, AWS Batch, GitLab `parallel:`, or
+    /// CARDGRADE_SHARD_INDEX (from 0) and CARDGRADE_SHARDS.
+    #[arg(long, value_name = "K/N|auto", value_parser = shard::parse)]
+    pub shard: Option<ShardArg>,
     /// Options for each `grader check` (`-- --spec staff/ --assignment NAME`).
     #[arg(last = true, value_name = "CHECK OPTIONS")]
     pub check: Vec<String>,
-}
-
-fn shard(text: &str) -> Result<(usize, usize), String> {
-    let bad = || format!("`{text}` is not a shard: write K/N, such as 2/5, with K from 1 to N");
-    let (k, n) = text.split_once('/').ok_or_else(bad)?;
-    let (k, n): (usize, usize) = (
-        k.trim().parse().map_err(|_| bad())?,
-        n.trim().parse().map_err(|_| bad())?,
-    );
-    if n == 0 || k == 0 || k > n {
-        return Err(bad());
-    }
-    Ok((k, n))
 }
 
 /// A `grader check` started by a batch ends when the batch does, killed or not: a resumed
@@ -130,6 +127,7 @@ pub fn run(command: BatchCommand) -> ExitCode {
     exit::done_or_usage(match command.merge {
         Some(Merge::Merge(args)) => merge::merged(&args).map(|line| eprintln!("{line}")),
         Some(Merge::Export(args)) => export::export(&args).map(|line| eprintln!("{line}")),
+        Some(Merge::K8sJob(args)) => k8s_job::print(&args),
         None => batch(&command.args),
     })
 }
@@ -183,8 +181,9 @@ impl GradedWith {
 /// the shards it joins are the whole class, each once, graded the same way.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Manifest {
-    /// K and N of `--shard K/N`; none for a whole class.
-    pub shard: Option<(usize, usize)>,
+    /// Which shard, and who said so (`--shard K/N` or the engine's variables); none for a
+    /// whole class.
+    pub shard: Option<Shard>,
     /// The submissions of the class, every shard's.
     pub class: Vec<String>,
     /// The submissions of this shard.
@@ -202,19 +201,33 @@ fn batch(args: &BatchArgs) -> Result<(), String> {
         args.submission_budget.as_secs_f64().to_string(),
     ]);
     let graded_with = GradedWith::of(&check_options)?;
+    let shard = match &args.shard {
+        None => None,
+        Some(ShardArg::Given { number, count }) => Some(Shard::given(*number, *count)),
+        Some(ShardArg::Auto) => {
+            let shard = shard::from_engine(&shard::engine_variables())?;
+            let read: Vec<String> = shard
+                .variables
+                .iter()
+                .map(|(name, value)| format!("{name}={value}"))
+                .collect();
+            eprintln!(
+                "grading shard {}/{}, as {} say",
+                shard.number,
+                shard.count,
+                read.join(", ")
+            );
+            Some(shard)
+        }
+    };
     std::fs::create_dir_all(out).map_err(|e| format!("cannot make {}: {e}", out.display()))?;
     let mut submissions = intake::submissions(dir, out)?;
     let class: Vec<String> = submissions.iter().map(|s| s.name.clone()).collect();
-    if let Some((k, n)) = args.shard {
-        submissions = submissions
-            .into_iter()
-            .enumerate()
-            .filter(|(index, _)| index % n == k - 1)
-            .map(|(_, submission)| submission)
-            .collect();
+    if let Some(shard) = &shard {
+        submissions.retain(|submission| shard.holds(&submission.name));
     }
     let manifest = Manifest {
-        shard: args.shard,
+        shard,
         class,
         submissions: submissions.iter().map(|s| s.name.clone()).collect(),
         graded_with: graded_with.clone(),
@@ -533,14 +546,6 @@ mod tests {
                 "{file} could be the results of a submission named {}",
                 file.trim_end_matches(".json")
             );
-        }
-    }
-
-    #[test]
-    fn shards_are_k_of_n() {
-        assert_eq!(shard("2/5"), Ok((2, 5)));
-        for bad in ["0/3", "4/3", "1/0", "x", "1-2"] {
-            assert!(shard(bad).is_err(), "{bad}");
         }
     }
 

@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use reference::plaisante_hand::bugs::HAS_PAIR;
-use support::{Mutant, copy_tree, grader_env, repo, scratch};
+use support::{Mutant, copy_tree, grader_env, holding_env, repo, scratch};
 
 /// The options every batch of these tests passes to its checks.
 const CHECK: [&str; 4] = ["--assignment", "plaisante_hand", "--skip", "every_hand"];
@@ -185,16 +185,7 @@ fn rendered(path: &Path) -> String {
 
 /// The processes whose environment names `parent` as their batch.
 fn left_by(parent: u32) -> Vec<String> {
-    let marker = format!("CARDGRADE_BATCH_PARENT={parent}");
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter(|entry| {
-            std::fs::read(entry.path().join("environ"))
-                .is_ok_and(|environ| environ.split(|&b| b == 0).any(|v| v == marker.as_bytes()))
-        })
-        .map(|entry| entry.file_name().to_string_lossy().into_owned())
-        .collect()
+    holding_env(&format!("CARDGRADE_BATCH_PARENT={parent}"))
 }
 
 #[test]
@@ -284,8 +275,8 @@ fn shards_graded_apart_merge_into_one_gradebook() {
     let sizes: Vec<usize> = shards.iter().map(|s| gradebook(s).len() - 1).collect();
     assert_eq!(
         sizes,
-        [2, 1],
-        "three submissions, every other one per shard"
+        [3, 0],
+        "the three names hash to shard 1 of 2 (pinned in batch::shard's tests)"
     );
     let merged = scratch().join("class-in-shards-merged");
     let _ = std::fs::remove_dir_all(&merged);
@@ -308,23 +299,27 @@ fn shards_graded_apart_merge_into_one_gradebook() {
         .collect();
     assert_eq!(names, ["not-a-crate", "student-0", "student-1"]);
     assert!(merged.join("report.html").is_file());
-    // One shard of two is not the class: refused, naming what is missing, unless --partial.
+    // One shard of two is not the class, even when it is the empty one: refused, naming
+    // what is missing, unless --partial.
     let half = scratch().join("class-in-shards-half");
     let _ = std::fs::remove_dir_all(&half);
-    let merge_first = |partial: &[&str]| {
+    let merge_second = |partial: &[&str]| {
         let mut args: Vec<&std::ffi::OsStr> = vec!["batch".as_ref(), "merge".as_ref()];
-        args.push(shards[0].as_os_str());
+        args.push(shards[1].as_os_str());
         args.extend(["--out".as_ref(), half.as_os_str()]);
         args.extend(partial.iter().map(std::ffi::OsStr::new));
         grader(&args)
     };
-    let (code, said) = merge_first(&[]);
+    let (code, said) = merge_second(&[]);
     assert_eq!(code, Some(2), "{said}");
-    assert!(said.contains("missing shard 2/2 (student-0)"), "{said}");
+    assert!(
+        said.contains("missing shard 1/2 (not-a-crate, student-0, student-1)"),
+        "{said}"
+    );
     assert!(!half.join("gradebook.csv").exists());
-    let (code, said) = merge_first(&["--partial"]);
+    let (code, said) = merge_second(&["--partial"]);
     assert_eq!(code, Some(0), "{said}");
-    assert!(said.contains("merged 2 submissions of 3"), "{said}");
+    assert!(said.contains("merged 0 submissions of 3"), "{said}");
     let rows = gradebook(&half);
     let missing = rows.iter().find(|r| r[0] == "student-0").unwrap();
     assert_eq!(missing[3], "not_graded", "{rows:?}");

