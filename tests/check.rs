@@ -628,8 +628,15 @@ fn names_whose_ids_collide_are_refused_naming_both_places() {
 fn a_new_crate_from_the_embedded_template_grades_as_the_template_does() {
     let crate_dir = support::scratch().join("grader-new-crate");
     let _ = std::fs::remove_dir_all(&crate_dir);
-    let made = grader(&["new", crate_dir.to_str().unwrap()]);
+    let made = grader(&["new", crate_dir.to_str().unwrap(), "--all"]);
     assert!(made.status.success(), "{made:?}");
+    let library = std::fs::read_to_string(crate_dir.join("src/lib.rs")).unwrap();
+    for unit in grader_api::ASSIGNMENTS {
+        assert!(
+            library.contains(&format!(".with({}::register)", unit.name())),
+            "{library}"
+        );
+    }
     let manifest = std::fs::read_to_string(crate_dir.join("Cargo.toml")).unwrap();
     assert!(
         manifest.contains("grader-api = { path = \"grader-api\" }"),
@@ -645,9 +652,85 @@ fn a_new_crate_from_the_embedded_template_grades_as_the_template_does() {
         "{stdout}"
     );
     // Never over what is there.
-    let again = grader(&["new", crate_dir.to_str().unwrap()]);
+    let again = grader(&["new", crate_dir.to_str().unwrap(), "--all"]);
     assert_eq!(again.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&again.stderr).contains("already holds something"));
+}
+
+#[test]
+fn a_student_starts_with_one_assignment_and_is_graded_out_of_its_points() {
+    let crate_dir = support::scratch().join("grader-new-plaisante-hand");
+    let _ = std::fs::remove_dir_all(&crate_dir);
+    let made = grader(&[
+        "new",
+        crate_dir.to_str().unwrap(),
+        "--assignment",
+        "plaisante_hand",
+    ]);
+    assert!(made.status.success(), "{made:?}");
+    // As the student runs it (a student's view), but for the 2.6 million hands.
+    let graded = grader(&[
+        "check",
+        crate_dir.to_str().unwrap(),
+        "--color",
+        "never",
+        "--skip",
+        "every_hand",
+    ]);
+    let stdout = String::from_utf8_lossy(&graded.stdout);
+    assert_eq!(graded.status.code(), Some(1), "{stdout}");
+    let tests: Vec<&str> = stdout
+        .lines()
+        .filter_map(|line| line.strip_prefix("test "))
+        .filter(|line| !line.starts_with("result: "))
+        .collect();
+    assert!(!tests.is_empty(), "{stdout}");
+    assert!(
+        tests
+            .iter()
+            .all(|test| test.starts_with("plaisante_hand::")),
+        "{stdout}"
+    );
+    let score = &stdout[stdout.find("\nscore\n").expect("a score table")..];
+    let others: Vec<&str> = grader_api::ASSIGNMENTS
+        .iter()
+        .map(|unit| unit.name())
+        .filter(|name| *name != "plaisante_hand")
+        .filter(|name| {
+            score
+                .lines()
+                .any(|line| line.trim_start().starts_with(name))
+        })
+        .collect();
+    assert!(others.is_empty(), "{others:?} in {score}");
+    let points = support::points_of("plaisante_hand") as f64 / 100.0;
+    let total = score
+        .lines()
+        .find_map(|line| line.strip_prefix("  total "))
+        .expect("a total line");
+    assert!(total.ends_with(&format!(" / {points}")), "{score}");
+}
+
+#[test]
+fn a_new_crate_off_a_terminal_without_an_assignment_is_refused_naming_them() {
+    let crate_dir = support::scratch().join("grader-new-unnamed");
+    let _ = std::fs::remove_dir_all(&crate_dir);
+    // The test's stdin is no terminal, as in a script or a CI job: nobody to ask.
+    let refused = grader(&["new", crate_dir.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    let names: Vec<&str> = grader_api::ASSIGNMENTS
+        .iter()
+        .map(|unit| unit.name())
+        .collect();
+    assert!(
+        stderr.contains(&format!(
+            "name the assignment the crate is for with --assignment NAME, one of: {} (or --all for every one)",
+            names.join(", ")
+        )),
+        "{stderr}"
+    );
+    assert!(!crate_dir.exists(), "nothing is written");
 }
 
 #[test]
