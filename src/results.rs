@@ -8,7 +8,7 @@ use std::time::Duration;
 use colored::Colorize;
 use serde::Serialize;
 
-use crate::spec::{Group, Suite, TestCase};
+use crate::spec::{Group, HIDDEN_GROUP, Suite, TestCase};
 use crate::verdict::{Credit, Failure, Verdict};
 
 mod github;
@@ -138,47 +138,45 @@ impl Results<'_> {
             .map(|g| g.name.chars().count())
             .max()
             .unwrap_or(0);
-        let mut results = self.tests.iter();
-        let mut current_assignment = None;
+        let mut assignments: Vec<&str> = Vec::new();
         for group in &self.suite.groups {
-            let assignment = group.assignment.name();
-            if current_assignment != Some(assignment) {
-                let (earned, max) = self.score_of(|g| g.assignment.name() == assignment);
-                let subtotal = format!("{earned} / {max}");
-                let _ = writeln!(out, "  {}  {}", assignment.bold(), subtotal.bold());
-                current_assignment = Some(assignment);
+            if !assignments.contains(&group.assignment.name()) {
+                assignments.push(group.assignment.name());
             }
-            let (earned, max) = self.score_of(|g| std::ptr::eq(g, group));
-            let verdicts: Vec<&TestResult> = results.by_ref().take(group.tests.len()).collect();
-            let passed = verdicts
-                .iter()
-                .filter(|r| matches!(r.verdict, Some(Verdict::Passed)))
-                .count();
-            let ran = verdicts.iter().filter(|r| r.verdict.is_some()).count();
-            let tally = match verdicts[..] {
-                [only] => credit(only).map(|credit| &credit.tally),
-                _ => None,
+        }
+        for assignment in assignments {
+            let of_assignment = |g: &Group| g.assignment.name() == assignment;
+            let (earned, max) = self.score_of(of_assignment);
+            let subtotal = format!("{earned} / {max}");
+            let _ = writeln!(out, "  {}  {}", assignment.bold(), subtotal.bold());
+            let row = |out: &mut String, group: Option<&Group>| {
+                let keep = |g: &Group| match group {
+                    Some(group) => std::ptr::eq(g, group),
+                    None => of_assignment(g) && g.withheld,
+                };
+                let (earned, max) = self.score_of(keep);
+                let verdicts: Vec<&TestResult> = self
+                    .per_test()
+                    .filter(|(group, _, _, _)| keep(group))
+                    .map(|(_, _, result, _)| result)
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "    {:<width$}  {:>6} / {:<6} {}",
+                    group.map_or(HIDDEN_GROUP, |group| &group.name),
+                    earned.to_string(),
+                    max.to_string(),
+                    mark(&verdicts, group.is_none()),
+                );
             };
-            let mark = if let Some(tally) = tally {
-                tally.red().to_string()
-            } else if ran < verdicts.len() {
-                format!("{} not run", verdicts.len() - ran)
-                    .dimmed()
-                    .to_string()
-            } else if passed == verdicts.len() {
-                "ok".green().to_string()
-            } else {
-                format!("{} of {} failed", verdicts.len() - passed, verdicts.len())
-                    .red()
-                    .to_string()
-            };
-            let _ = writeln!(
-                out,
-                "    {:<width$}  {:>6} / {:<6} {mark}",
-                group.name,
-                earned.to_string(),
-                max.to_string(),
-            );
+            let groups = self.suite.groups.iter().filter(|g| of_assignment(g));
+            for group in groups.clone().filter(|g| !g.withheld) {
+                row(&mut out, Some(group));
+            }
+            // Withheld groups are one row, so that a student's report names none of them.
+            if groups.clone().any(|g| g.withheld) {
+                row(&mut out, None);
+            }
         }
         let total = format!("{} / {}", self.score(), self.max_score());
         let _ = writeln!(out, "  {} {}", "total".bold(), total.bold());
@@ -191,6 +189,33 @@ impl Results<'_> {
             let _ = writeln!(out, "  {}", line.dimmed());
         }
         out
+    }
+}
+
+/// A score table row's verdict on its tests: a bulk test's tally of wrong answers (unless
+/// the group is withheld), else how many failed or did not run.
+fn mark(verdicts: &[&TestResult], withheld: bool) -> String {
+    let passed = verdicts
+        .iter()
+        .filter(|r| matches!(r.verdict, Some(Verdict::Passed)))
+        .count();
+    let ran = verdicts.iter().filter(|r| r.verdict.is_some()).count();
+    let tally = match verdicts {
+        [only] if !withheld => credit(only).map(|credit| &credit.tally),
+        _ => None,
+    };
+    if let Some(tally) = tally {
+        tally.red().to_string()
+    } else if ran < verdicts.len() {
+        format!("{} not run", verdicts.len() - ran)
+            .dimmed()
+            .to_string()
+    } else if passed == verdicts.len() {
+        "ok".green().to_string()
+    } else {
+        format!("{} of {} failed", verdicts.len() - passed, verdicts.len())
+            .red()
+            .to_string()
     }
 }
 
