@@ -279,7 +279,7 @@ fn a_students_view_withholds_what_a_hidden_test_asks_but_counts_it() {
             [
                 "seen 0 / 1 1 of 1 failed",
                 "secret 0 / 1 1 of 1 failed",
-                "secret hands 0.4 / 1 24 of 500 wrong, all or nothing"
+                "secret hands 0.4 / 1 24 of 500 wrong; 2 of 5 checks right on every input, all or nothing per check"
             ],
             "{staff}"
         );
@@ -408,6 +408,13 @@ fn a_bulk_group_earns_its_points_as_its_scoring_says() {
     // Each check a third of 10 points, in hundredths.
     let right_checks = wrong.iter().filter(|&&w| w == 0).count() as u64;
     assert_eq!(cents(&all_or_nothing), 1000 * right_checks / 3);
+    // The points are earned check by check, and the count beside them says so.
+    assert!(
+        all_or_nothing["tally"].as_str().unwrap().contains(&format!(
+            "; {right_checks} of 3 checks right on every input, all or nothing per check: "
+        )),
+        "{all_or_nothing}"
+    );
 
     let proportional = scored_test("proportional");
     let right_answers: u64 = wrong.iter().map(|w| INPUTS - w).sum();
@@ -422,6 +429,60 @@ fn a_bulk_group_earns_its_points_as_its_scoring_says() {
     let strict = scored_test(&format!("{{ threshold: {:.4} }}", rate(least) + 0.0001));
     assert_eq!(cents(&strict), cents(&all_or_nothing));
     assert_eq!(strict["status"], "failed");
+    let tally = strict["tally"].as_str().unwrap();
+    assert!(
+        tally.contains(&format!("; {right_checks} of 3 checks right on "))
+            && tally.contains("% of the inputs or more, full points per check from there: "),
+        "{strict}"
+    );
+}
+
+#[test]
+fn a_breakdown_names_what_a_student_can_compare_and_a_panic_by_its_message_and_line() {
+    // Counts of 14 cells: an ace is out of bounds, and every other hand one cell short.
+    let fourteen = support::Mutant::new(
+        "counts-fourteen-unguarded",
+        "a counts array of 14 cells, indexed by value.",
+        &[(
+            "let mut counts = vec![0; COUNTS_LEN];",
+            "let mut counts = vec![0; COUNTS_LEN - 1];",
+        )],
+    )
+    .write();
+    let spec = support::scratch_file(
+        "breakdown-wording.yaml",
+        "assignment: plaisante_hand\ngroups:\n  - name: random hands\n    points: 6\n    generate: { count: 300, seed: 7, hand_size: 5 }\n    checks: [count_values, has_flush]\n",
+    );
+    let (code, stdout, stderr) = support::check(&fourteen, &["--spec", spec.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stderr}");
+    let failure = support::failure_of(&stdout, "plaisante_hand::random_hands");
+    assert!(
+        failure.contains("count_values(): expected 15 cells but got 14 cells  ×"),
+        "{failure}"
+    );
+    let panicked = "count_values(): expected 15 cells but got panicked (index out of bounds: the len is 14 but the index is 14) at src/lib.rs:";
+    let line = failure
+        .lines()
+        .find_map(|line| line.trim_start().strip_prefix(panicked))
+        .unwrap_or_else(|| panic!("{failure}"));
+    let (at, count) = line.split_once("  ×").unwrap_or_else(|| panic!("{line}"));
+    assert!(
+        at.parse::<u32>().is_ok(),
+        "the line alone, no column: {line}"
+    );
+    assert!(count.parse::<u32>().is_ok(), "{line}");
+    // has_flush is right on every hand, count_values on none: half the points.
+    let row = stdout
+        .lines()
+        .find(|line| line.trim_start().starts_with("random hands "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(
+        row.contains(" 3 / 6 ")
+            && row.ends_with(
+                " of 300 wrong; 1 of 2 checks right on every input, all or nothing per check"
+            ),
+        "{row}"
+    );
 }
 
 #[test]
