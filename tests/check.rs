@@ -888,6 +888,53 @@ fn spec_show_prints_what_the_reference_answers_for_each_listed_case() {
 }
 
 #[test]
+fn spec_fill_writes_into_a_flow_mapping_however_yaml_lets_it_be_laid_out() {
+    let laid_out = [
+        // A trailing comma stays trailing.
+        (
+            "{ name: trailing comma, hand: [AH, AD, 10C], }",
+            "{ name: trailing comma, hand: [AH, AD, 10C], expect: true, }",
+        ),
+        (
+            "{ hand: [KH, KD], name: name second }",
+            "{ hand: [KH, KD], name: name second, expect: true }",
+        ),
+        (
+            "{\n          name: over lines,\n          hand: [2H, 2D],\n        }",
+            "{\n          name: over lines,\n          hand: [2H, 2D], expect: true,\n        }",
+        ),
+        (
+            "{ name: with a comment, hand: [3H, 4D] }   # a note }",
+            "{ name: with a comment, hand: [3H, 4D], expect: false }   # a note }",
+        ),
+        (
+            "{name: 'quoted # not a comment, }',\n           hand: [2H, 3H]  # a comment } ]\n          }",
+            "{name: 'quoted # not a comment, }',\n           hand: [2H, 3H], expect: false  # a comment } ]\n          }",
+        ),
+    ];
+    let spec = |cases: Vec<&str>| {
+        let listed: String = cases
+            .iter()
+            .map(|case| format!("      - {case}\n"))
+            .collect();
+        format!(
+            "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    hint: \"the seed's rule: {{ not a brace\"\n    cases: [{{name: in a flow list, hand: [KH, KD]}}]\n  - name: h\n    points: 1\n    check: has_pair\n    cases:\n{listed}"
+        )
+    };
+    let path = support::scratch_file(
+        "fill-flow-mappings.yaml",
+        spec(laid_out.iter().map(|(before, _)| *before).collect()),
+    );
+    let filled = grader(&["spec", "fill", path.to_str().unwrap()]);
+    assert!(filled.status.success(), "{filled:?}");
+    let wanted = spec(laid_out.iter().map(|(_, after)| *after).collect())
+        .replace("hand: [KH, KD]}]", "hand: [KH, KD], expect: true}]");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), wanted);
+    let again = grader(&["spec", "fill", "--check", path.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(0), "{again:?}");
+}
+
+#[test]
 fn spec_fill_writes_every_missing_expect_and_changes_nothing_else() {
     let dir = support::scratch().join("fill");
     let _ = std::fs::remove_dir_all(&dir);
