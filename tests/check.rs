@@ -888,6 +888,46 @@ fn spec_show_prints_what_the_reference_answers_for_each_listed_case() {
 }
 
 #[test]
+fn a_cargo_outside_what_builds_see_is_named_with_the_fix() {
+    // A link to the toolchain's own cargo, from a folder no build sees.
+    let cargo = std::fs::canonicalize(env!("CARGO")).unwrap();
+    let outside = support::scratch().join("toolchain-outside-the-view");
+    let _ = std::fs::remove_dir_all(&outside);
+    std::fs::create_dir_all(&outside).unwrap();
+    let link = outside.join("cargo");
+    std::os::unix::fs::symlink(&cargo, &link).unwrap();
+    let doctor = String::from_utf8_lossy(&grader(&["doctor"]).stdout).into_owned();
+    let fenced = doctor.contains("yes mount namespace") || doctor.contains("yes landlock");
+    let graded = support::grader_env(&mut std::process::Command::new(env!(
+        "CARGO_BIN_EXE_grader"
+    )))
+    .args(["check", "--color", "never", "--skip", "every_hand"])
+    .arg(fixture("example-student"))
+    .env("CARGO", &link)
+    .output()
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&graded.stderr);
+    let said = format!(
+        "error: the Rust toolchain's cargo, {} (a link to {}), is outside what builds can see: a build sees the system's folders",
+        link.display(),
+        cargo.display()
+    );
+    if fenced {
+        assert_eq!(graded.status.code(), Some(3), "{stderr}");
+        assert!(stderr.contains(&said), "{stderr}");
+        assert!(
+            stderr.contains(
+                "or put a cargo of the homes above first on PATH (or name it with CARGO=PATH)"
+            ),
+            "{stderr}"
+        );
+    } else {
+        // Where nothing fences a build's reads, it sees the cargo wherever it is.
+        assert!(!stderr.contains("outside what builds can see"), "{stderr}");
+    }
+}
+
+#[test]
 fn spec_fill_writes_into_a_flow_mapping_however_yaml_lets_it_be_laid_out() {
     let laid_out = [
         // A trailing comma stays trailing.
