@@ -45,9 +45,6 @@ pub struct Results<'a> {
     /// Runner processes started, and the time their starts took together (part of
     /// `elapsed`, on the test threads).
     pub runner_starts: (usize, Duration),
-    /// Assignments of the specs a student's report left out: the submission does not
-    /// register them.
-    pub not_graded: Vec<&'static str>,
 }
 
 impl<'a> Results<'a> {
@@ -74,7 +71,6 @@ impl<'a> Results<'a> {
             build_time: elapsed,
             notes: Vec::new(),
             runner_starts: (0, Duration::ZERO),
-            not_graded: Vec::new(),
         }
     }
 }
@@ -341,20 +337,6 @@ fn output(result: &TestResult, worth: Points) -> String {
     }
 }
 
-/// The line a student's report ends with when it left out assignments their submission
-/// does not register; `None` when it left out none.
-pub fn not_graded(names: &[&str]) -> Option<String> {
-    let them = match names.len() {
-        0 => return None,
-        1 => "it",
-        _ => "them",
-    };
-    Some(format!(
-        "not graded: {} (your submission() does not register {them}; --assignment NAME grades one anyway)",
-        names.join(", ")
-    ))
-}
-
 /// A results file as JSON, every text in it made safe for a file: color codes removed and
 /// any other control character shown, so nothing a submission prints or a compiler colors
 /// reaches Gradescope or a staff script as an escape sequence.
@@ -524,7 +506,6 @@ mod tests {
             build_time: Duration::ZERO,
             notes: Vec::new(),
             runner_starts: (0, Duration::ZERO),
-            not_graded: Vec::new(),
         }
     }
 

@@ -704,6 +704,12 @@ fn a_student_starts_with_one_assignment_and_is_graded_out_of_its_points() {
         })
         .collect();
     assert!(others.is_empty(), "{others:?} in {score}");
+    let named: Vec<&str> = grader_api::ASSIGNMENTS
+        .iter()
+        .map(|unit| unit.name())
+        .filter(|name| *name != "plaisante_hand" && stdout.contains(name))
+        .collect();
+    assert!(named.is_empty(), "{named:?} named in {stdout}");
     let points = support::points_of("plaisante_hand") as f64 / 100.0;
     let total = score
         .lines()
@@ -1282,26 +1288,28 @@ fn gradescope_max_is_the_specs_not_what_a_submission_registers() {
 }
 
 #[test]
-fn a_students_report_grades_what_is_registered_and_names_the_rest() {
+fn a_students_report_grades_what_is_registered_and_names_the_rest_when_asked_for_them() {
     let (code, stdout, stderr) = check(&fixture("example-student"), &["--skip", "every_hand"]);
     assert_eq!(code, 1, "{stderr}");
     assert!(!stdout.contains("test poker::"), "{stdout}");
     assert!(stdout.contains(" / 105\n"), "{stdout}");
+    // A crate for one assignment is told of no other.
     let not_graded = format!("not graded: {}", not_graded(&["plaisante_hand"]));
-    assert!(
-        stdout.contains(&format!(
-            "{not_graded} (your submission() does not register them; --assignment NAME grades one anyway)"
-        )),
-        "{stdout}"
-    );
-    // A filter that only matches what is left out runs nothing: that is said, not passed.
+    assert!(!stdout.contains("not graded"), "{stdout}");
+    // A filter that only matches what is left out runs nothing: that is said, not passed,
+    // with the assignments left out.
     let (code, _, stderr) = check(&fixture("example-student"), &["poker"]);
     assert_eq!(code, 4, "{stderr}");
     assert!(
         stderr.contains("no test matches `poker` in the assignments your submission() registers"),
         "{stderr}"
     );
-    assert!(stderr.contains(&not_graded), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{not_graded} (your submission() does not register them; --assignment NAME grades one anyway)"
+        )),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -156,7 +156,6 @@ impl<'a> Session<'a> {
             build_time,
             notes: self.notes.lock().map(|n| n.clone()).unwrap_or_default(),
             runner_starts: self.pool.starts(),
-            not_graded: Vec::new(),
         }
     }
 
