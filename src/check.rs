@@ -299,10 +299,7 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         drop(run_ended);
     });
     session.pool.clear();
-    let results = Results {
-        not_graded,
-        ..session.results((started, build_time))
-    };
+    let results = session.results((started, build_time));
     reporters
         .report(Event::RunFinished { results: &results })
         .map_err(Stop::Usage)?;
@@ -416,8 +413,17 @@ fn refuse_if_none_selected(
         what.push_str(" in the assignments your submission() registers");
     }
     what.push_str(": `grader check --list` lists them");
-    if let Some(line) = results::not_graded(not_graded) {
-        what.push_str(&format!("\n  {line}"));
+    // Said here, where a student asks for tests of an assignment left out, and not at the
+    // end of every report, where a crate made for one assignment would be told of the others.
+    if !not_graded.is_empty() {
+        let them = match not_graded.len() {
+            1 => "it",
+            _ => "them",
+        };
+        what.push_str(&format!(
+            "\n  not graded: {} (your submission() does not register {them}; --assignment NAME grades one anyway)",
+            not_graded.join(", ")
+        ));
     }
     Err(Stop::NoTests(what))
 }

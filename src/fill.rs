@@ -116,9 +116,9 @@ fn filling(reference: &grader_api::Submission, test: &TestCase) -> Option<Fillin
     })
 }
 
-/// `text` with each filling's `expect` added to its case: into a `{ ... }` case before its
-/// `}`, or as a line of its own after a case written as lines of fields. None when a case
-/// is laid out otherwise.
+/// `text` with each filling's `expect` added to its case: into a `{ ... }` case after what
+/// it holds last, or as a line of its own after a case written as lines of fields. None
+/// when a case is laid out otherwise.
 fn written_into(text: &str, fillings: &[Filling]) -> Option<String> {
     let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
     let mut in_order: Vec<&Filling> = fillings.iter().collect();
@@ -132,12 +132,15 @@ fn written_into(text: &str, fillings: &[Filling]) -> Option<String> {
             .char_indices()
             .nth(column.checked_sub(1)?)?
             .0;
-        let before_name = lines[index][..name_at].trim_end();
-        if before_name.ends_with('{') {
-            let (close_line, close_at) = closing_brace(&lines, index, before_name.len() - 1)?;
-            let close = &mut lines[close_line];
-            let end = close[..close_at].trim_end().len();
-            close.insert_str(end, &format!(", expect: {}", filling.expect));
+        if let Some(open) = enclosing_brace(&lines, (index, name_at)) {
+            let (line, at, last) = last_inside_braces(&lines, open)?;
+            // After what the case holds last, so that a comment or a line break before the
+            // `}` stays where it is, and a trailing comma stays trailing.
+            let field = match last {
+                ',' => format!(" expect: {},", filling.expect),
+                _ => format!(", expect: {}", filling.expect),
+            };
+            lines[line].insert_str(at, &field);
         } else {
             let indent = lines[index][..name_at].len();
             let last = (index + 1..lines.len())
@@ -164,33 +167,91 @@ fn indentation(line: &str) -> usize {
     line.len() - line.trim_start_matches(' ').len()
 }
 
-/// The line and byte of the `}` that closes the `{` at byte `open` of line `line`,
-/// past nested brackets and quoted text.
-fn closing_brace(lines: &[String], line: usize, open: usize) -> Option<(usize, usize)> {
+/// The line and byte of the `{` of the flow mapping the `name:` at `name` is a key of, if
+/// it is one: looked for from the sequence entry (`- `) the case starts in, on the name's
+/// line or above it, whatever the mapping's keys' order and lines.
+fn enclosing_brace(lines: &[String], name: (usize, usize)) -> Option<(usize, usize)> {
+    let entry = (0..=name.0).rev().find_map(|at| {
+        let line = &lines[at];
+        let dash = indentation(line);
+        let entry = line[dash..].starts_with("- ") || line[dash..] == *"-";
+        (entry && (at < name.0 || dash < name.1)).then_some((at, dash + 1))
+    })?;
+    let mut open: Vec<(usize, usize, char)> = Vec::new();
+    scan(lines, entry, |at, byte, c, quoted| {
+        if (at, byte) >= name {
+            return Some(
+                open.last()
+                    .filter(|(_, _, c)| *c == '{')
+                    .map(|&(at, byte, _)| (at, byte)),
+            );
+        }
+        match c {
+            '{' | '[' if !quoted => open.push((at, byte, c)),
+            '}' | ']' if !quoted => {
+                open.pop();
+            }
+            _ => {}
+        }
+        None
+    })
+    .flatten()
+}
+
+/// What the `{ ... }` opened at `open` (line, byte) holds last, past nested brackets and
+/// quoted text, spaces, line breaks and comments: the line and byte just past it, and the
+/// character it is (a `,` where the mapping ends with a trailing comma).
+fn last_inside_braces(lines: &[String], open: (usize, usize)) -> Option<(usize, usize, char)> {
     let mut depth = 0usize;
+    let mut last = None;
+    scan(lines, open, |at, byte, c, quoted| {
+        match c {
+            '{' | '[' if !quoted => depth += 1,
+            '}' | ']' if !quoted => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return Some(last.filter(|_| c == '}'));
+                }
+            }
+            _ => {}
+        }
+        if quoted || !c.is_whitespace() {
+            last = Some((at, byte + c.len_utf8(), c));
+        }
+        None
+    })
+    .flatten()
+}
+
+/// Visits each character of `lines` from `from` (line, byte) on, but comments, with its line,
+/// byte and whether it is quoted text, until `visit` returns a value.
+fn scan<T>(
+    lines: &[String],
+    (line, byte): (usize, usize),
+    mut visit: impl FnMut(usize, usize, char, bool) -> Option<T>,
+) -> Option<T> {
     let mut quote = None;
-    let mut previous;
     for (at, text) in lines.iter().enumerate().skip(line) {
-        let from = if at == line { open } else { 0 };
-        previous = ' ';
-        for (byte, c) in text[from..].char_indices() {
+        let from = if at == line { byte } else { 0 };
+        let mut previous = ' ';
+        for (byte, c) in text.get(from..)?.char_indices() {
             let after = std::mem::replace(&mut previous, c);
-            match (quote, c) {
-                (Some(mark), c) if c == mark => quote = None,
-                (Some(_), _) => {}
+            let quoted = match (quote, c) {
+                (Some(mark), c) if c == mark => {
+                    quote = None;
+                    true
+                }
+                (Some(_), _) => true,
                 // A quote opens text only where a value starts: `the seed's rule` is plain.
                 (None, '"' | '\'') if matches!(after, ' ' | '{' | '[' | ',' | ':') => {
                     quote = Some(c);
+                    true
                 }
                 (None, '#') if after == ' ' => break,
-                (None, '{' | '[') => depth += 1,
-                (None, '}' | ']') => {
-                    depth = depth.checked_sub(1)?;
-                    if depth == 0 {
-                        return (c == '}').then_some((at, from + byte));
-                    }
-                }
-                _ => {}
+                (None, _) => false,
+            };
+            if let Some(found) = visit(at, from + byte, c, quoted) {
+                return Some(found);
             }
         }
     }

@@ -2,11 +2,13 @@
 //! copy of grader-api inside it, so that it builds (and an editor reads it) wherever the
 //! grader was installed, away from this repository.
 
+use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::compile::write_api;
 use crate::exit::done_or_usage;
+use crate::results::visible_controls;
 
 include!(concat!(env!("OUT_DIR"), "/embedded_template.rs"));
 
@@ -19,14 +21,19 @@ const TEMPLATE_API: &str = "grader-api = { path = \"../api\" }";
 pub struct NewArgs {
     /// The folder to create the crate in: new, or empty.
     pub path: PathBuf,
-    /// Only this assignment's module and registration, and the modules it uses
-    /// (repeatable); every assignment when none is given.
+    /// The assignment the crate is for (repeatable): its module and registration, and the
+    /// modules it uses. Without it (or --all), asked for on a terminal.
     #[arg(long = "assignment", value_name = "NAME")]
     pub assignments: Vec<String>,
+    /// Every assignment's module, each registered: `grader check` then grades them all.
+    #[arg(long, conflicts_with = "assignments")]
+    pub all: bool,
 }
 
 pub fn run(args: NewArgs) -> ExitCode {
-    let written = write_crate(&args.path, &args.assignments);
+    let written = free_folder(&args.path)
+        .and_then(|()| chosen(&args))
+        .and_then(|assignments| write_crate(&args.path, &assignments));
     if written.is_ok() {
         println!(
             "wrote a submission crate to {}: `cd {}` and run `grader check`",
@@ -37,35 +44,95 @@ pub fn run(args: NewArgs) -> ExitCode {
     done_or_usage(written)
 }
 
+/// The assignments the crate registers: those named, every one with `--all`, else the one
+/// a student at a terminal picks. A student starts with one assignment, so that their first
+/// `grader check` grades that one alone and totals its points, not the course's.
+fn chosen(args: &NewArgs) -> Result<Vec<String>, String> {
+    let every = || assignment_names().map(str::to_string).collect();
+    if args.all {
+        return Ok(every());
+    }
+    if !args.assignments.is_empty() {
+        return Ok(args.assignments.clone());
+    }
+    let stdin = std::io::stdin();
+    if !stdin.is_terminal() {
+        return Err(format!(
+            "name the assignment the crate is for with --assignment NAME, one of: {} (or --all for every one)",
+            assignment_names().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    ask(&mut stdin.lock(), &mut std::io::stderr()).map(|name| vec![name.to_string()])
+}
+
+/// Lists the assignments on `prompt` and reads a number or a name from `answers` until one
+/// names an assignment; an answer of nothing at all (end of input) chooses none.
+fn ask(answers: &mut impl BufRead, prompt: &mut impl Write) -> Result<&'static str, String> {
+    let names: Vec<&'static str> = assignment_names().collect();
+    let mut menu = String::from(
+        "Which assignment is this crate for? (next time, say it with --assignment NAME)\n",
+    );
+    for (number, name) in names.iter().enumerate() {
+        menu.push_str(&format!("  {}. {name}\n", number + 1));
+    }
+    let said = |error: std::io::Error| format!("cannot ask for the assignment: {error}");
+    write!(prompt, "{menu}").map_err(said)?;
+    loop {
+        write!(prompt, "number or name: ").map_err(said)?;
+        prompt.flush().map_err(said)?;
+        let mut answer = String::new();
+        if answers.read_line(&mut answer).map_err(said)? == 0 {
+            return Err("no assignment chosen: name it with --assignment NAME".into());
+        }
+        let answer = answer.trim();
+        let picked = match answer.parse::<usize>() {
+            Ok(number) => number.checked_sub(1).and_then(|at| names.get(at)),
+            Err(_) => names.iter().find(|name| **name == answer),
+        };
+        match picked {
+            Some(name) => return Ok(name),
+            None => writeln!(
+                prompt,
+                "{} is none of them: a number from 1 to {}, or a name as listed",
+                visible_controls(answer),
+                names.len()
+            )
+            .map_err(said)?,
+        }
+    }
+}
+
+fn assignment_names() -> impl Iterator<Item = &'static str> {
+    grader_api::ASSIGNMENTS.iter().map(|unit| unit.name())
+}
+
+/// Refuses a folder that holds something, before anything is asked or written.
+fn free_folder(path: &Path) -> Result<(), String> {
+    let occupied = std::fs::read_dir(path).is_ok_and(|mut entries| entries.next().is_some());
+    match occupied || path.is_file() {
+        true => Err(format!(
+            "{} already holds something: `grader new` writes into a new or empty folder",
+            path.display()
+        )),
+        false => Ok(()),
+    }
+}
+
+/// Writes the crate for `assignments` (at least one) into `path`, new or empty.
 pub(crate) fn write_crate(path: &Path, assignments: &[String]) -> Result<(), String> {
     for name in assignments {
         if grader_api::assignment(name).is_none() {
-            let names: Vec<&str> = grader_api::ASSIGNMENTS
-                .iter()
-                .map(|unit| unit.name())
-                .collect();
             return Err(format!(
-                "--assignment {name}: not an assignment; expected one of: {}",
-                names.join(", ")
+                "--assignment {}: not an assignment; expected one of: {}",
+                visible_controls(name),
+                assignment_names().collect::<Vec<_>>().join(", ")
             ));
         }
     }
-    let registered: Vec<&str> = match assignments.is_empty() {
-        true => grader_api::ASSIGNMENTS
-            .iter()
-            .map(|unit| unit.name())
-            .collect(),
-        false => assignments.iter().map(String::as_str).collect(),
-    };
+    let registered: Vec<&str> = assignments.iter().map(String::as_str).collect();
     let modules = modules_for(&registered);
     let library = library_of(&registered, &modules);
-    let occupied = std::fs::read_dir(path).is_ok_and(|mut entries| entries.next().is_some());
-    if occupied || path.is_file() {
-        return Err(format!(
-            "{} already holds something: `grader new` writes into a new or empty folder",
-            path.display()
-        ));
-    }
+    free_folder(path)?;
     let failed = |error: std::io::Error| format!("cannot write {}: {error}", path.display());
     for (relative, text) in TEMPLATE_FILES {
         let module = relative
@@ -156,4 +223,45 @@ fn manifest(template: &str) -> String {
         .collect::<Vec<_>>()
         .join("\n")
         + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn asked(answers: &str) -> (Result<&'static str, String>, String) {
+        let mut prompt = Vec::new();
+        let picked = ask(&mut answers.as_bytes(), &mut prompt);
+        (picked, String::from_utf8(prompt).unwrap())
+    }
+
+    #[test]
+    fn a_student_picks_an_assignment_by_its_number_or_its_name() {
+        let (picked, prompt) = asked("2\n");
+        assert_eq!(picked, Ok(grader_api::ASSIGNMENTS[1].name()));
+        for (number, unit) in grader_api::ASSIGNMENTS.iter().enumerate() {
+            assert!(
+                prompt.contains(&format!("  {}. {}\n", number + 1, unit.name())),
+                "{prompt}"
+            );
+        }
+        let last = grader_api::ASSIGNMENTS[grader_api::ASSIGNMENTS.len() - 1].name();
+        assert_eq!(asked(&format!(" {last} \n")).0, Ok(last));
+    }
+
+    #[test]
+    fn an_answer_that_names_none_is_asked_again_and_no_answer_chooses_none() {
+        let (picked, prompt) = asked("0\nsolitaire\x1b[2J\n1\n");
+        assert_eq!(picked, Ok(grader_api::ASSIGNMENTS[0].name()));
+        assert!(
+            prompt.contains("0 is none of them")
+                && prompt.contains("solitaire␛[2J is none of them"),
+            "{prompt}"
+        );
+        let (picked, _) = asked("99\n");
+        assert_eq!(
+            picked,
+            Err("no assignment chosen: name it with --assignment NAME".to_string())
+        );
+    }
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use colored::Colorize;
 use serde::Serialize;
 
-use crate::spec::{Group, Suite, TestCase};
+use crate::spec::{Group, HIDDEN_GROUP, Suite, TestCase};
 use crate::verdict::{Credit, Failure, Verdict};
 
 mod github;
@@ -45,9 +45,6 @@ pub struct Results<'a> {
     /// Runner processes started, and the time their starts took together (part of
     /// `elapsed`, on the test threads).
     pub runner_starts: (usize, Duration),
-    /// Assignments of the specs a student's report left out: the submission does not
-    /// register them.
-    pub not_graded: Vec<&'static str>,
 }
 
 impl<'a> Results<'a> {
@@ -74,7 +71,6 @@ impl<'a> Results<'a> {
             build_time: elapsed,
             notes: Vec::new(),
             runner_starts: (0, Duration::ZERO),
-            not_graded: Vec::new(),
         }
     }
 }
@@ -138,47 +134,45 @@ impl Results<'_> {
             .map(|g| g.name.chars().count())
             .max()
             .unwrap_or(0);
-        let mut results = self.tests.iter();
-        let mut current_assignment = None;
+        let mut assignments: Vec<&str> = Vec::new();
         for group in &self.suite.groups {
-            let assignment = group.assignment.name();
-            if current_assignment != Some(assignment) {
-                let (earned, max) = self.score_of(|g| g.assignment.name() == assignment);
-                let subtotal = format!("{earned} / {max}");
-                let _ = writeln!(out, "  {}  {}", assignment.bold(), subtotal.bold());
-                current_assignment = Some(assignment);
+            if !assignments.contains(&group.assignment.name()) {
+                assignments.push(group.assignment.name());
             }
-            let (earned, max) = self.score_of(|g| std::ptr::eq(g, group));
-            let verdicts: Vec<&TestResult> = results.by_ref().take(group.tests.len()).collect();
-            let passed = verdicts
-                .iter()
-                .filter(|r| matches!(r.verdict, Some(Verdict::Passed)))
-                .count();
-            let ran = verdicts.iter().filter(|r| r.verdict.is_some()).count();
-            let tally = match verdicts[..] {
-                [only] => credit(only).map(|credit| &credit.tally),
-                _ => None,
+        }
+        for assignment in assignments {
+            let of_assignment = |g: &Group| g.assignment.name() == assignment;
+            let (earned, max) = self.score_of(of_assignment);
+            let subtotal = format!("{earned} / {max}");
+            let _ = writeln!(out, "  {}  {}", assignment.bold(), subtotal.bold());
+            let row = |out: &mut String, group: Option<&Group>| {
+                let keep = |g: &Group| match group {
+                    Some(group) => std::ptr::eq(g, group),
+                    None => of_assignment(g) && g.withheld,
+                };
+                let (earned, max) = self.score_of(keep);
+                let verdicts: Vec<&TestResult> = self
+                    .per_test()
+                    .filter(|(group, _, _, _)| keep(group))
+                    .map(|(_, _, result, _)| result)
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "    {:<width$}  {:>6} / {:<6} {}",
+                    group.map_or(HIDDEN_GROUP, |group| &group.name),
+                    earned.to_string(),
+                    max.to_string(),
+                    mark(&verdicts, group.is_none()),
+                );
             };
-            let mark = if let Some(tally) = tally {
-                tally.red().to_string()
-            } else if ran < verdicts.len() {
-                format!("{} not run", verdicts.len() - ran)
-                    .dimmed()
-                    .to_string()
-            } else if passed == verdicts.len() {
-                "ok".green().to_string()
-            } else {
-                format!("{} of {} failed", verdicts.len() - passed, verdicts.len())
-                    .red()
-                    .to_string()
-            };
-            let _ = writeln!(
-                out,
-                "    {:<width$}  {:>6} / {:<6} {mark}",
-                group.name,
-                earned.to_string(),
-                max.to_string(),
-            );
+            let groups = self.suite.groups.iter().filter(|g| of_assignment(g));
+            for group in groups.clone().filter(|g| !g.withheld) {
+                row(&mut out, Some(group));
+            }
+            // Withheld groups are one row, so that a student's report names none of them.
+            if groups.clone().any(|g| g.withheld) {
+                row(&mut out, None);
+            }
         }
         let total = format!("{} / {}", self.score(), self.max_score());
         let _ = writeln!(out, "  {} {}", "total".bold(), total.bold());
@@ -191,6 +185,33 @@ impl Results<'_> {
             let _ = writeln!(out, "  {}", line.dimmed());
         }
         out
+    }
+}
+
+/// A score table row's verdict on its tests: a bulk test's tally of wrong answers (unless
+/// the group is withheld), else how many failed or did not run.
+fn mark(verdicts: &[&TestResult], withheld: bool) -> String {
+    let passed = verdicts
+        .iter()
+        .filter(|r| matches!(r.verdict, Some(Verdict::Passed)))
+        .count();
+    let ran = verdicts.iter().filter(|r| r.verdict.is_some()).count();
+    let tally = match verdicts {
+        [only] if !withheld => credit(only).map(|credit| &credit.tally),
+        _ => None,
+    };
+    if let Some(tally) = tally {
+        tally.red().to_string()
+    } else if ran < verdicts.len() {
+        format!("{} not run", verdicts.len() - ran)
+            .dimmed()
+            .to_string()
+    } else if passed == verdicts.len() {
+        "ok".green().to_string()
+    } else {
+        format!("{} of {} failed", verdicts.len() - passed, verdicts.len())
+            .red()
+            .to_string()
     }
 }
 
@@ -314,20 +335,6 @@ fn output(result: &TestResult, worth: Points) -> String {
         None if result.out_of_time => OUT_OF_TIME.into(),
         None => "not run: filtered out".into(),
     }
-}
-
-/// The line a student's report ends with when it left out assignments their submission
-/// does not register; `None` when it left out none.
-pub fn not_graded(names: &[&str]) -> Option<String> {
-    let them = match names.len() {
-        0 => return None,
-        1 => "it",
-        _ => "them",
-    };
-    Some(format!(
-        "not graded: {} (your submission() does not register {them}; --assignment NAME grades one anyway)",
-        names.join(", ")
-    ))
 }
 
 /// A results file as JSON, every text in it made safe for a file: color codes removed and
@@ -499,7 +506,6 @@ mod tests {
             build_time: Duration::ZERO,
             notes: Vec::new(),
             runner_starts: (0, Duration::ZERO),
-            not_graded: Vec::new(),
         }
     }
 

@@ -78,6 +78,10 @@ impl Suite {
     }
 }
 
+/// What a report calls the groups it withholds, together: their names say what they check
+/// as plainly as their cases do.
+pub const HIDDEN_GROUP: &str = "hidden tests";
+
 pub struct Group {
     pub assignment: &'static dyn Unit,
     /// `assignment::group`, as filters match it.
@@ -85,6 +89,9 @@ pub struct Group {
     pub name: String,
     pub points: f64,
     pub visibility: Visibility,
+    /// The report's view withholds the group: it goes by [`HIDDEN_GROUP`], its tests by
+    /// their place among the assignment's hidden tests, and its tally is not shown.
+    pub withheld: bool,
     pub hint: Option<String>,
     /// Who is told the known mistakes behind its wrong answers.
     pub diagnose: grader_api::spec::Diagnose,
@@ -519,6 +526,7 @@ pub fn diagnose(file: &str, text: &str, timeout_override: Option<Duration>) -> D
             name: common.name,
             points,
             visibility: common.visibility,
+            withheld: false,
             hint: common.hint,
             diagnose: common.diagnose,
             timeout: common

@@ -82,7 +82,9 @@ pub struct Unwritten {
 }
 
 /// The share of its points a test earns, `right` of `of`, under its group's scoring, and
-/// what a report shows beside the points: `4 of 2,598,960 wrong, all or nothing`.
+/// what a report shows beside the points: `4 of 2,598,960 wrong, all or nothing`, or with
+/// several checks `406 of 10,000 wrong; 5 of 10 checks right on every input, all or nothing
+/// per check`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Credit {
     pub right: u64,

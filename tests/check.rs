@@ -628,8 +628,15 @@ fn names_whose_ids_collide_are_refused_naming_both_places() {
 fn a_new_crate_from_the_embedded_template_grades_as_the_template_does() {
     let crate_dir = support::scratch().join("grader-new-crate");
     let _ = std::fs::remove_dir_all(&crate_dir);
-    let made = grader(&["new", crate_dir.to_str().unwrap()]);
+    let made = grader(&["new", crate_dir.to_str().unwrap(), "--all"]);
     assert!(made.status.success(), "{made:?}");
+    let library = std::fs::read_to_string(crate_dir.join("src/lib.rs")).unwrap();
+    for unit in grader_api::ASSIGNMENTS {
+        assert!(
+            library.contains(&format!(".with({}::register)", unit.name())),
+            "{library}"
+        );
+    }
     let manifest = std::fs::read_to_string(crate_dir.join("Cargo.toml")).unwrap();
     assert!(
         manifest.contains("grader-api = { path = \"grader-api\" }"),
@@ -645,9 +652,92 @@ fn a_new_crate_from_the_embedded_template_grades_as_the_template_does() {
         "{stdout}"
     );
     // Never over what is there.
-    let again = grader(&["new", crate_dir.to_str().unwrap()]);
+    let again = grader(&["new", crate_dir.to_str().unwrap(), "--all"]);
     assert_eq!(again.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&again.stderr).contains("already holds something"));
+}
+
+#[test]
+fn a_student_starts_with_one_assignment_and_is_graded_out_of_its_points() {
+    let crate_dir = support::scratch().join("grader-new-plaisante-hand");
+    let _ = std::fs::remove_dir_all(&crate_dir);
+    let made = grader(&[
+        "new",
+        crate_dir.to_str().unwrap(),
+        "--assignment",
+        "plaisante_hand",
+    ]);
+    assert!(made.status.success(), "{made:?}");
+    // As the student runs it (a student's view), but for the 2.6 million hands, which that
+    // view names as a hidden test.
+    let graded = grader(&[
+        "check",
+        crate_dir.to_str().unwrap(),
+        "--color",
+        "never",
+        "--skip",
+        "plaisante_hand::hidden_",
+    ]);
+    let stdout = String::from_utf8_lossy(&graded.stdout);
+    assert_eq!(graded.status.code(), Some(1), "{stdout}");
+    let tests: Vec<&str> = stdout
+        .lines()
+        .filter_map(|line| line.strip_prefix("test "))
+        .filter(|line| !line.starts_with("result: "))
+        .collect();
+    assert!(!tests.is_empty(), "{stdout}");
+    assert!(
+        tests
+            .iter()
+            .all(|test| test.starts_with("plaisante_hand::")),
+        "{stdout}"
+    );
+    let score = &stdout[stdout.find("\nscore\n").expect("a score table")..];
+    let others: Vec<&str> = grader_api::ASSIGNMENTS
+        .iter()
+        .map(|unit| unit.name())
+        .filter(|name| *name != "plaisante_hand")
+        .filter(|name| {
+            score
+                .lines()
+                .any(|line| line.trim_start().starts_with(name))
+        })
+        .collect();
+    assert!(others.is_empty(), "{others:?} in {score}");
+    let named: Vec<&str> = grader_api::ASSIGNMENTS
+        .iter()
+        .map(|unit| unit.name())
+        .filter(|name| *name != "plaisante_hand" && stdout.contains(name))
+        .collect();
+    assert!(named.is_empty(), "{named:?} named in {stdout}");
+    let points = support::points_of("plaisante_hand") as f64 / 100.0;
+    let total = score
+        .lines()
+        .find_map(|line| line.strip_prefix("  total "))
+        .expect("a total line");
+    assert!(total.ends_with(&format!(" / {points}")), "{score}");
+}
+
+#[test]
+fn a_new_crate_off_a_terminal_without_an_assignment_is_refused_naming_them() {
+    let crate_dir = support::scratch().join("grader-new-unnamed");
+    let _ = std::fs::remove_dir_all(&crate_dir);
+    // The test's stdin is no terminal, as in a script or a CI job: nobody to ask.
+    let refused = grader(&["new", crate_dir.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    let names: Vec<&str> = grader_api::ASSIGNMENTS
+        .iter()
+        .map(|unit| unit.name())
+        .collect();
+    assert!(
+        stderr.contains(&format!(
+            "name the assignment the crate is for with --assignment NAME, one of: {} (or --all for every one)",
+            names.join(", ")
+        )),
+        "{stderr}"
+    );
+    assert!(!crate_dir.exists(), "nothing is written");
 }
 
 #[test]
@@ -801,6 +891,93 @@ fn spec_show_prints_what_the_reference_answers_for_each_listed_case() {
         "no_such_case",
     ]);
     assert_eq!(none.status.code(), Some(2));
+}
+
+#[test]
+fn a_cargo_outside_what_builds_see_is_named_with_the_fix() {
+    // A link to the toolchain's own cargo, from a folder no build sees.
+    let cargo = std::fs::canonicalize(env!("CARGO")).unwrap();
+    let outside = support::scratch().join("toolchain-outside-the-view");
+    let _ = std::fs::remove_dir_all(&outside);
+    std::fs::create_dir_all(&outside).unwrap();
+    let link = outside.join("cargo");
+    std::os::unix::fs::symlink(&cargo, &link).unwrap();
+    let doctor = String::from_utf8_lossy(&grader(&["doctor"]).stdout).into_owned();
+    let fenced = doctor.contains("yes mount namespace") || doctor.contains("yes landlock");
+    let graded = support::grader_env(&mut std::process::Command::new(env!(
+        "CARGO_BIN_EXE_grader"
+    )))
+    .args(["check", "--color", "never", "--skip", "every_hand"])
+    .arg(fixture("example-student"))
+    .env("CARGO", &link)
+    .output()
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&graded.stderr);
+    let said = format!(
+        "error: the Rust toolchain's cargo, {} (a link to {}), is outside what builds can see: a build sees the system's folders",
+        link.display(),
+        cargo.display()
+    );
+    if fenced {
+        assert_eq!(graded.status.code(), Some(3), "{stderr}");
+        assert!(stderr.contains(&said), "{stderr}");
+        assert!(
+            stderr.contains(
+                "or put a cargo of the homes above first on PATH (or name it with CARGO=PATH)"
+            ),
+            "{stderr}"
+        );
+    } else {
+        // Where nothing fences a build's reads, it sees the cargo wherever it is.
+        assert!(!stderr.contains("outside what builds can see"), "{stderr}");
+    }
+}
+
+#[test]
+fn spec_fill_writes_into_a_flow_mapping_however_yaml_lets_it_be_laid_out() {
+    let laid_out = [
+        // A trailing comma stays trailing.
+        (
+            "{ name: trailing comma, hand: [AH, AD, 10C], }",
+            "{ name: trailing comma, hand: [AH, AD, 10C], expect: true, }",
+        ),
+        (
+            "{ hand: [KH, KD], name: name second }",
+            "{ hand: [KH, KD], name: name second, expect: true }",
+        ),
+        (
+            "{\n          name: over lines,\n          hand: [2H, 2D],\n        }",
+            "{\n          name: over lines,\n          hand: [2H, 2D], expect: true,\n        }",
+        ),
+        (
+            "{ name: with a comment, hand: [3H, 4D] }   # a note }",
+            "{ name: with a comment, hand: [3H, 4D], expect: false }   # a note }",
+        ),
+        (
+            "{name: 'quoted # not a comment, }',\n           hand: [2H, 3H]  # a comment } ]\n          }",
+            "{name: 'quoted # not a comment, }',\n           hand: [2H, 3H], expect: false  # a comment } ]\n          }",
+        ),
+    ];
+    let spec = |cases: Vec<&str>| {
+        let listed: String = cases
+            .iter()
+            .map(|case| format!("      - {case}\n"))
+            .collect();
+        format!(
+            "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    hint: \"the seed's rule: {{ not a brace\"\n    cases: [{{name: in a flow list, hand: [KH, KD]}}]\n  - name: h\n    points: 1\n    check: has_pair\n    cases:\n{listed}"
+        )
+    };
+    let path = support::scratch_file(
+        "fill-flow-mappings.yaml",
+        spec(laid_out.iter().map(|(before, _)| *before).collect()),
+    );
+    let filled = grader(&["spec", "fill", path.to_str().unwrap()]);
+    assert!(filled.status.success(), "{filled:?}");
+    let wanted = spec(laid_out.iter().map(|(_, after)| *after).collect())
+        .replace("hand: [KH, KD]}]", "hand: [KH, KD], expect: true}]");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), wanted);
+    let again = grader(&["spec", "fill", "--check", path.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(0), "{again:?}");
 }
 
 #[test]
@@ -1111,26 +1288,28 @@ fn gradescope_max_is_the_specs_not_what_a_submission_registers() {
 }
 
 #[test]
-fn a_students_report_grades_what_is_registered_and_names_the_rest() {
+fn a_students_report_grades_what_is_registered_and_names_the_rest_when_asked_for_them() {
     let (code, stdout, stderr) = check(&fixture("example-student"), &["--skip", "every_hand"]);
     assert_eq!(code, 1, "{stderr}");
     assert!(!stdout.contains("test poker::"), "{stdout}");
     assert!(stdout.contains(" / 105\n"), "{stdout}");
+    // A crate for one assignment is told of no other.
     let not_graded = format!("not graded: {}", not_graded(&["plaisante_hand"]));
-    assert!(
-        stdout.contains(&format!(
-            "{not_graded} (your submission() does not register them; --assignment NAME grades one anyway)"
-        )),
-        "{stdout}"
-    );
-    // A filter that only matches what is left out runs nothing: that is said, not passed.
+    assert!(!stdout.contains("not graded"), "{stdout}");
+    // A filter that only matches what is left out runs nothing: that is said, not passed,
+    // with the assignments left out.
     let (code, _, stderr) = check(&fixture("example-student"), &["poker"]);
     assert_eq!(code, 4, "{stderr}");
     assert!(
         stderr.contains("no test matches `poker` in the assignments your submission() registers"),
         "{stderr}"
     );
-    assert!(stderr.contains(&not_graded), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{not_graded} (your submission() does not register them; --assignment NAME grades one anyway)"
+        )),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -20,6 +20,8 @@ fn grade(
     grader_env(&mut command)
         .args(["check", EXAMPLE, "--color", "never", "--format", format])
         .args(["--assignment", "plaisante_hand", "--skip", "every_hand"])
+        // The same group as a student's view (github's) names it.
+        .args(["--skip", "plaisante_hand::hidden_"])
         .arg("--output")
         .arg(scratch().join(output))
         .args(extra)
@@ -195,12 +197,13 @@ fn a_results_file_is_written_when_grading_stops_before_it_starts() {
     }
 }
 
-/// A spec with one visible and one hidden group, each with a case the example student fails.
+/// A spec with one visible group and two hidden ones, each with a case the example student
+/// fails, the last a bulk group whose tally counts its wrong answers.
 fn hidden_spec() -> std::path::PathBuf {
     let path = scratch().join("hidden.yaml");
     std::fs::write(
         &path,
-        "assignment: plaisante_hand\ngroups:\n  - name: seen\n    points: 1\n    check: has_pair\n    cases:\n      - { name: three kings, hand: [KH, KD, KC, 7S, 9H] }\n  - name: secret\n    points: 1\n    visibility: hidden\n    check: has_pair\n    cases:\n      - { name: four kings, hand: [KH, KD, KC, KS, 9H] }\n",
+        "assignment: plaisante_hand\ngroups:\n  - name: seen\n    points: 1\n    check: has_pair\n    cases:\n      - { name: three kings, hand: [KH, KD, KC, 7S, 9H] }\n  - name: secret\n    points: 1\n    visibility: hidden\n    check: has_pair\n    cases:\n      - { name: four kings, hand: [KH, KD, KC, KS, 9H] }\n  - name: secret hands\n    points: 1\n    visibility: hidden\n    generate: { count: 500, seed: 7, hand_size: 5 }\n    checks: [has_pair, has_two_pair, has_straight, has_flush, evaluate]\n",
     )
     .unwrap();
     path
@@ -223,24 +226,43 @@ fn check_hidden(extra: &[&str], ci: bool) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// The score table's group rows, each with its runs of spaces made one.
+fn score_rows(report: &str) -> Vec<String> {
+    let table = &report[report.find("\nscore\n").expect("a score table")..];
+    table
+        .lines()
+        .filter(|line| line.starts_with("    "))
+        .map(|line| line.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect()
+}
+
 #[test]
 fn a_students_view_withholds_what_a_hidden_test_asks_but_counts_it() {
     let secret = "plaisante_hand::secret::four_kings";
     let seen = "plaisante_hand::seen::three_kings";
     // CI changes nothing: a CI job's log is the student's to read.
     for student in [check_hidden(&[], false), check_hidden(&[], true)] {
-        let block = support::failure_of(&student, "plaisante_hand::secret::hidden_1");
+        let block = support::failure_of(&student, "plaisante_hand::hidden_1");
         assert!(block.contains("this hidden test failed"), "{block}");
         assert!(
-            !student.contains("K♠") && !student.contains("four"),
-            "neither the hidden case's hand nor its name: {student}"
+            !student.contains("K♠") && !student.contains("four") && !student.contains("secret"),
+            "neither the hidden case's hand nor its name nor its group's: {student}"
         );
+        assert_eq!(
+            score_rows(&student),
+            [
+                "seen 0 / 1 1 of 1 failed",
+                "hidden tests 0.4 / 2 2 of 2 failed"
+            ],
+            "{student}"
+        );
+        assert!(!student.contains("of 500 wrong"), "{student}");
         assert!(
             support::failure_of(&student, seen).contains("K♥ K♦ K♣ 7♠ 9♥"),
             "{student}"
         );
         assert!(
-            student.contains("total 0 / 2"),
+            student.contains("total 0.4 / 3"),
             "the hidden test still counts: {student}"
         );
     }
@@ -250,6 +272,15 @@ fn a_students_view_withholds_what_a_hidden_test_asks_but_counts_it() {
     ] {
         assert!(
             support::failure_of(&staff, secret).contains("K♥ K♦ K♣ K♠ 9♥"),
+            "{staff}"
+        );
+        assert_eq!(
+            score_rows(&staff),
+            [
+                "seen 0 / 1 1 of 1 failed",
+                "secret 0 / 1 1 of 1 failed",
+                "secret hands 0.4 / 1 24 of 500 wrong; 2 of 5 checks right on every input, all or nothing per check"
+            ],
             "{staff}"
         );
     }
@@ -295,7 +326,7 @@ fn a_specs_due_date_opens_after_due_date_groups_once_it_has_passed() {
         let named = if shown {
             later
         } else {
-            "plaisante_hand::later::hidden_1"
+            "plaisante_hand::hidden_1"
         };
         let block = support::failure_of(&stdout, named);
         assert_eq!(
@@ -377,6 +408,13 @@ fn a_bulk_group_earns_its_points_as_its_scoring_says() {
     // Each check a third of 10 points, in hundredths.
     let right_checks = wrong.iter().filter(|&&w| w == 0).count() as u64;
     assert_eq!(cents(&all_or_nothing), 1000 * right_checks / 3);
+    // The points are earned check by check, and the count beside them says so.
+    assert!(
+        all_or_nothing["tally"].as_str().unwrap().contains(&format!(
+            "; {right_checks} of 3 checks right on every input, all or nothing per check: "
+        )),
+        "{all_or_nothing}"
+    );
 
     let proportional = scored_test("proportional");
     let right_answers: u64 = wrong.iter().map(|w| INPUTS - w).sum();
@@ -391,6 +429,60 @@ fn a_bulk_group_earns_its_points_as_its_scoring_says() {
     let strict = scored_test(&format!("{{ threshold: {:.4} }}", rate(least) + 0.0001));
     assert_eq!(cents(&strict), cents(&all_or_nothing));
     assert_eq!(strict["status"], "failed");
+    let tally = strict["tally"].as_str().unwrap();
+    assert!(
+        tally.contains(&format!("; {right_checks} of 3 checks right on "))
+            && tally.contains("% of the inputs or more, full points per check from there: "),
+        "{strict}"
+    );
+}
+
+#[test]
+fn a_breakdown_names_what_a_student_can_compare_and_a_panic_by_its_message_and_line() {
+    // Counts of 14 cells: an ace is out of bounds, and every other hand one cell short.
+    let fourteen = support::Mutant::new(
+        "counts-fourteen-unguarded",
+        "a counts array of 14 cells, indexed by value.",
+        &[(
+            "let mut counts = vec![0; COUNTS_LEN];",
+            "let mut counts = vec![0; COUNTS_LEN - 1];",
+        )],
+    )
+    .write();
+    let spec = support::scratch_file(
+        "breakdown-wording.yaml",
+        "assignment: plaisante_hand\ngroups:\n  - name: random hands\n    points: 6\n    generate: { count: 300, seed: 7, hand_size: 5 }\n    checks: [count_values, has_flush]\n",
+    );
+    let (code, stdout, stderr) = support::check(&fourteen, &["--spec", spec.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stderr}");
+    let failure = support::failure_of(&stdout, "plaisante_hand::random_hands");
+    assert!(
+        failure.contains("count_values(): expected 15 cells but got 14 cells  ×"),
+        "{failure}"
+    );
+    let panicked = "count_values(): expected 15 cells but got panicked (index out of bounds: the len is 14 but the index is 14) at src/lib.rs:";
+    let line = failure
+        .lines()
+        .find_map(|line| line.trim_start().strip_prefix(panicked))
+        .unwrap_or_else(|| panic!("{failure}"));
+    let (at, count) = line.split_once("  ×").unwrap_or_else(|| panic!("{line}"));
+    assert!(
+        at.parse::<u32>().is_ok(),
+        "the line alone, no column: {line}"
+    );
+    assert!(count.parse::<u32>().is_ok(), "{line}");
+    // has_flush is right on every hand, count_values on none: half the points.
+    let row = stdout
+        .lines()
+        .find(|line| line.trim_start().starts_with("random hands "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(
+        row.contains(" 3 / 6 ")
+            && row.ends_with(
+                " of 300 wrong; 1 of 2 checks right on every input, all or nothing per check"
+            ),
+        "{row}"
+    );
 }
 
 #[test]

@@ -372,7 +372,7 @@ fn bad_cards_in_tableau_toggles_are_each_told_at_the_card() {
         None,
     );
     let told: Vec<String> = checked.errors.iter().map(ToString::to_string).collect();
-    let card = "is not a card: write a value (2-10, J, Q, K, A) then a suit (C, D, H, S)";
+    let card = "is not a card: write a value (2-10, T, J, Q, K, A) then a suit (C, D, H, S)";
     let expected = [
         format!("t.yaml:8:33: steps[1].toggle: `1X` {card}"),
         format!("t.yaml:8:54: steps[2].toggle[1]: `2Z` {card}"),
@@ -917,7 +917,7 @@ fn malformed_specs() -> Vec<(&'static str, Vec<u8>, &'static str)> {
             ":6:9: error: case `c`: `toggle: []` toggles nothing: name a card or more",
         ),
         ("alias_bomb", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c0, hand: [KH], expect: &a0 [x, x, x, x, x, x, x, x, x, x] }\n      - { name: c1, hand: [KH], expect: &a1 [*a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0] }\n      - { name: c2, hand: [KH], expect: &a2 [*a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1] }\n      - { name: c3, hand: [KH], expect: &a3 [*a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2] }\n      - { name: c4, hand: [KH], expect: &a4 [*a3, *a3, *a3, *a3, *a3, *a3, *a3, *a3, *a3, *a3] }\n      - { name: c5, hand: [KH], expect: &a5 [*a4, *a4, *a4, *a4, *a4, *a4, *a4, *a4, *a4, *a4] }\n      - { name: c6, hand: [KH], expect: &a6 [*a5, *a5, *a5, *a5, *a5, *a5, *a5, *a5, *a5, *a5] }\n      - { name: c7, hand: [KH], expect: &a7 [*a6, *a6, *a6, *a6, *a6, *a6, *a6, *a6, *a6, *a6] }\n      - { name: c8, hand: [KH], expect: &a8 [*a7, *a7, *a7, *a7, *a7, *a7, *a7, *a7, *a7, *a7] }\n      - { name: c9, hand: [KH], expect: &a9 [*a8, *a8, *a8, *a8, *a8, *a8, *a8, *a8, *a8, *a8] }\n".as_bytes().to_vec(), ":7:41: error: aliases (`*name`) expand to far more than any spec holds: write the values out, or alias less"),
-        ("bad_card", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH, 1X] }\n".as_bytes().to_vec(), ":7:31: error: hand[1]: `1X` is not a card: write a value (2-10, J, Q, K, A) then a suit (C, D, H, S), like `KH"),
+        ("bad_card", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: has_pair\n    cases:\n      - { name: c, hand: [KH, 1X] }\n".as_bytes().to_vec(), ":7:31: error: hand[1]: `1X` is not a card: write a value (2-10, T, J, Q, K, A) then a suit (C, D, H, S), like `KH"),
         ("bad_tableau_step", "assignment: tableau\ngroups:\n  - name: g\n    points: 1\n    cases:\n      - name: c\n        deck: [KH, QH]\n        steps: [deal, [1, 2]]\n".as_bytes().to_vec(), ":8:23: error: steps[1]: expected a step: deal, play, or { toggle: KH }, not a list"),
         ("case_without_check", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":6:11: error: case `c`: names no check: give it `check:` or give its group one"),
         ("check_of_another_assignment", "assignment: plaisante_hand\ngroups:\n  - name: g\n    points: 1\n    check: category\n    cases:\n      - { name: c, hand: [KH] }\n".as_bytes().to_vec(), ":5:12: error: check: `category` is not a check; expected one of: count_values, has_pair, has_two_pair, has_thr"),

@@ -389,10 +389,12 @@ fn a_hidden_group_names_no_bug_in_a_students_view() {
     ]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
-        stdout.contains(&format!("test {GROUP}::hidden_2 ")),
+        stdout.contains("test plaisante_hand::hidden_2 "),
         "{stdout}"
     );
     for shown in [
+        "your_tests",
+        "your tests",
         "bug_pair",
         "bug-pair",
         "has_pair as count",

@@ -221,8 +221,17 @@ const COURSE: [CourseGroup; 3] = [
     },
 ];
 
-/// What the hidden group's cases are or say, none of which a student may read.
-const HIDDEN: [&str; 6] = ["zebra", "Q♠ Q♦ Q♣", "QS, QD", "Q♠ Q♦ 5♣", "4♥ 8♣", "queens"];
+/// What the hidden group is called, and what its cases are or say, none of which a student
+/// may read.
+const HIDDEN: [&str; 7] = [
+    "secret",
+    "zebra",
+    "Q♠ Q♦ Q♣",
+    "QS, QD",
+    "Q♠ Q♦ 5♣",
+    "4♥ 8♣",
+    "queens",
+];
 
 fn course_spec() -> String {
     let mut spec = String::from("assignment: plaisante_hand\ngroups:\n");
@@ -367,7 +376,7 @@ fn a_one_assignment_courses_workflow_under_ci_shows_no_hidden_case_and_totals_wh
             t["name"]
                 .as_str()
                 .unwrap()
-                .starts_with("plaisante_hand::secret::")
+                .starts_with("plaisante_hand::hidden_")
         })
         .collect();
     assert_eq!(secret.len(), 2, "the hidden tests count: {tests:?}");

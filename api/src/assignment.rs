@@ -108,8 +108,8 @@ pub trait Assignment: Sized + 'static {
 
 /// An answer laid out for a line diff.
 pub enum Lines {
-    /// The elements of a list, one per line: a difference in length is said first.
-    List(Vec<String>),
+    /// The cells of a list of numbers, one per line: a difference in length is said first.
+    Cells(Vec<String>),
     /// Text of several lines.
     Text(String),
 }
@@ -170,7 +170,7 @@ pub(crate) fn cells_text(cells: &[i64]) -> String {
 
 /// A list of numbers laid out for a diff, one cell per line.
 pub(crate) fn cell_lines(cells: &[i64]) -> Lines {
-    Lines::List(
+    Lines::Cells(
         cells
             .iter()
             .enumerate()

@@ -68,7 +68,7 @@ pub const ACE: u8 = 14;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CardError {
     #[error(
-        "`{0}` is not a card: write a value (2-10, J, Q, K, A) then a suit (C, D, H, S), like `KH`, `10h` or `K♥`"
+        "`{0}` is not a card: write a value (2-10, T, J, Q, K, A) then a suit (C, D, H, S), like `KH`, `10h`, `Th` or `K♥`"
     )]
     Unreadable(String),
     #[error("{0} is not a card value: values run from 2 to 14 (ace)")]
@@ -209,6 +209,39 @@ mod tests {
             let err = text.parse::<Card>().unwrap_err().to_string();
             assert!(err.contains("like `KH`"), "{text}: {err}");
         }
+    }
+
+    #[test]
+    fn a_bad_cards_message_lists_every_value_the_parser_reads() {
+        let message = "1X".parse::<Card>().unwrap_err().to_string();
+        let listed = message
+            .split_once("write a value (")
+            .and_then(|(_, rest)| rest.split_once(')'))
+            .map(|(values, _)| values)
+            .expect("the message lists the values");
+        let mut said: Vec<String> = Vec::new();
+        for value in listed.split(", ") {
+            match value.split_once('-') {
+                Some((low, high)) => {
+                    let (low, high): (u8, u8) = (low.parse().unwrap(), high.parse().unwrap());
+                    said.extend((low..=high).map(|v| v.to_string()));
+                }
+                None => said.push(value.to_string()),
+            }
+        }
+        let spellings = ('0'..='9').chain('A'..='Z').flat_map(|first| {
+            std::iter::once(first.to_string()).chain(
+                ('0'..='9')
+                    .chain('A'..='Z')
+                    .map(move |second| format!("{first}{second}")),
+            )
+        });
+        let mut read: Vec<String> = spellings
+            .filter(|value| format!("{value}H").parse::<Card>().is_ok())
+            .collect();
+        said.sort();
+        read.sort();
+        assert_eq!(said, read, "{message}");
     }
 
     #[test]

@@ -108,6 +108,27 @@ impl Panic {
         self.message.starts_with("not yet implemented")
             || self.message.starts_with("not implemented")
     }
+
+    /// The panic as a breakdown counts it: its message's first line in brackets, cut short,
+    /// and where it happened to the line, so that the panics of one mistake are one kind:
+    /// `panicked (index out of bounds: the len is 14 but the index is 14) at src/hand.rs:44`.
+    pub fn briefly(&self) -> String {
+        if self.is_not_yet_implemented() {
+            return self.to_string();
+        }
+        let message = crate::text::shorten(self.message.lines().next().unwrap_or_default(), 100);
+        let place = self.location.as_deref().map(|at| {
+            // `file:line:column`: the column tells no student anything the line does not.
+            let to_the_line = at
+                .rsplit_once(':')
+                .filter(|(_, column)| {
+                    !column.is_empty() && column.bytes().all(|b| b.is_ascii_digit())
+                })
+                .map_or(at, |(line, _)| line);
+            format!(" at {}", crate::text::shorten(to_the_line, 200))
+        });
+        format!("panicked ({message}){}", place.unwrap_or_default())
+    }
 }
 
 impl fmt::Display for Panic {

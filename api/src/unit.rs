@@ -302,15 +302,22 @@ fn answer<A: Assignment>(reply: &io::Result<Reply<A::Answer>>) -> Option<&A::Ans
     }
 }
 
-/// A reply as a breakdown lists it: by its kind where the other side is of another kind
-/// ("a round" against a panic), or else as it is.
+/// A reply as a breakdown lists it: by what can be compared with the other side where that
+/// is of another kind (`15 cells` against a panic, `a round`), a panic by its message and
+/// line, or else as it is.
 fn breakdown_entry<A: Assignment>(
     reply: &io::Result<Reply<A::Answer>>,
     other: &io::Result<Reply<A::Answer>>,
 ) -> String {
     let kind_of = |reply| answer::<A>(reply).and_then(A::kind);
-    match kind_of(reply) {
-        Some(kind) if kind_of(other) != Some(kind) => format!("a {kind}"),
+    match (reply, kind_of(reply)) {
+        (Ok(Reply::Answer(answer)), Some(kind)) if kind_of(other) != Some(kind) => {
+            match A::lines(answer) {
+                Some(Lines::Cells(cells)) => format!("{} cells", cells.len()),
+                _ => format!("a {kind}"),
+            }
+        }
+        (Ok(Reply::Panicked(panic)), _) => panic.briefly(),
         _ => shorten(&show_reply::<A>(reply), 200),
     }
 }
@@ -325,7 +332,7 @@ fn first_line_apart<A: Assignment>(
     A::kind(expected).filter(|&kind| A::kind(actual) == Some(kind))?;
     let lines = |answer: &A::Answer| -> Vec<String> {
         match A::lines(answer) {
-            Some(Lines::List(items)) => items,
+            Some(Lines::Cells(items)) => items,
             Some(Lines::Text(text)) => text.lines().map(str::to_string).collect(),
             None => answer.to_string().lines().map(str::to_string).collect(),
         }
@@ -339,10 +346,16 @@ fn first_line_apart<A: Assignment>(
                 |line: &str| shorten(&line.split_whitespace().collect::<Vec<_>>().join(" "), 200);
             (phrase(w), phrase(g))
         }
-        None => (
-            format!("{} lines", want.len()),
-            format!("{} lines", got.len()),
-        ),
+        None => {
+            let unit = match A::lines(expected) {
+                Some(Lines::Cells(_)) => "cells",
+                _ => "lines",
+            };
+            (
+                format!("{} {unit}", want.len()),
+                format!("{} {unit}", got.len()),
+            )
+        }
     })
     .filter(|(w, g)| w != g)
 }

@@ -1,7 +1,7 @@
 //! A grading session: what the tests share while they run on the runner's threads, and
 //! how each test is run.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Mutex, RwLock};
 use std::time::{Duration, Instant};
 
@@ -18,9 +18,9 @@ use crate::reporter::{Event, Reporters};
 use crate::results::{Results, TestResult};
 use crate::runner::{Launcher, Pool, Runner};
 use crate::sandbox::Sandbox;
-use crate::spec::{Suite, Visibility};
+use crate::spec::{HIDDEN_GROUP, Suite, Visibility};
 use crate::student_tests::StudentTestsRun;
-use crate::verdict::{Failure, Tone, Verdict};
+use crate::verdict::{Credit, Failure, Tone, Verdict};
 
 /// Whose report this is: a student's withholds what the spec does not let them see.
 #[derive(Clone, Copy)]
@@ -49,14 +49,21 @@ impl View {
         }
     }
 
-    /// `suite` with each test this view withholds named by its place in its group: a case's
-    /// name says what it asks as plainly as its input does.
+    /// `suite` with each group this view withholds named [`HIDDEN_GROUP`] and its tests by
+    /// their place among the assignment's hidden tests: a group's name says what it checks,
+    /// and a case's what it asks, as plainly as their inputs do.
     pub(crate) fn name_tests(self, mut suite: Suite) -> Suite {
+        let mut hidden_so_far: HashMap<&str, usize> = HashMap::new();
         for group in &mut suite.groups {
             if self.withholds(group.visibility) {
-                for (number, test) in (1..).zip(&mut group.tests) {
+                let assignment = group.assignment.name();
+                group.withheld = true;
+                group.name = HIDDEN_GROUP.to_string();
+                let number = hidden_so_far.entry(assignment).or_default();
+                for test in &mut group.tests {
+                    *number += 1;
                     test.name = format!("hidden {number}");
-                    test.id = format!("{}::hidden_{number}", group.id);
+                    test.id = format!("{assignment}::hidden_{number}");
                 }
             }
         }
@@ -154,7 +161,6 @@ impl<'a> Session<'a> {
             build_time,
             notes: self.notes.lock().map(|n| n.clone()).unwrap_or_default(),
             runner_starts: self.pool.starts(),
-            not_graded: Vec::new(),
         }
     }
 
@@ -488,9 +494,13 @@ pub(crate) fn run_test(session: &Session, index: usize) -> Verdict {
                 Visibility::AfterDueDate => " until the due date",
                 _ => "",
             };
-            // The points it earns stay; only what it found is withheld.
+            // The points it earns stay; what it found is withheld, its count of wrong
+            // answers too.
             let mut withheld = Failure {
-                credit: failure.credit,
+                credit: failure.credit.map(|credit| Credit {
+                    tally: "wrong answers not shown".into(),
+                    ..credit
+                }),
                 trouble: failure.trouble,
                 ..Failure::line(format!(
                     "this hidden test failed; its input, expected answer and your output are not shown{until}"

@@ -4,7 +4,7 @@
 use std::io::{BufRead, BufReader, Read};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -59,10 +59,23 @@ struct Home {
     variable: &'static str,
 }
 
+impl Home {
+    /// What a build reads of this home, under `base` (where it is, or where the build sees it).
+    fn readable(&self, base: &Path) -> Vec<PathBuf> {
+        match self.variable {
+            "CARGO_HOME" => CARGO_HOME_READ.iter().map(|part| base.join(part)).collect(),
+            _ => vec![base.to_path_buf()],
+        }
+    }
+}
+
 /// Where the toolchain is, and where the build sees it.
 struct Toolchain {
     homes: Vec<Home>,
+    /// The cargo to run, where the build sees it.
     cargo: PathBuf,
+    /// The same cargo where it is on this machine.
+    real_cargo: PathBuf,
 }
 
 /// Where cargo's and rustup's homes are, each with its variable and its mount point.
@@ -118,7 +131,7 @@ impl Toolchain {
             (Some(Ok(dir)), Some(name)) => dir.join(name),
             _ => cargo,
         };
-        let cargo = homes
+        let seen = homes
             .iter()
             .find_map(|home| {
                 cargo
@@ -126,21 +139,69 @@ impl Toolchain {
                     .ok()
                     .map(|rest| home.seen.join(rest))
             })
-            .unwrap_or(cargo);
-        Toolchain { homes, cargo }
+            .unwrap_or_else(|| cargo.clone());
+        Toolchain {
+            homes,
+            cargo: seen,
+            real_cargo: cargo,
+        }
     }
 
     /// What a build may read of the toolchain.
     fn readable(&self) -> Vec<PathBuf> {
-        let mut readable = Vec::new();
-        for home in &self.homes {
-            if home.variable == "CARGO_HOME" {
-                readable.extend(CARGO_HOME_READ.iter().map(|part| home.seen.join(part)));
-            } else {
-                readable.push(home.seen.clone());
-            }
+        self.homes
+            .iter()
+            .flat_map(|home| home.readable(&home.seen))
+            .collect()
+    }
+
+    /// Refuses a cargo that a build whose reads are fenced (by landlock or by what a mount
+    /// namespace holds) cannot see: one outside the system's folders and what the build
+    /// reads of the toolchain's homes, or a link to such a place. Said with the fix, since
+    /// running it would only say "No such file or directory" of a file that is there.
+    fn in_view(&self) -> Result<(), BuildError> {
+        let reaches = |path: &Path| {
+            SYSTEM_READ
+                .iter()
+                .map(PathBuf::from)
+                .chain(self.homes.iter().flat_map(|home| home.readable(&home.real)))
+                .any(|readable| path.starts_with(readable))
+        };
+        let target = std::fs::canonicalize(&self.real_cargo).unwrap_or(self.real_cargo.clone());
+        if reaches(&self.real_cargo) && reaches(&target) {
+            return Ok(());
         }
-        readable
+        // rustup's proxies are links beside rustup: only a link elsewhere is worth saying.
+        let cargo = match target.parent() == self.real_cargo.parent() {
+            true => self.real_cargo.display().to_string(),
+            false => format!(
+                "{} (a link to {})",
+                self.real_cargo.display(),
+                target.display()
+            ),
+        };
+        let homes: Vec<String> = self
+            .homes
+            .iter()
+            .map(|home| format!("{}={}", home.variable, home.real.display()))
+            .collect();
+        let homes = match homes.is_empty() {
+            true => "no toolchain home (neither CARGO_HOME nor RUSTUP_HOME, nor ~/.cargo or ~/.rustup, is a folder)".to_string(),
+            false => homes.join(" and "),
+        };
+        // rustup and the standalone installers put cargo in `<home>/bin`.
+        let its_home = target
+            .parent()
+            .filter(|bin| bin.ends_with("bin"))
+            .and_then(Path::parent)
+            // Not a home builds see already, nor a toolchain inside one (rustup's).
+            .filter(|home| !self.homes.iter().any(|seen| home.starts_with(&seen.real)))
+            .map(|home| format!(" (here CARGO_HOME={})", home.display()))
+            .unwrap_or_default();
+        Err(BuildError::ToolchainOutOfView(format!(
+            "the Rust toolchain's cargo, {cargo}, is outside what builds can see: a build sees the system's folders ({} …) and the toolchain's homes, here {homes}. Run the grader with CARGO_HOME and RUSTUP_HOME set to the homes of the toolchain that cargo belongs to{its_home}, or put a cargo of the homes above first on PATH (or name it with CARGO=PATH)",
+            SYSTEM_READ[..3].join(", ")
+        )))
     }
 }
 
@@ -160,6 +221,9 @@ pub fn run(
 ) -> Result<(), BuildError> {
     let mounted = sandbox.layers().mount_namespace;
     let toolchain = Toolchain::find(layout, mounted);
+    if mounted || sandbox.layers().landlock.is_some() {
+        toolchain.in_view()?;
+    }
     // From `/`: cargo reads configuration from the folders above where it starts.
     let mut jail = Jail::new(
         &toolchain.cargo,
@@ -566,5 +630,38 @@ mod tests {
     fn a_stream_is_read_to_its_end_and_cut_at_the_cap() {
         let text = "y".repeat(OUTPUT_CAP * 3);
         assert_eq!(read_capped(text.as_bytes()).len(), OUTPUT_CAP);
+    }
+
+    /// A toolchain with a cargo home at `/cardgrade-test/cargo-home` and `cargo` where it is.
+    fn with_cargo(cargo: &str) -> Toolchain {
+        let home = PathBuf::from("/cardgrade-test/cargo-home");
+        Toolchain {
+            homes: vec![Home {
+                real: home.clone(),
+                seen: home,
+                variable: "CARGO_HOME",
+            }],
+            cargo: cargo.into(),
+            real_cargo: cargo.into(),
+        }
+    }
+
+    #[test]
+    fn a_cargo_in_a_home_or_the_systems_folders_is_in_view() {
+        for cargo in ["/cardgrade-test/cargo-home/bin/cargo", "/usr/bin/cargo"] {
+            assert!(with_cargo(cargo).in_view().is_ok(), "{cargo}");
+        }
+    }
+
+    #[test]
+    fn a_cargo_of_another_home_is_named_with_that_home() {
+        let refused = with_cargo("/cardgrade-test/elsewhere/bin/cargo")
+            .in_view()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            refused.starts_with("the Rust toolchain's cargo, /cardgrade-test/elsewhere/bin/cargo, is outside what builds can see: a build sees the system's folders (/usr, /bin, /sbin …) and the toolchain's homes, here CARGO_HOME=/cardgrade-test/cargo-home. Run the grader with CARGO_HOME and RUSTUP_HOME set to the homes of the toolchain that cargo belongs to (here CARGO_HOME=/cardgrade-test/elsewhere), or put"),
+            "{refused}"
+        );
     }
 }

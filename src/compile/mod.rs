@@ -168,6 +168,9 @@ pub enum BuildError {
     TooMuchDisk(u64),
     #[error("{0}")]
     NoBuildUser(String),
+    /// The cargo the grader would run is where a build cannot see it.
+    #[error("{0}")]
+    ToolchainOutOfView(String),
     #[error("cargo could not build the runner:\n{0}")]
     Cargo(String),
     #[error("{0}")]
@@ -191,7 +194,9 @@ impl BuildError {
             BuildError::RunnerRefused(_) => "the build's runner was refused",
             BuildError::TimedOut(_) => "the build took too long",
             BuildError::TooMuchDisk(_) => "the build wrote too much",
-            BuildError::NoBuildUser(_) => "no build can run here",
+            BuildError::NoBuildUser(_) | BuildError::ToolchainOutOfView(_) => {
+                "no build can run here"
+            }
             _ => "the submission did not build",
         }
     }

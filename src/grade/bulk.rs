@@ -261,7 +261,7 @@ fn credit(
         };
         comparison.inputs_compared.min(total).saturating_sub(wrong)
     };
-    let earned = (0..checks)
+    let earned_by_check: Vec<u64> = (0..checks)
         .map(|check| {
             let right = right_on(check);
             match scoring {
@@ -272,7 +272,8 @@ fn credit(
                 Scoring::Threshold(_) => 0,
             }
         })
-        .sum();
+        .collect();
+    let earned = earned_by_check.iter().sum();
     let unanswered = total.saturating_sub(comparison.inputs_compared);
     let mut tally = format!(
         "{} of {} wrong",
@@ -282,12 +283,23 @@ fn credit(
     if unanswered > 0 {
         tally += &format!(", {} not answered", group_digits(unanswered));
     }
-    tally += match scoring {
-        Scoring::AllOrNothing => ", all or nothing".to_string(),
-        Scoring::Proportional => ", scored in proportion".to_string(),
-        Scoring::Threshold(fraction) => format!(", full points from {} right", percent(fraction)),
-    }
-    .as_str();
+    // Points beside the count would read as earned per input; they are earned per check,
+    // which a student sees only if told how many checks earned theirs.
+    let whole = earned_by_check.iter().filter(|&&e| e == total).count();
+    tally += &match (scoring, checks) {
+        (Scoring::AllOrNothing, 1) => ", all or nothing".to_string(),
+        (Scoring::AllOrNothing, _) => {
+            format!("; {whole} of {checks} checks right on every input, all or nothing per check")
+        }
+        (Scoring::Proportional, _) => ", scored in proportion".to_string(),
+        (Scoring::Threshold(fraction), 1) => {
+            format!(", full points from {} right", percent(fraction))
+        }
+        (Scoring::Threshold(fraction), _) => format!(
+            "; {whole} of {checks} checks right on {} of the inputs or more, full points per check from there",
+            percent(fraction)
+        ),
+    };
     Credit {
         right: earned,
         of: total * checks as u64,

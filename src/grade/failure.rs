@@ -115,7 +115,7 @@ pub(super) fn show_difference(failure: &mut Failure, difference: Difference, mis
 pub(super) fn lines_diff(expected: Lines, actual: Lines) -> Option<Value> {
     let mut diff = Diff::default();
     let (old, new) = match (expected, actual) {
-        (Lines::List(want), Lines::List(got)) => {
+        (Lines::Cells(want), Lines::Cells(got)) => {
             if want.len().max(got.len()) > DIFFED_CELLS {
                 return Some(Value::Text(
                     Tone::Plain,
@@ -162,7 +162,7 @@ mod tests {
     use super::*;
 
     fn cells(values: &[i64]) -> Lines {
-        Lines::List(
+        Lines::Cells(
             values
                 .iter()
                 .enumerate()

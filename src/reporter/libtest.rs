@@ -232,9 +232,6 @@ impl Reporter for Libtest {
                     // A note names the submission's strategies, as it registered them.
                     println!("  {}", results::visible_controls(note).dimmed());
                 }
-                if let Some(line) = results::not_graded(&results.not_graded) {
-                    println!("  {}", line.dimmed());
-                }
             }
         }
         Ok(())

@@ -126,22 +126,25 @@ pub fn runners() -> PathBuf {
 pub fn built_in_points() -> u64 {
     grader_api::ASSIGNMENTS
         .iter()
-        .map(|unit| {
-            let path = repo().join("specs").join(format!("{}.yaml", unit.name()));
-            let text = std::fs::read_to_string(&path)
-                .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
-            let spec: serde_yaml::Value = serde_yaml::from_str(&text).expect("a spec is YAML");
-            spec["groups"]
-                .as_sequence()
-                .expect("a spec has groups")
-                .iter()
-                .map(|group| {
-                    let points = group["points"]
-                        .as_f64()
-                        .expect("a built-in group has points");
-                    (points * 100.0).round() as u64
-                })
-                .sum::<u64>()
+        .map(|unit| points_of(unit.name()))
+        .sum()
+}
+
+/// The points of `assignment`'s built-in spec, in hundredths.
+pub fn points_of(assignment: &str) -> u64 {
+    let path = repo().join("specs").join(format!("{assignment}.yaml"));
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    let spec: serde_yaml::Value = serde_yaml::from_str(&text).expect("a spec is YAML");
+    spec["groups"]
+        .as_sequence()
+        .expect("a spec has groups")
+        .iter()
+        .map(|group| {
+            let points = group["points"]
+                .as_f64()
+                .expect("a built-in group has points");
+            (points * 100.0).round() as u64
         })
         .sum()
 }
