@@ -267,9 +267,14 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         list(&filters, &suite);
         return Ok(ExitCode::from(exit::PASSED));
     }
+    let policy = match (&suite.policy, &args.submission_metadata) {
+        (Some(policy), Some(metadata)) => crate::policy::apply(policy, metadata),
+        _ => crate::policy::Applied::default(),
+    };
     let session = Session {
         deadline: Some(started + args.submission_budget),
         student_tests: Some(student_tests),
+        policy,
         ..Session::new(
             (&suite, &reference, &expected),
             (pool, first_runner),

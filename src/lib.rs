@@ -20,6 +20,7 @@ pub mod mutant;
 pub mod new;
 pub mod package;
 pub mod play;
+pub mod policy;
 pub mod reporter;
 pub mod results;
 pub mod runner;

@@ -120,7 +120,8 @@ fi
 export VENDOR_ENV="$SOURCE/vendor"
 # The reference's answers to bulk groups were computed when this was packaged.
 export CARDGRADE_ANSWERS_DIR="$SOURCE/answers"
-"$SOURCE/grader" check "${CRATE:-$SUBMISSION}" --format gradescope --output "$RESULTS" --spec "$SOURCE/specs" --color never ASSIGNMENTS
+# When it came and the student's earlier submissions, for the specs' `policy:`.
+"$SOURCE/grader" check "${CRATE:-$SUBMISSION}" --format gradescope --output "$RESULTS" --spec "$SOURCE/specs" --color never --submission-metadata "$ROOT/submission_metadata.json" ASSIGNMENTS
 if [ ! -s "$RESULTS" ]; then
   give_up "The autograder could not grade this submission; please tell the course staff."
 fi

@@ -8,6 +8,7 @@ use std::time::Duration;
 use colored::Colorize;
 use serde::Serialize;
 
+use crate::policy::Applied;
 use crate::spec::{Group, HIDDEN_GROUP, Suite, TestCase};
 use crate::verdict::{Credit, Failure, Verdict};
 
@@ -45,6 +46,8 @@ pub struct Results<'a> {
     /// Runner processes started, and the time their starts took together (part of
     /// `elapsed`, on the test threads).
     pub runner_starts: (usize, Duration),
+    /// The course's policy as applied: a late penalty, and what a student is told.
+    pub policy: Applied,
 }
 
 impl<'a> Results<'a> {
@@ -71,6 +74,7 @@ impl<'a> Results<'a> {
             build_time: elapsed,
             notes: Vec::new(),
             runner_starts: (0, Duration::ZERO),
+            policy: Applied::default(),
         }
     }
 }
@@ -96,10 +100,32 @@ impl Results<'_> {
         self.per_test().map(|(_, _, _, worth)| worth).sum()
     }
 
+    /// The points the tests earned, less the policy's late penalty.
     pub fn score(&self) -> Points {
+        let earned = self.earned();
+        Points(earned.0 - self.penalty_of(earned).0)
+    }
+
+    /// The points the tests earned.
+    fn earned(&self) -> Points {
         self.per_test()
             .map(|(_, _, result, worth)| earned(result, worth))
             .sum()
+    }
+
+    /// The points a late penalty takes off `earned`, and why, if there is one.
+    pub fn penalty(&self) -> Option<(Points, &str)> {
+        let (_, why) = self.policy.penalty.as_ref()?;
+        Some((self.penalty_of(self.earned()), why))
+    }
+
+    fn penalty_of(&self, earned: Points) -> Points {
+        let share = self
+            .policy
+            .penalty
+            .as_ref()
+            .map_or(0.0, |(share, _)| *share);
+        Points::from_f64(earned.as_f64() * share).min(earned)
     }
 
     /// Points earned and available in the groups `keep` accepts.
@@ -174,6 +200,9 @@ impl Results<'_> {
                 row(&mut out, None);
             }
         }
+        if let Some((points, why)) = self.penalty() {
+            let _ = writeln!(out, "  {}  -{points} ({why})", "late penalty".bold());
+        }
         let total = format!("{} / {}", self.score(), self.max_score());
         let _ = writeln!(out, "  {} {}", "total".bold(), total.bold());
         let not_run = [
@@ -217,7 +246,7 @@ fn mark(verdicts: &[&TestResult], withheld: bool) -> String {
 
 /// Points in hundredths: every score printed or written is rounded once, here, to two
 /// decimals, and adds up exactly, so a perfect run is the maximum and never 599.99….
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Points(u64);
 
 impl Points {
@@ -506,6 +535,7 @@ mod tests {
             build_time: Duration::ZERO,
             notes: Vec::new(),
             runner_starts: (0, Duration::ZERO),
+            policy: Applied::default(),
         }
     }
 

@@ -127,6 +127,11 @@ pub struct CheckArgs {
     /// after_due_date groups in full [default: the specs' `defaults: { due }`].
     #[arg(long, value_name = "DATE", value_parser = spec::due_date)]
     pub due: Option<u64>,
+    /// Gradescope's `submission_metadata.json`: the specs' `policy:` is applied from it
+    /// (a late penalty by its submission time and due dates, a daily limit by its earlier
+    /// submissions); a file that cannot be read grades with no policy, and says so.
+    #[arg(long, value_name = "FILE")]
+    pub submission_metadata: Option<std::path::PathBuf>,
     /// The submission's time, build included (`90`, `1.5`, `10m`): past it no test
     /// starts, and the rest are "not run: the submission used its time"; a test still
     /// running a little after it is cut, and the results are written.

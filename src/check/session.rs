@@ -108,6 +108,9 @@ pub(crate) struct Session<'a> {
     /// library's bugs; else only where known mistakes are kept to diagnose them by, so that
     /// a grading with nothing to diagnose pays nothing for it.
     pub(crate) holds_every_wrong_answer: bool,
+    /// The course's policy as applied to this submission: its late penalty, what a student
+    /// is told.
+    pub(crate) policy: crate::policy::Applied,
 }
 
 impl<'a> Session<'a> {
@@ -139,6 +142,7 @@ impl<'a> Session<'a> {
             deadline: None,
             student_tests: None,
             holds_every_wrong_answer: false,
+            policy: crate::policy::Applied::default(),
         }
     }
 
@@ -159,8 +163,17 @@ impl<'a> Session<'a> {
             build_failure: None,
             elapsed: started.elapsed(),
             build_time,
-            notes: self.notes.lock().map(|n| n.clone()).unwrap_or_default(),
+            notes: (self
+                .notes
+                .lock()
+                .map(|n| n.clone())
+                .unwrap_or_default()
+                .into_iter())
+            .chain(self.policy.notes.iter().cloned())
+            .chain(self.policy.told.words())
+            .collect(),
             runner_starts: self.pool.starts(),
+            policy: self.policy.clone(),
         }
     }
 

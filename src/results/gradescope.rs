@@ -7,6 +7,7 @@
 use serde::Serialize;
 
 use super::{Points, Results, earned, fence, machine_json, output, status};
+use crate::policy::Told;
 use crate::spec::{Visibility, slug};
 
 impl Results<'_> {
@@ -39,7 +40,12 @@ impl Results<'_> {
                     text => format!("{}\n\n{}", code_span(&test.id), code_block(&text)),
                 },
                 output_format: MARKDOWN,
-                visibility: group.visibility,
+                // Past the day's limit every test is staff's: Gradescope shows hidden tests
+                // to instructors alone.
+                visibility: match self.policy.told {
+                    Told::Everything => group.visibility,
+                    Told::ScoreOnly(_) | Told::Received(_) => Visibility::Hidden,
+                },
             })
             .collect();
         let report = GradescopeReport {
@@ -50,7 +56,10 @@ impl Results<'_> {
             test_output_format: MARKDOWN,
             // Test names are the specs', shown as they are written.
             test_name_format: "text",
-            visibility: Visibility::Visible,
+            visibility: match self.policy.told {
+                Told::Received(_) => Visibility::Hidden,
+                Told::Everything | Told::ScoreOnly(_) => Visibility::Visible,
+            },
             // The autograder's own log holds build output and every test's name.
             stdout_visibility: Visibility::Hidden,
             tests,
@@ -65,6 +74,18 @@ impl Results<'_> {
         if let Some(failure) = &self.build_failure {
             return code_block(failure);
         }
+        let told = self.policy.told;
+        match (told, told.words()) {
+            (Told::Received(_), Some(why)) => return format!("Received: {why}."),
+            (Told::ScoreOnly(_), Some(why)) => {
+                return format!("{} / {} points: {why}.", self.score(), self.max_score());
+            }
+            _ => {}
+        }
+        let penalty = match self.penalty() {
+            Some((points, why)) => format!("\n\nLate penalty: -{points} points ({why})."),
+            None => String::new(),
+        };
         let all_visible = self
             .suite
             .groups
@@ -72,9 +93,9 @@ impl Results<'_> {
             .all(|group| group.visibility == Visibility::Visible);
         if !all_visible {
             let (got, max) = self.score_of(|group| group.visibility == Visibility::Visible);
-            return format!("{got} / {max} points on the tests you can see");
+            return format!("{got} / {max} points on the tests you can see{penalty}");
         }
-        let mut summary = format!("{} / {} points", self.score(), self.max_score());
+        let mut summary = format!("{} / {} points{penalty}", self.score(), self.max_score());
         // Notes quote what the submission named (its strategies) and said.
         if !self.notes.is_empty() {
             summary.push_str("\n\n");

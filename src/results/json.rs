@@ -72,6 +72,10 @@ impl Results<'_> {
             runner_starts: self.runner_starts.0,
             runner_start_ms: self.runner_starts.1.as_millis() as u64,
             build_output: self.build_failure.clone(),
+            penalty: self.penalty().map(|(points, why)| OurPenalty {
+                points,
+                why: why.to_string(),
+            }),
             notes: self.notes.clone(),
             tests,
         };
@@ -93,8 +97,17 @@ struct OurReport {
     runner_starts: usize,
     runner_start_ms: u64,
     build_output: Option<String>,
+    /// The policy's late penalty, taken off `score`: never part of a test's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    penalty: Option<OurPenalty>,
     notes: Vec<String>,
     tests: Vec<OurTest>,
+}
+
+#[derive(Serialize)]
+struct OurPenalty {
+    points: Points,
+    why: String,
 }
 
 #[derive(Serialize)]

@@ -1,0 +1,172 @@
+//! A course's `policy:` applied by `grader check --submission-metadata`, from files shaped
+//! as Gradescope writes `submission_metadata.json`: a late penalty as a line of its own, and
+//! past the day's limit, a student told less while staff see all.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use support::{grader, repo, scratch};
+
+/// A spec of one group of plaisante_hand's, with `policy`, in a folder `name` of its own.
+fn spec_with(name: &str, policy: &str) -> PathBuf {
+    let dir = scratch().join(format!("policy-spec-{name}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = dir.join("plaisante_hand.yaml");
+    std::fs::write(
+        &spec,
+        format!(
+            "assignment: plaisante_hand\n{policy}\ngroups:\n  - name: has_pair\n    points: 10\n    check: has_pair\n    cases:\n      - {{ name: pair of kings, hand: [KH, KD, 3C, 7S, 9H] }}\n      - {{ name: three kings is not a pair, hand: [KH, KD, KC, 7S, 9H] }}\n"
+        ),
+    )
+    .unwrap();
+    spec
+}
+
+/// Gradescope's file: due on the 1st at 23:00 in UTC-7, late due a week later.
+fn metadata(name: &str, created_at: &str, previous: &[&str]) -> PathBuf {
+    let previous: Vec<serde_json::Value> = previous
+        .iter()
+        .map(|time| serde_json::json!({ "submission_time": time, "score": 5.0, "results": {} }))
+        .collect();
+    let path = scratch().join(format!("policy-{name}.json"));
+    let file = serde_json::json!({
+        "id": 1, "created_at": created_at, "submission_method": "upload",
+        "assignment": { "due_date": "2026-12-01T23:00:00.000000-07:00",
+                        "late_due_date": "2026-12-08T23:00:00.000000-07:00",
+                        "release_date": "2026-11-20T00:00:00.000000-07:00", "title": "Hand",
+                        "id": 2, "course_id": 3, "group_size": null, "group_submission": false,
+                        "total_points": "10.0" },
+        "users": [{ "email": "s@example.com", "id": 4, "name": "S" }],
+        "previous_submissions": previous });
+    std::fs::write(&path, file.to_string()).unwrap();
+    path
+}
+
+/// The Gradescope results of the example student (one of the two cases right: 5 / 10).
+fn graded(spec: &Path, metadata: &Path) -> serde_json::Value {
+    let example = repo().join("tests/fixtures/example-student");
+    let run = grader(&[
+        "check",
+        example.to_str().unwrap(),
+        "--spec",
+        spec.to_str().unwrap(),
+        "--format",
+        "gradescope",
+        "--submission-metadata",
+        metadata.to_str().unwrap(),
+    ]);
+    serde_json::from_slice(&run.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&run.stderr)))
+}
+
+#[test]
+fn a_late_submission_loses_its_share_as_a_line_of_its_own_and_on_time_loses_none() {
+    let spec = spec_with(
+        "late",
+        "policy: { late: { penalty_per_day: 10%, floor: 50% } }",
+    );
+    let on_time = graded(
+        &spec,
+        &metadata("on-time", "2026-12-01T20:00:00-07:00", &[]),
+    );
+    assert_eq!(on_time["score"], 5.0, "{on_time:#}");
+    let late = graded(&spec, &metadata("late", "2026-12-03T22:00:00-07:00", &[]));
+    assert_eq!(late["score"], 4.0, "{late:#}");
+    let output = late["output"].as_str().unwrap();
+    assert!(
+        output.contains("Late penalty: -1 points (late by 2 days, 10% a day)"),
+        "{output}"
+    );
+    // The tests keep what they earned: the penalty is no test's.
+    let tests: f64 = late["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["score"].as_f64().unwrap())
+        .sum();
+    assert_eq!(tests, 5.0);
+    let past = graded(
+        &spec,
+        &metadata("past-late-due", "2026-12-10T10:00:00Z", &[]),
+    );
+    assert_eq!(past["score"], 2.5, "the floor, 50%: {past:#}");
+}
+
+#[test]
+fn past_the_daily_limit_a_student_sees_the_score_or_nothing_and_staff_see_all() {
+    let today = [
+        "2026-11-30T01:00:00Z",
+        "2026-11-30T09:00:00Z",
+        "2026-11-30T13:00:00Z",
+    ];
+    for (mode, top) in [("score_only", "visible"), ("nothing", "hidden")] {
+        let spec = spec_with(
+            mode,
+            &format!("policy: {{ daily_limit: 3, past_limit: {mode} }}"),
+        );
+        let fourth = graded(&spec, &metadata(mode, "2026-11-30T20:00:00Z", &today));
+        assert_eq!(fourth["visibility"], top, "{fourth:#}");
+        let tests = fourth["tests"].as_array().unwrap();
+        assert!(
+            tests.iter().all(|t| t["visibility"] == "hidden"),
+            "{fourth:#}"
+        );
+        // Gradescope shows hidden tests to staff: every one is there, graded.
+        assert_eq!(tests.len(), 2);
+        assert_eq!(fourth["score"], 5.0);
+        let output = fourth["output"].as_str().unwrap();
+        assert!(output.contains("submission 4 of the day"), "{output}");
+        let third = graded(&spec, &metadata(mode, "2026-11-30T20:00:00Z", &today[..2]));
+        assert_eq!(third["visibility"], "visible");
+        assert!(
+            third["tests"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|t| t["visibility"] == "visible")
+        );
+    }
+}
+
+#[test]
+fn a_malformed_metadata_file_grades_with_no_policy_and_says_so() {
+    let spec = spec_with(
+        "malformed",
+        "policy: { late: { penalty_per_day: 50% }, daily_limit: 1 }",
+    );
+    let path = scratch().join("policy-malformed.json");
+    std::fs::write(&path, "{ \"created_at\": ").unwrap();
+    let results = graded(&spec, &path);
+    assert_eq!(results["score"], 5.0, "{results:#}");
+    let output = results["output"].as_str().unwrap();
+    assert!(output.contains("policy was not applied"), "{output}");
+}
+
+#[test]
+fn two_spec_files_with_different_policies_are_refused() {
+    let first = spec_with("first", "policy: { daily_limit: 3 }");
+    let dir = scratch().join("policy-two");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(&first, dir.join("a.yaml")).unwrap();
+    std::fs::write(
+        dir.join("b.yaml"),
+        "assignment: plaisante_hand\npolicy: { daily_limit: 4 }\ngroups:\n  - name: has_two_pair\n    points: 1\n    check: has_two_pair\n    cases:\n      - { name: two pair, hand: [KH, KD, 7C, 7S, 9H] }\n",
+    )
+    .unwrap();
+    let example = repo().join("tests/fixtures/example-student");
+    let run = grader(&[
+        "check",
+        example.to_str().unwrap(),
+        "--spec",
+        dir.to_str().unwrap(),
+        "--list",
+    ]);
+    let said =
+        String::from_utf8_lossy(&run.stderr).into_owned() + &String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("a submission is graded by one policy"),
+        "{said}"
+    );
+}
