@@ -412,3 +412,53 @@ fn every_format_names_the_known_mistake() {
         );
     }
 }
+
+/// A hidden group whose spec says `diagnose: everyone` names the mistake in the student's
+/// view, and nothing of its inputs or answers.
+#[test]
+fn a_hidden_group_may_name_its_known_mistake_to_a_student_and_no_input() {
+    let dir = scratch().join("diagnosis-everyone");
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = std::fs::read_to_string(repo().join("specs/plaisante_hand.yaml")).unwrap();
+    let everyone = spec.replace(
+        "    visibility: after_due_date\n",
+        "    visibility: after_due_date\n    diagnose: everyone\n",
+    );
+    assert_ne!(everyone, spec, "the spec has an after_due_date group");
+    std::fs::write(dir.join("plaisante_hand.yaml"), everyone).unwrap();
+    let example = repo().join("tests/fixtures/example-student");
+    let args = [
+        "check",
+        example.to_str().unwrap(),
+        "--spec",
+        dir.to_str().unwrap(),
+        "--student-view",
+        "--format",
+        "json",
+    ];
+    let run = grader(&args, store());
+    let student: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let withheld = student["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|test| test["name"] == "plaisante_hand::hidden_1")
+        .unwrap_or_else(|| panic!("{student:#}"));
+    let named: Vec<&str> = withheld["diagnosis"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|d| d["mistakes"].as_array().unwrap())
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert!(named.contains(&"bug-pair-at-least-two"), "{withheld:#}");
+    let fields: Vec<&str> = withheld["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str().unwrap())
+        .collect();
+    for shown in ["hand", "expected", "actual", "diff"] {
+        assert!(!fields.contains(&shown), "{shown} shown: {withheld:#}");
+    }
+}
