@@ -29,11 +29,113 @@ const PANICKED: &[u8] = b"\0panicked";
 /// Starts every file of known mistakes; a change of layout changes it.
 const MAGIC: &[u8] = b"cardgrade known mistakes 1\n";
 
+/// Wrong answers to one check: each input answered wrongly, in increasing order, and the
+/// answer given. Kept flat, in three vectors, since a grading may hold a million and an
+/// answer is a byte or two.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Answers {
+    inputs: Vec<u64>,
+    /// Where each input's answer ends in `bytes`.
+    ends: Vec<usize>,
+    bytes: Vec<u8>,
+}
+
+impl Answers {
+    pub fn len(&self) -> usize {
+        self.inputs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.inputs.is_empty()
+    }
+
+    fn answer(&self, at: usize) -> &[u8] {
+        let start = match at {
+            0 => 0,
+            _ => self.ends[at - 1],
+        };
+        &self.bytes[start..self.ends[at]]
+    }
+
+    /// Each input and its answer, in increasing order of input.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, &[u8])> + '_ {
+        (0..self.len()).map(|at| (self.inputs[at], self.answer(at)))
+    }
+
+    fn get(&self, input: u64) -> Option<&[u8]> {
+        let at = self.inputs.binary_search(&input).ok()?;
+        Some(self.answer(at))
+    }
+
+    fn contains(&self, input: u64) -> bool {
+        self.inputs.binary_search(&input).is_ok()
+    }
+
+    /// `input` was answered `answer`: appended, as inputs come in order; else merged in.
+    fn put(&mut self, input: u64, answer: &[u8]) {
+        match self.inputs.last() {
+            Some(&last) if last >= input => {
+                let mut one = Answers::default();
+                one.put(input, answer);
+                self.merge(&one);
+            }
+            _ => {
+                self.inputs.push(input);
+                self.bytes.extend_from_slice(answer);
+                self.ends.push(self.bytes.len());
+            }
+        }
+    }
+
+    /// These answers and `later`'s together, `later`'s where both answered an input.
+    fn merge(&mut self, later: &Answers) {
+        if self
+            .inputs
+            .last()
+            .is_none_or(|&last| later.inputs.first().is_none_or(|&first| first > last))
+        {
+            for (input, answer) in later.iter() {
+                self.put(input, answer);
+            }
+            return;
+        }
+        let mut merged = Answers::default();
+        let (mut mine, mut theirs) = (self.iter().peekable(), later.iter().peekable());
+        loop {
+            let next = match (mine.peek(), theirs.peek()) {
+                (Some(a), Some(b)) if a.0 < b.0 => mine.next(),
+                (Some(a), Some(b)) if a.0 == b.0 => {
+                    mine.next();
+                    theirs.next()
+                }
+                (_, Some(_)) => theirs.next(),
+                (Some(_), None) => mine.next(),
+                (None, None) => break,
+            };
+            if let Some((input, answer)) = next {
+                merged.inputs.push(input);
+                merged.bytes.extend_from_slice(answer);
+                merged.ends.push(merged.bytes.len());
+            }
+        }
+        drop(mine);
+        *self = merged;
+    }
+
+    /// The same answers, input `i` as `base | i`.
+    fn based(&self, base: u64) -> Answers {
+        Answers {
+            inputs: self.inputs.iter().map(|input| base | input).collect(),
+            ..self.clone()
+        }
+    }
+}
+
 /// Wrong answers: for each check (`has_pair()`), each input answered wrongly and the answer
 /// given.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WrongAnswers {
-    by_check: BTreeMap<String, BTreeMap<u64, Vec<u8>>>,
+    by_check: BTreeMap<String, Answers>,
     /// Checks whose wrong answers were left unread, being more than a submission's: a
     /// known mistake explains nothing of them.
     beyond: BTreeSet<String>,
@@ -52,14 +154,14 @@ impl WrongAnswers {
             return;
         }
         let answer = match is_panic(answer) {
-            true => PANICKED.to_vec(),
-            false => answer.to_vec(),
+            true => PANICKED,
+            false => answer,
         };
         let answers = match self.by_check.get_mut(check) {
             Some(answers) => answers,
             None => self.by_check.entry(check.to_string()).or_default(),
         };
-        answers.insert(input, answer);
+        answers.put(input, answer);
     }
 
     /// Not all the wrong answers are known: the test answered only some of its inputs.
@@ -74,10 +176,14 @@ impl WrongAnswers {
             self.unknown();
         }
         self.beyond.extend(later.beyond);
+        if self.unknown {
+            return;
+        }
         for (check, answers) in later.by_check {
-            for (input, answer) in answers {
-                self.note(input, &check, &answer);
-            }
+            self.by_check.entry(check).or_default().merge(&answers);
+        }
+        if self.held() > HELD_WRONG {
+            self.unknown();
         }
     }
 
@@ -89,10 +195,7 @@ impl WrongAnswers {
             by_check: self
                 .by_check
                 .iter()
-                .map(|(check, answers)| {
-                    let answers = answers.iter().map(|(i, a)| (base | i, a.clone()));
-                    (check.clone(), answers.collect())
-                })
+                .map(|(check, answers)| (check.clone(), answers.based(base)))
                 .collect(),
             beyond: self.beyond.clone(),
             unknown: self.unknown,
@@ -126,10 +229,10 @@ impl WrongAnswers {
     }
 
     fn held(&self) -> usize {
-        self.by_check.values().map(BTreeMap::len).sum()
+        self.by_check.values().map(Answers::len).sum()
     }
 
-    fn of_check(&self, check: &str) -> Option<&BTreeMap<u64, Vec<u8>>> {
+    fn of_check(&self, check: &str) -> Option<&Answers> {
         if self.beyond.contains(check) {
             return None;
         }
@@ -276,11 +379,11 @@ pub fn diagnose_group(tests: &[(Option<&WrongAnswers>, Vec<KnownMistake>)]) -> V
 /// are exactly them: each agrees with them wherever it is wrong, and between them they
 /// are wrong on every input they are. The first such pair, if one pair alone fits.
 fn two_together<'a>(
-    answers: &BTreeMap<u64, Vec<u8>>,
+    answers: &Answers,
     check: &str,
     known: &[&'a KnownMistake],
 ) -> Option<(&'a KnownMistake, &'a KnownMistake)> {
-    let agreeing: Vec<(&KnownMistake, &BTreeMap<u64, Vec<u8>>)> = known
+    let agreeing: Vec<(&KnownMistake, &Answers)> = known
         .iter()
         .filter_map(|bug| Some((*bug, bug.wrong.of_check(check)?)))
         .filter(|(_, theirs)| {
@@ -295,8 +398,8 @@ fn two_together<'a>(
             .iter()
             .filter(move |second| {
                 answers
-                    .keys()
-                    .all(|input| first.1.contains_key(input) || second.1.contains_key(input))
+                    .iter()
+                    .all(|(input, _)| first.1.contains(input) || second.1.contains(input))
             })
             .map(move |second| (first.0, second.0))
     });
@@ -334,9 +437,9 @@ pub fn keep(store: &Store, request: &dyn Asked, known: &[KnownMistake]) -> std::
             put_bytes(&mut body, check.as_bytes(), &mut put);
             put(&mut body, answers.len() as u64);
             let mut last = 0;
-            for (input, answer) in answers {
+            for (input, answer) in answers.iter() {
                 put(&mut body, input - last);
-                last = *input;
+                last = input;
                 put_bytes(&mut body, answer, &mut put);
             }
         }
@@ -425,18 +528,15 @@ fn read(
                 Some(None) => false,
                 Some(Some(most)) => answered <= most,
             };
-            let mut answers = BTreeMap::new();
+            let mut answers = Answers::default();
             let mut input = 0u64;
             for _ in 0..answered {
                 input = input.checked_add(take_varint(&mut body).ok()?)?;
-                match held {
-                    true => answers.insert(input, bytes(&mut body)?),
-                    false => {
-                        let length = count(&mut body)?;
-                        body = &body[length..];
-                        None
-                    }
-                };
+                let length = count(&mut body)?;
+                if held {
+                    answers.put(input, &body[..length]);
+                }
+                body = &body[length..];
             }
             match (held, limit) {
                 (true, _) => {
@@ -600,6 +700,24 @@ mod tests {
         let whole = |request| kept(&store, request).unwrap();
         let found = diagnose_group(&[(None, whole(passed)), (Some(&student), whole(failed))]);
         assert_eq!(names(&found), [("c0", vec!["exact".to_string()], false)]);
+    }
+
+    #[test]
+    fn answers_stay_in_order_of_input_however_they_come_the_later_winning() {
+        let mut answers = Answers::default();
+        for (input, answer) in [(5, "e"), (9, "i"), (1, "a"), (5, "E")] {
+            answers.put(input, answer.as_bytes());
+        }
+        let mut later = Answers::default();
+        for (input, answer) in [(0, "z"), (9, "I"), (12, "l")] {
+            later.put(input, answer.as_bytes());
+        }
+        answers.merge(&later);
+        let held: Vec<(u64, &[u8])> = answers.iter().collect();
+        let expected: [(u64, &[u8]); 5] = [(0, b"z"), (1, b"a"), (5, b"E"), (9, b"I"), (12, b"l")];
+        assert_eq!(held, expected);
+        assert_eq!((answers.get(5), answers.get(6)), (Some(&b"E"[..]), None));
+        assert!(answers.contains(12) && !answers.contains(13));
     }
 
     #[test]

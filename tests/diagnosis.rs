@@ -92,31 +92,6 @@ fn the_audit_says_which_bugs_a_diagnosis_names_and_which_it_cannot_tell_apart() 
         straight.contains("diagnosed by its name on every check it gets wrong"),
         "{straight}"
     );
-    // Over the whole library of the assignment: each bug is named by its own name on
-    // every check it gets wrong, or the audit says why not: another bug answers alike there,
-    // or it did not answer every input. Never a wrong name, never a check left unexplained.
-    let rows: Vec<&str> = table.split("\n  caught  ").skip(1).collect();
-    assert_eq!(rows.len(), 17, "{table}");
-    for row in rows {
-        let said: Vec<&str> = row
-            .lines()
-            .map(str::trim)
-            .filter(|line| {
-                ["diagnos", "indistinguishable", "named as"]
-                    .iter()
-                    .any(|w| line.contains(w))
-            })
-            .collect();
-        assert!(!said.is_empty(), "nothing said of its diagnosis:\n{row}");
-        for line in said {
-            assert!(
-                line == "diagnosed by its name on every check it gets wrong"
-                    || line.contains(": indistinguishable from ")
-                    || line.ends_with(": not diagnosed, as it did not answer every input"),
-                "{line}\nin:\n{row}"
-            );
-        }
-    }
     let pair = row("bug-pair-at-least-two");
     assert!(
         pair.contains("has_full_house(): indistinguishable from bug-full-house-loose-pair"),

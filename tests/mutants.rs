@@ -3,9 +3,12 @@
 //! it (a listed case and a bulk group, or two listed cases), so that no bug rests on one
 //! test; it fails; the tests it names fail; and each failure block names the difference,
 //! by value, and gives the group's hint. The every-hand groups (seconds each) run only for
-//! the bugs that name them.
+//! the bugs that name them. And, over the whole library, each bug is diagnosed by its own
+//! name on every check it gets wrong, or the audit says why not.
 
 mod support;
+
+use std::sync::OnceLock;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use reference::bugs::{Bug, LIBRARIES, Library};
@@ -78,8 +81,59 @@ fn is_caught(library: &Library, bug: &Bug) -> Result<(), Failed> {
             }
         }
     }
+    problems.extend(undiagnosed(&bug.name));
     match problems.is_empty() {
         true => Ok(()),
         false => Err(problems.join("\n\n").into()),
     }
+}
+
+/// The audit of every built-in spec, which grades each bug as a student's crate and keeps
+/// its wrong answers as a known mistake: its table, run once for every trial, into an
+/// answers store of its own.
+fn audit() -> &'static str {
+    static TABLE: OnceLock<String> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let store = support::scratch().join("mutants-known-mistakes");
+        let _ = std::fs::remove_dir_all(&store);
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_grader"));
+        let run = support::grader_env(&mut command)
+            .env("CARDGRADE_ANSWERS_DIR", &store)
+            .args(["spec", "audit", "--jobs", "2"])
+            .output()
+            .expect("the grader binary runs");
+        String::from_utf8_lossy(&run.stdout).into_owned()
+    })
+}
+
+/// Where the audit says bug `name` is not named by its own name alone on a check it gets
+/// wrong, for no reason it gives: another bug answering alike there, or answers not all
+/// known. Each such line.
+fn undiagnosed(name: &str) -> Vec<String> {
+    let table = audit();
+    let Some(at) = table.find(&format!("  caught  {name}\n")) else {
+        return vec![format!("the audit has no row for {name}:\n{table}")];
+    };
+    let row = &table[at + 2..];
+    let row = &row[..row.find("\n  caught  ").unwrap_or(row.len())];
+    let said: Vec<&str> = row
+        .lines()
+        .map(str::trim)
+        .filter(|line| {
+            ["diagnos", "indistinguishable", "named as"]
+                .iter()
+                .any(|w| line.contains(w))
+        })
+        .collect();
+    if said.is_empty() {
+        return vec![format!("the audit says nothing of its diagnosis:\n{row}")];
+    }
+    said.into_iter()
+        .filter(|line| {
+            *line != "diagnosed by its name on every check it gets wrong"
+                && !line.contains(": indistinguishable from ")
+                && !line.ends_with(": not diagnosed, as it did not answer every input")
+        })
+        .map(|line| format!("not diagnosed as itself: {line}"))
+        .collect()
 }
