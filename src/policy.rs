@@ -204,7 +204,7 @@ mod tests {
                 "late_due_date": "2026-12-08T23:00:00.000000-07:00",
                 "group_size": null, "group_submission": false, "id": 25828, "course_id": 1234,
                 "release_date": "2026-11-20T00:00:00.000000-07:00",
-                "title": "Plaisante hand", "total_points": "105.0"
+                "title": "Assignment 1", "total_points": "105.0"
             },
             "submission_method": "upload",
             "users": [{ "email": "student@example.com", "id": 1234, "name": "Student User" }],
