@@ -491,7 +491,7 @@ fn a_crate_copied_from_another_machine_builds_whatever_its_api_path_says() {
     std::fs::copy(original.join("src/lib.rs"), copy.join("src/lib.rs")).unwrap();
     let (code, stdout, stderr) = check(&copy, &["--skip", "every_hand"]);
     assert_eq!(code, 1, "{stdout}\n{stderr}");
-    assert!(stdout.contains("67 passed; 22 failed"), "{stdout}");
+    assert!(stdout.contains("66 passed; 22 failed"), "{stdout}");
 }
 
 #[test]
