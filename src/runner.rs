@@ -12,6 +12,7 @@ use std::os::unix::net::UnixStream;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Child, Stdio};
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -20,7 +21,7 @@ use grader_api::source::Window;
 
 use crate::capture::{Capture, Printed};
 use crate::sandbox::cgroup::{Cgroup, Population};
-use crate::sandbox::{self, Jail, Limits, Sandbox};
+use crate::sandbox::{self, Forker, Jail, Limits, Sandbox};
 
 mod channel;
 mod home;
@@ -76,6 +77,8 @@ pub struct Launcher {
     /// Where each run sees its temp folder, the same for every run, where the sandbox has a
     /// mount namespace to put it there; else each run's own folder on disk.
     tmp_seen_at: Option<PathBuf>,
+    /// Starts the executable's short runs, once the first is asked for.
+    forker: OnceLock<Result<Forker, String>>,
 }
 
 impl Launcher {
@@ -97,6 +100,7 @@ impl Launcher {
             executable,
             next: AtomicU64::new(0),
             tmp_seen_at: None,
+            forker: OnceLock::new(),
         })
     }
 
@@ -108,6 +112,16 @@ impl Launcher {
             tmp_seen_at: Some(path.into()),
             ..self
         }
+    }
+
+    /// The forker of this launcher's runs, started at the first.
+    fn forker(&self) -> io::Result<&Forker> {
+        self.forker
+            .get_or_init(|| Forker::start(&self.sandbox).map_err(|error| error.to_string()))
+            .as_ref()
+            .map_err(|error| {
+                io::Error::other(format!("cannot start the sandbox's forker: {error}"))
+            })
     }
 
     /// Starts a runner and reads its hello.

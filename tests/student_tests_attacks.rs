@@ -695,3 +695,103 @@ fn a_failure_message_with_a_non_ascii_letter_before_colons_is_shown_and_the_grou
         "Maß::Größe",
     );
 }
+
+/// The processes descended from `pid`, each with when it started.
+fn descendants(pid: u32) -> Vec<(u32, String)> {
+    let stat = |pid: u32| std::fs::read_to_string(format!("/proc/{pid}/stat")).ok();
+    // After the command name in parentheses: the parent is field 4, the start time field 22.
+    let fields = |text: &str| -> Option<(u32, String)> {
+        let rest: Vec<&str> = text.rsplit_once(')')?.1.split_whitespace().collect();
+        Some((rest.get(1)?.parse().ok()?, rest.get(19)?.to_string()))
+    };
+    let all: Vec<(u32, u32, String)> = std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| {
+            let (parent, started) = fields(&stat(pid)?)?;
+            Some((pid, parent, started))
+        })
+        .collect();
+    let mut found = vec![];
+    let mut parents = vec![pid];
+    while let Some(parent) = parents.pop() {
+        for (pid, _, started) in all.iter().filter(|(_, p, _)| *p == parent) {
+            found.push((*pid, started.clone()));
+            parents.push(*pid);
+        }
+    }
+    found
+}
+
+#[test]
+fn a_grader_killed_while_a_test_hangs_leaves_no_process_of_the_grading_behind() {
+    // Every run is started by one process of the grader's (its forker), not by the grader
+    // itself: the grader's death must still end the forker, every sandbox and every test.
+    let dir = Mutant::of(
+        "plaisante_hand",
+        "attack-outlive-the-grader",
+        "correct, with a test that hangs",
+        RENAMED,
+    )
+    .write();
+    let lib = dir.join("src/lib.rs");
+    let own = std::fs::read_to_string(&lib).unwrap();
+    let hangs = "\n    #[test]\n    fn hangs_everywhere() {\n        loop {\n            std::hint::spin_loop();\n        }\n    }\n";
+    std::fs::write(&lib, format!("{own}\n{}", tests_of(&[hangs]))).unwrap();
+    let spec = scratch_file(
+        "attack-outlive-the-grader.yaml",
+        "assignment: plaisante_hand\ngroups:\n  - name: your tests\n    points: 10\n    timeout_ms: 60000\n    student_tests: { bugs: all, budget_s: 600 }\n",
+    );
+    let mut grader = std::process::Command::new(env!("CARGO_BIN_EXE_grader"));
+    support::grader_env(&mut grader)
+        .args(["check", dir.to_str().unwrap(), "--spec"])
+        .arg(&spec)
+        .args(["--sandbox", "strict"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut grader = grader.spawn().unwrap();
+    // Until the tests run: a forker, and under it a sandbox running the harness.
+    let give_up = Instant::now() + Duration::from_secs(300);
+    let running = loop {
+        let running = descendants(grader.id());
+        let forker = running.iter().find(|(pid, _)| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|cmdline| cmdline.ends_with(b"\0__contain\0forker\0"))
+        });
+        let harness = forker.is_some_and(|(forker, _)| {
+            descendants(*forker).iter().any(|(pid, _)| {
+                std::fs::read_link(format!("/proc/{pid}/exe"))
+                    .is_ok_and(|exe| exe.ends_with("runner"))
+            })
+        });
+        if harness {
+            break running;
+        }
+        assert!(Instant::now() < give_up, "no test ever ran");
+        assert!(grader.try_wait().unwrap().is_none(), "the grading ended");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    grader.kill().unwrap();
+    grader.wait().unwrap();
+    let alive = |(pid, started): &(u32, String)| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            let rest: Vec<&str> = stat
+                .rsplit_once(')')
+                .map(|(_, rest)| rest.split_whitespace().collect())
+                .unwrap_or_default();
+            // The same process, not a zombie waiting for init.
+            rest.get(19) == Some(&started.as_str()) && rest.first() != Some(&"Z")
+        })
+    };
+    let patience = Instant::now() + Duration::from_secs(5);
+    while running.iter().any(alive) && Instant::now() < patience {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let left: Vec<_> = running.iter().filter(|process| alive(process)).collect();
+    assert!(
+        left.is_empty(),
+        "{left:?} of {running:?} outlived the grader"
+    );
+}

@@ -2,16 +2,20 @@
 //! output read with caps, stopped at a time limit or a flood, in the runner's sandbox and
 //! limits. Students' test harnesses run this way.
 
+use std::fs::File;
 use std::io::{self, Read};
 use std::os::fd::OwnedFd;
 use std::os::unix::process::CommandExt;
 use std::process::{ExitStatus, Stdio};
 use std::sync::Arc;
+
+use nix::fcntl::OFlag;
+use nix::unistd::pipe2;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use super::{FLOOD_BYTES, Launcher, RunnerHome, describe_status};
-use crate::sandbox::ending::{self as process_end, first_ended};
+use crate::sandbox::ending::first_ended;
 use crate::sandbox::{self, Recorded};
 
 /// The most of each stream kept; the rest is read, counted and dropped.
@@ -61,7 +65,7 @@ impl Drop for Partner {
 impl Launcher {
     /// Runs the executable with `args` until it ends or `timeout` passes.
     pub(crate) fn run_once(&self, args: &[String], timeout: Duration) -> io::Result<Ran> {
-        self.run_with_stdin(args, timeout, Stdio::null())
+        self.run_with_stdin(args, timeout, None)
     }
 
     /// Starts the executable with `args`, its stdin `linked`: it answers whoever holds the
@@ -92,44 +96,50 @@ impl Launcher {
         )
     }
 
-    /// Runs the executable with `args` and `stdin` until it ends or `timeout` passes.
+    /// Runs the executable with `args` and `stdin` (else nothing) until it ends or `timeout`
+    /// passes. Started by the launcher's forker: a run is short, and may be one of many.
     pub(crate) fn run_with_stdin(
         &self,
         args: &[String],
         timeout: Duration,
-        stdin: impl Into<Stdio>,
+        stdin: Option<OwnedFd>,
     ) -> io::Result<Ran> {
         let home = self.home()?;
         let mut jail = self.jail(&home);
         jail.args = args.to_vec();
-        let (mut command, cgroup) = self.sandbox.command(jail)?;
-        let mut child = command
-            .stdin(stdin)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()?;
-        drop(command);
-        let printed = Arc::new(AtomicU64::new(0));
-        let stdout = read_kept(child.stdout.take(), Arc::clone(&printed));
-        let stderr = read_kept(child.stderr.take(), Arc::clone(&printed));
-        let deadline = super::deadline_after(timeout);
-        let ends = process_end::Ending::of(child.id())?;
-        let ending = loop {
-            match child.try_wait()? {
-                Some(status) => break exited(status),
-                None if Instant::now() >= deadline => break Ending::TimedOut(timeout),
-                None if printed.load(Ordering::Relaxed) > FLOOD_BYTES => break Ending::Flooded,
-                // Woken at once by its end; a flood is looked for between waits.
-                None => {
-                    let patience = deadline
-                        .saturating_duration_since(Instant::now())
-                        .min(FLOOD_LOOKS);
-                    first_ended(&[&ends], Some(patience))?;
-                }
-            }
+        let stdin = match stdin {
+            Some(stdin) => stdin,
+            None => std::fs::File::open("/dev/null")?.into(),
         };
-        sandbox::kill_tree(&mut child);
+        // Close-on-exec, so that no other process the grader starts meanwhile holds a
+        // write end and keeps the reads below from ending.
+        let (stdout_read, stdout_write) = pipe2(OFlag::O_CLOEXEC)?;
+        let (stderr_read, stderr_write) = pipe2(OFlag::O_CLOEXEC)?;
+        let (contained, cgroup) =
+            self.forker()?
+                .spawn(&self.sandbox, jail, [stdin, stdout_write, stderr_write])?;
+        let printed = Arc::new(AtomicU64::new(0));
+        let stdout = read_kept(Some(File::from(stdout_read)), Arc::clone(&printed));
+        let stderr = read_kept(Some(File::from(stderr_read)), Arc::clone(&printed));
+        let deadline = super::deadline_after(timeout);
+        let stopped = loop {
+            if contained.ending().has_ended() {
+                break None;
+            }
+            if Instant::now() >= deadline {
+                break Some(Ending::TimedOut(timeout));
+            }
+            if printed.load(Ordering::Relaxed) > FLOOD_BYTES {
+                break Some(Ending::Flooded);
+            }
+            // Woken at once by its end; a flood is looked for between waits.
+            let patience = deadline
+                .saturating_duration_since(Instant::now())
+                .min(FLOOD_LOOKS);
+            first_ended(&[contained.ending()], Some(patience))?;
+        };
+        let status = contained.end()?;
+        let ending = stopped.unwrap_or_else(|| exited(status));
         let mut notes = Vec::new();
         if let Some(recorded) = Recorded::read(&home.status_file())
             && recorded.left > 0

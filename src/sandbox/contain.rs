@@ -22,8 +22,10 @@ const SETUP_FAILED_PREFIX: &str = "cardgrade sandbox:";
 
 /// Runs the stage named by the argument after [`super::CONTAIN_COMMAND`]; never returns.
 pub fn run_stage(stage: &str) -> ! {
-    if stage == PROBE {
-        probe();
+    match stage {
+        PROBE => probe(),
+        super::forker::FORKER => super::forker::serve(),
+        _ => {}
     }
     let jail = match std::env::var(JAIL_ENV)
         .map_err(|e| e.to_string())
@@ -38,7 +40,7 @@ pub fn run_stage(stage: &str) -> ! {
     }
 }
 
-fn fail(message: &str) -> ! {
+pub(super) fn fail(message: &str) -> ! {
     eprintln!("{SETUP_FAILED_PREFIX} {message}");
     std::process::exit(SETUP_FAILED)
 }
@@ -81,7 +83,7 @@ fn close_inherited_files() {
 }
 
 /// Stage 1, in the grader's namespaces.
-fn outside(jail: &Jail) -> ! {
+pub(super) fn outside(jail: &Jail) -> ! {
     close_inherited_files();
     let _ = setrlimit(Resource::RLIMIT_CORE, 0, 0);
     // Only stage 2 of this run may say how the program ended.

@@ -25,6 +25,27 @@ impl Ending {
     }
 }
 
+impl Ending {
+    /// Whether the process has ended, without waiting.
+    pub fn has_ended(&self) -> bool {
+        let mut fds = [PollFd::new(self.0.as_fd(), PollFlags::POLLIN)];
+        matches!(poll(&mut fds, PollTimeout::ZERO), Ok(1..))
+    }
+}
+
+/// A pidfd received from the process that opened it.
+impl From<OwnedFd> for Ending {
+    fn from(pidfd: OwnedFd) -> Ending {
+        Ending(pidfd)
+    }
+}
+
+impl AsFd for Ending {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.0.as_fd()
+    }
+}
+
 /// The first of `processes` found ended, waiting at most `patience` (forever if `None`);
 /// `None` when none ended within it.
 pub fn first_ended(processes: &[&Ending], patience: Option<Duration>) -> io::Result<Option<usize>> {

@@ -19,6 +19,7 @@ mod contain;
 pub mod ending;
 mod fence;
 mod filter;
+mod forker;
 mod root;
 
 use std::io;
@@ -29,6 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use cgroup::{Cgroup, CgroupKind};
 pub use contain::{Recorded, run_stage};
+pub use forker::{Contained, Forker};
 
 /// The hidden first argument with which the grader runs one of its own stages.
 pub const CONTAIN_COMMAND: &str = "__contain";
@@ -282,33 +284,41 @@ pub fn sweep_leftovers(
 /// Where stage 2 mounts the PID namespace's own /proc.
 const PRIVATE_PROC: &str = "/proc";
 
-/// Kills a contained program: stage 2 first, whose end ends the namespace and lets stage 1
-/// reap it and exit, then stage 1 and its process group, and reaps stage 1. Killing both
-/// stages at once would leave stage 2 a zombie for whatever init adopts it. One already
-/// reaped is left alone: its number may since belong to another process.
+/// Kills a contained program started as `child`, and reaps it: see [`kill_stages`].
 pub fn kill_tree(child: &mut std::process::Child) {
-    use nix::sys::signal::{Signal, kill, killpg};
-    use nix::unistd::Pid;
     if !matches!(child.try_wait(), Ok(None)) {
         return;
     }
-    let Ok(pid) = i32::try_from(child.id()) else {
+    if let Ok(pid) = i32::try_from(child.id()) {
+        kill_stages(pid, || !matches!(child.try_wait(), Ok(None)));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Kills a contained program whose stage 1 is `pid`, unless `ended` says it has: stage 2
+/// first, whose end ends the namespace and lets stage 1 reap it and exit, then stage 1 and
+/// its process group. Killing both stages at once would leave stage 2 a zombie for
+/// whatever init adopts it. One already ended is left alone: once reaped, its number may
+/// belong to another process.
+fn kill_stages(pid: i32, mut ended: impl FnMut() -> bool) {
+    use nix::sys::signal::{Signal, kill, killpg};
+    use nix::unistd::Pid;
+    if ended() {
         return;
-    };
+    }
     let stage_two =
         std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
     for stage_two in stage_two.split_whitespace().filter_map(|p| p.parse().ok()) {
         let _ = kill(Pid::from_raw(stage_two), Signal::SIGKILL);
     }
     let patience = std::time::Instant::now() + STAGE_ONE_PATIENCE;
-    while matches!(child.try_wait(), Ok(None)) && std::time::Instant::now() < patience {
+    while !ended() && std::time::Instant::now() < patience {
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
-    if matches!(child.try_wait(), Ok(None)) {
+    if !ended() {
         let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
-        let _ = child.kill();
     }
-    let _ = child.wait();
 }
 
 /// How long stage 1 may take to reap stage 2 and exit once stage 2 is killed.
@@ -390,7 +400,20 @@ impl Sandbox {
 
     /// A command that runs `jail`'s program contained, and the cgroup holding its tree.
     /// The caller sets its stdio and spawns it.
-    pub fn command(&self, mut jail: Jail) -> io::Result<(Command, Option<Cgroup>)> {
+    pub fn command(&self, jail: Jail) -> io::Result<(Command, Option<Cgroup>)> {
+        let (jail, cgroup) = self.prepare(jail)?;
+        let config = serde_json::to_string(&jail).map_err(io::Error::other)?;
+        let mut command = Command::new(&self.grader);
+        command
+            .arg(CONTAIN_COMMAND)
+            .arg(contain::OUTSIDE)
+            .env_clear()
+            .env(JAIL_ENV, config);
+        Ok((command, cgroup))
+    }
+
+    /// `jail` with this machine's layers, and the cgroup its tree is to join.
+    fn prepare(&self, mut jail: Jail) -> io::Result<(Jail, Option<Cgroup>)> {
         let cgroup = match self.layers.cgroup {
             Some(kind) => Some(Cgroup::create(
                 kind,
@@ -401,14 +424,7 @@ impl Sandbox {
         };
         jail.layers = self.layers.clone();
         jail.cgroup_join = cgroup.as_ref().map(Cgroup::join_files).unwrap_or_default();
-        let config = serde_json::to_string(&jail).map_err(io::Error::other)?;
-        let mut command = Command::new(&self.grader);
-        command
-            .arg(CONTAIN_COMMAND)
-            .arg(contain::OUTSIDE)
-            .env_clear()
-            .env(JAIL_ENV, config);
-        Ok((command, cgroup))
+        Ok((jail, cgroup))
     }
 }
 

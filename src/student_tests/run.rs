@@ -93,7 +93,7 @@ impl Runs<'_> {
                     // The oracle's end goes to the oracle alone: the link ends with the test.
                     self.oracle.answer(*implementation, oracle_end)?;
                     self.harness
-                        .run_with_stdin(&args, self.timeout, OwnedFd::from(test_end))
+                        .run_with_stdin(&args, self.timeout, Some(OwnedFd::from(test_end)))
                 })
             }
         };
