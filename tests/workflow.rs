@@ -461,6 +461,119 @@ fn the_download_step_installs_the_grader_of_the_digest_and_nothing_else() {
     assert!(text(&out.stderr).contains("curl"), "{}", text(&out.stderr));
 }
 
+/// A `gh` that uploads a release's assets as GitHub serves them: `gh release upload TAG
+/// FILE... --clobber` copies each FILE to `$RELEASES/TAG/`.
+const GH: &str = r#"#!/bin/sh
+[ "$1 $2" = "release upload" ] || { echo "gh: not a release upload: $*" >&2; exit 2; }
+tag="$3"; shift 3
+mkdir -p "$RELEASES/$tag"
+for file in "$@"; do
+  case "$file" in --clobber) ;; -*) echo "gh: $file" >&2; exit 2 ;; *) cp "$file" "$RELEASES/$tag/" ;; esac
+done
+"#;
+
+#[test]
+fn a_release_uploads_the_grader_that_the_workflow_it_names_downloads() {
+    let out = release_workflow();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let release = text(&out.stdout);
+    let yaml = parsed(&release);
+    assert_eq!(
+        serde_yaml::to_string(&yaml["permissions"]).unwrap(),
+        "contents: write\n"
+    );
+    assert_eq!(
+        serde_yaml::to_string(&yaml["on"]).unwrap(),
+        "release:\n  types:\n  - published\n"
+    );
+    assert_eq!(
+        script(&release, "Build the grader"),
+        "cargo build --release --locked --target x86_64-unknown-linux-gnu --bin grader"
+    );
+    assert!(
+        text(&out.stderr).contains("as .github/workflows/cardgrade-release.yml"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // The upload step, after a build: the grader where cargo leaves it.
+    let checkout = scratch().join("release-checkout");
+    let _ = std::fs::remove_dir_all(&checkout);
+    let built = checkout.join("target/x86_64-unknown-linux-gnu/release");
+    std::fs::create_dir_all(&built).unwrap();
+    let (grader, sum) =
+        prebuilt_grader("release-checkout/target/x86_64-unknown-linux-gnu/release/grader");
+    assert!(grader.starts_with(&built));
+    let bin = scratch().join("release-gh");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::write(bin.join("gh"), GH).unwrap();
+    std::fs::set_permissions(
+        bin.join("gh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let course = scratch().join("release-course");
+    let _ = std::fs::remove_dir_all(&course);
+    let summary = scratch().join("release-summary.md");
+    std::fs::write(&summary, "").unwrap();
+    let out = bash_step(&script(&release, "Upload the grader and its SHA-256"))
+        .current_dir(&checkout)
+        .env("PATH", path_with(&[bin]))
+        .env("RELEASES", course.join("releases/download"))
+        .env("REPOSITORY", format!("file://{}", course.display()))
+        .env("TAG", "v1.0")
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    let assets = course.join("releases/download/v1.0");
+    let asset = assets.join("grader-x86_64-unknown-linux-gnu");
+    assert_eq!(
+        std::fs::read(&asset).unwrap(),
+        std::fs::read(&grader).unwrap()
+    );
+    assert_eq!(
+        std::fs::read_to_string(assets.join("grader-x86_64-unknown-linux-gnu.sha256")).unwrap(),
+        format!("{sum}  grader-x86_64-unknown-linux-gnu\n")
+    );
+
+    // The command the job's summary gives staff prints a workflow that takes that asset.
+    let summary = std::fs::read_to_string(&summary).unwrap();
+    let command: Vec<&str> = summary
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("grader github-workflow "))
+        .unwrap_or_else(|| panic!("no command in:\n{summary}"))
+        .split_whitespace()
+        .map(|word| if word == "NAME" { "poker" } else { word })
+        .collect();
+    let repository = format!("file://{}", course.display());
+    assert_eq!(command[..4], ["--repo", &repository, "--tag", "v1.0"]);
+    let out = grader_env(&mut Command::new(env!("CARGO_BIN_EXE_grader")))
+        .arg("github-workflow")
+        .args(&command)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{command:?}: {}", text(&out.stderr));
+    let workflow = text(&out.stdout);
+    let home = scratch().join("release-download");
+    let out = download(&workflow, &home);
+    assert!(
+        out.status.success(),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read(home.join(".cargo/bin/grader")).unwrap(),
+        std::fs::read(&grader).unwrap()
+    );
+}
+
 /// A group of the course's spec, each case a name and a hand.
 struct CourseGroup {
     name: &'static str,
