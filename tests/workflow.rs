@@ -389,26 +389,37 @@ fn download(workflow: &str, home: &Path) -> Output {
         .unwrap()
 }
 
-#[test]
-fn the_download_step_installs_the_grader_of_the_digest_and_nothing_else() {
-    let (file, sum) = prebuilt_grader("prebuilt-grader");
-    let url = format!("file://{}", file.display());
+/// The download step of the workflow that takes the grader at `url` with digest `sum`, run
+/// in a home of its own called `name`: what it did, and the home.
+fn download_of(url: &str, sum: &str, name: &str) -> (Output, PathBuf) {
     let workflow = printed(&[
         "--assignment",
         "poker",
         "--binary-url",
-        &url,
+        url,
         "--sha256",
-        &sum,
+        sum,
     ]);
-    let home = scratch().join("download-right");
-    let out = download(&workflow, &home);
+    let home = scratch().join(name);
+    (download(&workflow, &home), home)
+}
+
+/// Fails the test with what `out`, a step's, said unless it succeeded.
+fn assert_succeeded(out: &Output) {
     assert!(
         out.status.success(),
         "{}{}",
         text(&out.stdout),
         text(&out.stderr)
     );
+}
+
+#[test]
+fn the_download_step_installs_the_grader_of_the_digest_and_nothing_else() {
+    let (file, sum) = prebuilt_grader("prebuilt-grader");
+    let url = format!("file://{}", file.display());
+    let (out, home) = download_of(&url, &sum, "download-right");
+    assert_succeeded(&out);
     let installed = home.join(".cargo/bin/grader");
     assert_eq!(
         std::fs::read(&installed).unwrap(),
@@ -424,16 +435,7 @@ fn the_download_step_installs_the_grader_of_the_digest_and_nothing_else() {
 
     // Another file at the URL: the step fails, naming both digests, and installs nothing.
     let wrong = "ab".repeat(32);
-    let workflow = printed(&[
-        "--assignment",
-        "poker",
-        "--binary-url",
-        &url,
-        "--sha256",
-        &wrong,
-    ]);
-    let home = scratch().join("download-wrong");
-    let out = download(&workflow, &home);
+    let (out, home) = download_of(&url, &wrong, "download-wrong");
     assert_eq!(out.status.code(), Some(1));
     let said = text(&out.stdout);
     assert!(
@@ -448,15 +450,7 @@ fn the_download_step_installs_the_grader_of_the_digest_and_nothing_else() {
 
     // No file at the URL: curl fails the step.
     let gone = format!("file://{}", scratch().join("no-such-grader").display());
-    let workflow = printed(&[
-        "--assignment",
-        "poker",
-        "--binary-url",
-        &gone,
-        "--sha256",
-        &sum,
-    ]);
-    let out = download(&workflow, &scratch().join("download-gone"));
+    let (out, _) = download_of(&gone, &sum, "download-gone");
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("curl"), "{}", text(&out.stderr));
 }
@@ -525,12 +519,7 @@ fn a_release_uploads_the_grader_that_the_workflow_it_names_downloads() {
         .env("GITHUB_STEP_SUMMARY", &summary)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}{}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
+    assert_succeeded(&out);
     let assets = course.join("releases/download/v1.0");
     let asset = assets.join("grader-x86_64-unknown-linux-gnu");
     assert_eq!(
@@ -562,12 +551,7 @@ fn a_release_uploads_the_grader_that_the_workflow_it_names_downloads() {
     let workflow = text(&out.stdout);
     let home = scratch().join("release-download");
     let out = download(&workflow, &home);
-    assert!(
-        out.status.success(),
-        "{}{}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
+    assert_succeeded(&out);
     assert_eq!(
         std::fs::read(home.join(".cargo/bin/grader")).unwrap(),
         std::fs::read(&grader).unwrap()
