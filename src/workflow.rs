@@ -1,7 +1,10 @@
 //! `grader github-workflow`: the GitHub Classroom workflow that grades with cardgrade. It
-//! installs the grader at one commit of the course's repository, once (then from the
+//! installs the pinned Rust toolchain and the grader at one commit of the course's
+//! repository, built there once or prebuilt and checked by its digest (then both from the
 //! Actions cache, with the cargo registry that offline builds need), and grades each push
-//! of the named assignments in the student's view.
+//! of the named assignments in the student's view, as root where the runner gives
+//! passwordless sudo. `--release-workflow` prints the course repository's workflow that
+//! builds the prebuilt grader.
 
 use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
@@ -141,6 +144,12 @@ fn workflow(args: &WorkflowArgs) -> Result<(String, String), String> {
     let (install, binary_env, built) = match (&args.binary_url, &args.sha256) {
         (Some(url), Some(sum)) => {
             quotable_url(url, "--binary-url")?;
+            // A shallow fetch names a commit by its full hash only.
+            if pin == "--rev" && !hex_digits(&pinned, 40) {
+                return Err(format!(
+                    "--rev {pinned}: with --binary-url the workflow fetches the crates of that commit by its full hash; give all 40 hex digits, or --tag TAG"
+                ));
+            }
             let env = format!(
                 "  # The course's prebuilt grader, of {pin} {pinned}, and its SHA-256: no other file runs.\n  CARDGRADE_BINARY_URL: \"{url}\"\n  CARDGRADE_BINARY_SHA256: \"{sum}\"\n"
             );
@@ -191,8 +200,9 @@ fn release_workflow() -> (String, String) {
     (text, told)
 }
 
-/// `text`, a URL as `flag` gives it, if the workflow may quote it: in a YAML string, and
-/// in the shell, where only its variable is expanded.
+/// Refuses `text`, the URL `flag` gives, unless the workflow can quote it as it is: in a
+/// YAML string, in the shell (where only its variable is expanded), and in the template,
+/// whose placeholders are written in braces.
 fn quotable_url(text: &str, flag: &str) -> Result<(), String> {
     if text
         .chars()
@@ -207,12 +217,17 @@ fn quotable_url(text: &str, flag: &str) -> Result<(), String> {
 
 /// `text` as --sha256 takes it: 64 hex digits, in the lower case `sha256sum` writes.
 fn sha256(text: &str) -> Result<String, String> {
-    match text.len() == 64 && text.chars().all(|c| c.is_ascii_hexdigit()) {
+    match hex_digits(text, 64) {
         true => Ok(text.to_ascii_lowercase()),
         false => Err(
             "a SHA-256 is 64 hex digits, the first word of the release's .sha256 asset (or of `sha256sum FILE`)".into(),
         ),
     }
+}
+
+/// Whether `text` is `count` hex digits.
+fn hex_digits(text: &str, count: usize) -> bool {
+    text.len() == count && text.chars().all(|c| c.is_ascii_hexdigit())
 }
 
 /// Refuses a spec path the student's checkout cannot hold, or a shell would read as more

@@ -345,6 +345,21 @@ fn binary_url_and_sha256_come_together_and_are_checked() {
         .concat(),
         "--binary-url https://x.org/$(id): the workflow takes a URL with no space, quote, backslash, `$`, backquote or brace",
     );
+    refused(
+        &[
+            &poker[..],
+            &[
+                "--binary-url",
+                ASSET_URL,
+                "--sha256",
+                SOME_SUM,
+                "--rev",
+                "0c01c37",
+            ],
+        ]
+        .concat(),
+        "--rev 0c01c37: with --binary-url the workflow fetches the crates of that commit by its full hash",
+    );
     let release = grader_env(&mut Command::new(env!("CARGO_BIN_EXE_grader")))
         .args([
             "github-workflow",
