@@ -6,6 +6,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use grader::package::PINNED_TOOLCHAIN;
 use support::{actionlint, copy_tree, grader_env, repo, scratch};
 
 const COURSE_REPO: &str = "https://github.com/a-course/cardgrade";
@@ -52,9 +53,13 @@ fn the_workflow_installs_this_graders_commit_once_and_grades_the_assignment_as_s
         "uses: actions/cache@v4".into(),
         "~/.cargo/bin/grader".into(),
         "~/.cargo/registry/cache/".into(),
-        format!("key: cardgrade-${{{{ runner.os }}}}-${{{{ runner.arch }}}}-{rev}"),
+        "~/.cargo/registry/src/".into(),
+        format!(
+            "key: cardgrade-${{{{ runner.os }}}}-${{{{ runner.arch }}}}-rust-{PINNED_TOOLCHAIN}-{rev}-built\n"
+        ),
         "if: steps.cache.outputs.cache-hit != 'true'".into(),
-        "run: grader check . --format github --student-view --assignment blackjack\n".into(),
+        "\"${as_root[@]}\" grader check . --format github --student-view --assignment blackjack\n"
+            .into(),
         "uses: classroom-resources/autograding-grading-reporter@v1".into(),
         "CARDGRADE_RESULTS: \"${{ steps.cardgrade.outputs.result }}\"".into(),
         "runners: cardgrade".into(),
@@ -161,21 +166,411 @@ fn spec_paths_are_the_template_repositorys_and_must_load() {
     );
 }
 
+/// A release asset of the course's repository, as --binary-url names one.
+const ASSET_URL: &str =
+    "https://github.com/a-course/cardgrade/releases/download/v1.0/grader-x86_64-unknown-linux-gnu";
+
+/// A digest, as --sha256 takes one.
+const SOME_SUM: &str = "0f343b0931126a20f133d67c2b018a3b5e5a3d8e2b1a2c3d4e5f60718293a4b5";
+
+/// The workflow `grader github-workflow ARGS` prints in the repository's root.
+fn printed(args: &[&str]) -> String {
+    let out = print_workflow(repo(), args);
+    assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+/// `grader github-workflow --release-workflow`, which takes no --repo.
+fn release_workflow() -> Output {
+    grader_env(&mut Command::new(env!("CARGO_BIN_EXE_grader")))
+        .args(["github-workflow", "--release-workflow"])
+        .output()
+        .expect("the grader runs")
+}
+
 #[test]
-fn the_printed_workflow_passes_actionlint() {
-    let out = print_workflow(
-        repo(),
-        &["--assignment", "poker", "--spec", "specs/poker.yaml"],
-    );
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let workflow = text(&out.stdout);
-    if let Err(said) = actionlint("classroom", &workflow) {
-        panic!("actionlint: {said}\n{workflow}");
+fn every_printed_workflow_passes_actionlint() {
+    let prebuilt = ["--binary-url", ASSET_URL, "--sha256", SOME_SUM];
+    let mut linted = 0;
+    for binary in [&[][..], &prebuilt[..]] {
+        for strict in [&[][..], &["--strict-sandbox"][..]] {
+            for pin in [&[][..], &["--tag", "v1.0"][..]] {
+                let args: Vec<&str> = ["--assignment", "poker", "--spec", "specs/poker.yaml"]
+                    .iter()
+                    .chain(binary)
+                    .chain(strict)
+                    .chain(pin)
+                    .copied()
+                    .collect();
+                let workflow = printed(&args);
+                if let Err(said) = actionlint(&format!("classroom-{linted}"), &workflow) {
+                    panic!("actionlint of {args:?}: {said}\n{workflow}");
+                }
+                linted += 1;
+            }
+        }
+    }
+    assert_eq!(linted, 8);
+    let release = release_workflow();
+    assert!(release.status.success(), "{}", text(&release.stderr));
+    if let Err(said) = actionlint("cardgrade-release", &text(&release.stdout)) {
+        panic!("actionlint: {said}\n{}", text(&release.stdout));
     }
     // It does lint: a step output no step gives is an error.
+    let workflow = printed(&["--assignment", "poker"]);
     let broken = workflow.replace("steps.cardgrade.outputs", "steps.grading.outputs");
     let said = actionlint("broken", &broken).expect_err("actionlint finds the broken reference");
     assert!(said.contains("grading"), "{said}");
+}
+
+#[test]
+fn the_workflows_install_the_pinned_toolchain_and_the_cache_is_keyed_by_it_and_the_grader() {
+    let rev = "0123456789abcdef0123456789abcdef01234567";
+    let install_rust = format!("Install Rust {PINNED_TOOLCHAIN}");
+    let rustup = format!(
+        "rustup toolchain install {PINNED_TOOLCHAIN} --profile minimal --no-self-update && rustup default {PINNED_TOOLCHAIN}"
+    );
+    for (args, key_ends) in [
+        (
+            vec!["--assignment", "poker", "--rev", rev],
+            format!("-rust-{PINNED_TOOLCHAIN}-{rev}-built"),
+        ),
+        (
+            vec![
+                "--assignment",
+                "poker",
+                "--tag",
+                "v1.0",
+                "--binary-url",
+                ASSET_URL,
+                "--sha256",
+                SOME_SUM,
+            ],
+            format!("-rust-{PINNED_TOOLCHAIN}-v1.0-prebuilt-{SOME_SUM}"),
+        ),
+    ] {
+        let workflow = printed(&args);
+        assert_eq!(script(&workflow, &install_rust), rustup);
+        assert!(!workflow.contains("rust-toolchain"), "{workflow}");
+        let cache = step(&workflow, "Cache cardgrade and the cargo registry");
+        let key = cache["with"]["key"].as_str().unwrap();
+        assert!(
+            key.starts_with("cardgrade-${{ runner.os }}-${{ runner.arch }}-")
+                && key.ends_with(&key_ends),
+            "{key}"
+        );
+    }
+    let release = text(&release_workflow().stdout);
+    assert_eq!(script(&release, &install_rust), rustup);
+}
+
+#[test]
+fn a_prebuilt_grader_replaces_cargo_install_and_sudo_and_strict_are_in_the_grading_step() {
+    let workflow = printed(&[
+        "--assignment",
+        "poker",
+        "--binary-url",
+        ASSET_URL,
+        "--sha256",
+        &SOME_SUM.to_uppercase(),
+        "--strict-sandbox",
+    ]);
+    assert!(!workflow.contains("cargo install"), "{workflow}");
+    let env = workflow_env(&workflow);
+    for (name, value) in [
+        ("CARDGRADE_BINARY_URL", ASSET_URL),
+        ("CARDGRADE_BINARY_SHA256", SOME_SUM),
+    ] {
+        assert!(
+            env.iter().any(|(n, v)| n == name && v == value),
+            "{name}={value} in {env:?}"
+        );
+    }
+    for name in [
+        "Download cardgrade",
+        "Fetch the crates submissions build with",
+    ] {
+        assert_eq!(
+            step(&workflow, name)["if"].as_str(),
+            Some("steps.cache.outputs.cache-hit != 'true'"),
+            "{name}"
+        );
+    }
+    let grading = script(&workflow, "cardgrade");
+    assert!(
+        grading.contains("if sudo -n true 2>/dev/null; then")
+            && grading.contains("::error title=cardgrade sandbox::")
+            && grading.ends_with(
+                "\"${as_root[@]}\" grader check . --format github --student-view --sandbox strict --assignment poker\n"
+            ),
+        "{grading}"
+    );
+    let source = printed(&["--assignment", "poker"]);
+    assert!(!source.contains("Download cardgrade") && !source.contains("--sandbox strict"));
+    assert!(script(&source, "cardgrade").contains("::warning title=cardgrade sandbox::"));
+}
+
+#[test]
+fn binary_url_and_sha256_come_together_and_are_checked() {
+    let refused = |args: &[&str], said: &str| {
+        let out = print_workflow(repo(), args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+        assert!(
+            text(&out.stderr).contains(said),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    };
+    let poker = ["--assignment", "poker"];
+    refused(
+        &[&poker[..], &["--binary-url", ASSET_URL]].concat(),
+        "the following required arguments were not provided:\n  --sha256 <SUM>",
+    );
+    refused(
+        &[&poker[..], &["--sha256", SOME_SUM]].concat(),
+        "the following required arguments were not provided:\n  --binary-url <URL>",
+    );
+    for sum in ["abc", &SOME_SUM[1..], &format!("{}g", &SOME_SUM[1..])] {
+        refused(
+            &[&poker[..], &["--binary-url", ASSET_URL, "--sha256", sum]].concat(),
+            "a SHA-256 is 64 hex digits, the first word of the release's .sha256 asset",
+        );
+    }
+    refused(
+        &[
+            &poker[..],
+            &["--binary-url", "https://x.org/$(id)", "--sha256", SOME_SUM],
+        ]
+        .concat(),
+        "--binary-url https://x.org/$(id): the workflow takes a URL with no space, quote, backslash, `$`, backquote or brace",
+    );
+    refused(
+        &[
+            &poker[..],
+            &[
+                "--binary-url",
+                ASSET_URL,
+                "--sha256",
+                SOME_SUM,
+                "--rev",
+                "0c01c37",
+            ],
+        ]
+        .concat(),
+        "--rev 0c01c37: with --binary-url the workflow fetches the crates of that commit by its full hash",
+    );
+    let release = grader_env(&mut Command::new(env!("CARGO_BIN_EXE_grader")))
+        .args([
+            "github-workflow",
+            "--release-workflow",
+            "--assignment",
+            "poker",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(release.status.code(), Some(2));
+    assert!(
+        text(&release.stderr).contains("'--release-workflow' cannot be used with"),
+        "{}",
+        text(&release.stderr)
+    );
+}
+
+/// A file standing in for the prebuilt grader, and its SHA-256 as `sha256sum` gives it.
+fn prebuilt_grader(name: &str) -> (PathBuf, String) {
+    let file = scratch().join(name);
+    std::fs::write(&file, "#!/bin/sh\necho \"prebuilt grader $*\"\n").unwrap();
+    (file.clone(), digest(&file))
+}
+
+/// `sha256sum FILE`'s digest.
+fn digest(file: &Path) -> String {
+    let out = Command::new("sha256sum").arg(file).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout)[..64].to_string()
+}
+
+/// Runs the workflow's download step offline, as a runner whose home is `home` would, with
+/// the workflow's environment.
+fn download(workflow: &str, home: &Path) -> Output {
+    let _ = std::fs::remove_dir_all(home);
+    std::fs::create_dir_all(home).unwrap();
+    bash_step(&script(workflow, "Download cardgrade"))
+        .envs(workflow_env(workflow))
+        .env("HOME", home)
+        .current_dir(home)
+        .output()
+        .unwrap()
+}
+
+/// The download step of the workflow that takes the grader at `url` with digest `sum`, run
+/// in a home of its own called `name`: what it did, and the home.
+fn download_of(url: &str, sum: &str, name: &str) -> (Output, PathBuf) {
+    let workflow = printed(&[
+        "--assignment",
+        "poker",
+        "--binary-url",
+        url,
+        "--sha256",
+        sum,
+    ]);
+    let home = scratch().join(name);
+    (download(&workflow, &home), home)
+}
+
+/// Fails the test with what `out`, a step's, said unless it succeeded.
+fn assert_succeeded(out: &Output) {
+    assert!(
+        out.status.success(),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn the_download_step_installs_the_grader_of_the_digest_and_nothing_else() {
+    let (file, sum) = prebuilt_grader("prebuilt-grader");
+    let url = format!("file://{}", file.display());
+    let (out, home) = download_of(&url, &sum, "download-right");
+    assert_succeeded(&out);
+    let installed = home.join(".cargo/bin/grader");
+    assert_eq!(
+        std::fs::read(&installed).unwrap(),
+        std::fs::read(&file).unwrap()
+    );
+    let ran = Command::new(&installed).arg("check").output().unwrap();
+    assert_eq!(text(&ran.stdout), "prebuilt grader check\n");
+    assert_eq!(
+        std::fs::read_dir(home.join(".cargo/bin")).unwrap().count(),
+        1,
+        "nothing but the grader is left"
+    );
+
+    // Another file at the URL: the step fails, naming both digests, and installs nothing.
+    let wrong = "ab".repeat(32);
+    let (out, home) = download_of(&url, &wrong, "download-wrong");
+    assert_eq!(out.status.code(), Some(1));
+    let said = text(&out.stdout);
+    assert!(
+        said.contains(&format!(
+            "::error title=cardgrade download::the file at {url} has SHA-256 {sum}, not {wrong} as this workflow names, so it is not run"
+        )),
+        "{said}{}",
+        text(&out.stderr)
+    );
+    assert!(!home.join(".cargo/bin/grader").exists());
+    assert!(!home.join(".cargo/bin/grader.download").exists());
+
+    // No file at the URL: curl fails the step.
+    let gone = format!("file://{}", scratch().join("no-such-grader").display());
+    let (out, _) = download_of(&gone, &sum, "download-gone");
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("curl"), "{}", text(&out.stderr));
+}
+
+/// A `gh` that uploads a release's assets as GitHub serves them: `gh release upload TAG
+/// FILE... --clobber` copies each FILE to `$RELEASES/TAG/`.
+const GH: &str = r#"#!/bin/sh
+[ "$1 $2" = "release upload" ] || { echo "gh: not a release upload: $*" >&2; exit 2; }
+tag="$3"; shift 3
+mkdir -p "$RELEASES/$tag"
+for file in "$@"; do
+  case "$file" in --clobber) ;; -*) echo "gh: $file" >&2; exit 2 ;; *) cp "$file" "$RELEASES/$tag/" ;; esac
+done
+"#;
+
+#[test]
+fn a_release_uploads_the_grader_that_the_workflow_it_names_downloads() {
+    let out = release_workflow();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let release = text(&out.stdout);
+    let yaml = parsed(&release);
+    assert_eq!(
+        serde_yaml::to_string(&yaml["permissions"]).unwrap(),
+        "contents: write\n"
+    );
+    assert_eq!(
+        serde_yaml::to_string(&yaml["on"]).unwrap(),
+        "release:\n  types:\n  - published\n"
+    );
+    assert_eq!(
+        script(&release, "Build the grader"),
+        "cargo build --release --locked --target x86_64-unknown-linux-gnu --bin grader"
+    );
+    assert!(
+        text(&out.stderr).contains("as .github/workflows/cardgrade-release.yml"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // The upload step, after a build: the grader where cargo leaves it.
+    let checkout = scratch().join("release-checkout");
+    let _ = std::fs::remove_dir_all(&checkout);
+    let built = checkout.join("target/x86_64-unknown-linux-gnu/release");
+    std::fs::create_dir_all(&built).unwrap();
+    let (grader, sum) =
+        prebuilt_grader("release-checkout/target/x86_64-unknown-linux-gnu/release/grader");
+    assert!(grader.starts_with(&built));
+    let bin = scratch().join("release-gh");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::write(bin.join("gh"), GH).unwrap();
+    std::fs::set_permissions(
+        bin.join("gh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let course = scratch().join("release-course");
+    let _ = std::fs::remove_dir_all(&course);
+    let summary = scratch().join("release-summary.md");
+    std::fs::write(&summary, "").unwrap();
+    let out = bash_step(&script(&release, "Upload the grader and its SHA-256"))
+        .current_dir(&checkout)
+        .env("PATH", path_with(&[bin]))
+        .env("RELEASES", course.join("releases/download"))
+        .env("REPOSITORY", format!("file://{}", course.display()))
+        .env("TAG", "v1.0")
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .output()
+        .unwrap();
+    assert_succeeded(&out);
+    let assets = course.join("releases/download/v1.0");
+    let asset = assets.join("grader-x86_64-unknown-linux-gnu");
+    assert_eq!(
+        std::fs::read(&asset).unwrap(),
+        std::fs::read(&grader).unwrap()
+    );
+    assert_eq!(
+        std::fs::read_to_string(assets.join("grader-x86_64-unknown-linux-gnu.sha256")).unwrap(),
+        format!("{sum}  grader-x86_64-unknown-linux-gnu\n")
+    );
+
+    // The command the job's summary gives staff prints a workflow that takes that asset.
+    let summary = std::fs::read_to_string(&summary).unwrap();
+    let command: Vec<&str> = summary
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("grader github-workflow "))
+        .unwrap_or_else(|| panic!("no command in:\n{summary}"))
+        .split_whitespace()
+        .map(|word| if word == "NAME" { "poker" } else { word })
+        .collect();
+    let repository = format!("file://{}", course.display());
+    assert_eq!(command[..4], ["--repo", &repository, "--tag", "v1.0"]);
+    let out = grader_env(&mut Command::new(env!("CARGO_BIN_EXE_grader")))
+        .arg("github-workflow")
+        .args(&command)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{command:?}: {}", text(&out.stderr));
+    let workflow = text(&out.stdout);
+    let home = scratch().join("release-download");
+    let out = download(&workflow, &home);
+    assert_succeeded(&out);
+    assert_eq!(
+        std::fs::read(home.join(".cargo/bin/grader")).unwrap(),
+        std::fs::read(&grader).unwrap()
+    );
 }
 
 /// A group of the course's spec, each case a name and a hand.
@@ -260,23 +655,108 @@ struct Job {
     result: String,
 }
 
-/// Runs `command`, the workflow's grading step, in `checkout` as a GitHub Actions job
-/// does, with the grader under test first on PATH.
-fn run_step(checkout: &Path, command: &str, name: &str) -> Job {
+/// What the runner's `sudo` does in a test of the grading step.
+#[derive(Clone, Copy)]
+enum Sudo {
+    /// Passwordless, as on GitHub's hosted runners: runs the command as the test's own user,
+    /// and writes it to the file `sudo.log` beside it.
+    Passwordless,
+    /// Refuses, as where the runner's user has no passwordless sudo.
+    Refused,
+}
+
+impl Sudo {
+    /// A folder holding this `sudo`, to put first on PATH.
+    fn folder(self, name: &str) -> PathBuf {
+        let folder = scratch().join(format!("{name}-sudo"));
+        let _ = std::fs::remove_dir_all(&folder);
+        std::fs::create_dir_all(&folder).unwrap();
+        let script = match self {
+            Sudo::Passwordless => format!(
+                "#!/bin/sh\nif [ \"$1\" = -n ]; then exit 0; fi\nif [ \"$1\" = -E ]; then shift; fi\nprintf '%s\\n' \"$*\" >> {}\nexec \"$@\"\n",
+                folder.join("sudo.log").display()
+            ),
+            Sudo::Refused => "#!/bin/sh\necho 'sudo: a password is required' >&2\nexit 1\n".into(),
+        };
+        let sudo = folder.join("sudo");
+        std::fs::write(&sudo, script).unwrap();
+        std::fs::set_permissions(&sudo, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        folder
+    }
+}
+
+/// PATH with `folders` first.
+fn path_with(folders: &[PathBuf]) -> std::ffi::OsString {
+    std::env::join_paths(folders.iter().cloned().chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .unwrap()
+}
+
+/// The workflow's YAML, as GitHub reads it.
+fn parsed(workflow: &str) -> serde_yaml::Value {
+    serde_yaml::from_str(workflow).unwrap_or_else(|e| panic!("not YAML ({e}):\n{workflow}"))
+}
+
+/// The step called `name` of the workflow's one job.
+fn step(workflow: &str, name: &str) -> serde_yaml::Value {
+    let yaml = parsed(workflow);
+    let jobs = yaml["jobs"].as_mapping().expect("jobs");
+    assert_eq!(jobs.len(), 1, "one job:\n{workflow}");
+    let job = jobs.values().next().unwrap();
+    // Every step's script is run as bash runs a `shell: bash` step, below.
+    assert_eq!(job["defaults"]["run"]["shell"].as_str(), Some("bash"));
+    job["steps"]
+        .as_sequence()
+        .expect("steps")
+        .iter()
+        .find(|step| step["name"].as_str() == Some(name))
+        .unwrap_or_else(|| panic!("no step `{name}` in:\n{workflow}"))
+        .clone()
+}
+
+/// The shell script of the step called `name`.
+fn script(workflow: &str, name: &str) -> String {
+    step(workflow, name)["run"]
+        .as_str()
+        .unwrap_or_else(|| panic!("`{name}` runs no script:\n{workflow}"))
+        .to_string()
+}
+
+/// The workflow's own environment, which every step's script reads.
+fn workflow_env(workflow: &str) -> Vec<(String, String)> {
+    parsed(workflow)["env"]
+        .as_mapping()
+        .expect("env")
+        .iter()
+        .map(|(name, value)| {
+            (
+                name.as_str().unwrap().to_string(),
+                value.as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// `script` as a GitHub runner runs a step's script with `shell: bash`.
+fn bash_step(script: &str) -> Command {
+    let mut bash = Command::new("bash");
+    bash.args(["--noprofile", "--norc", "-eo", "pipefail", "-c", script]);
+    bash
+}
+
+/// Runs `script`, the workflow's grading step, in `checkout` as a GitHub Actions job
+/// does, with the grader under test first on PATH and `sudo` doing as it says.
+fn run_step(checkout: &Path, script: &str, name: &str, sudo: Sudo) -> Job {
     let summary = scratch().join(format!("{name}-summary.md"));
     let outputs = scratch().join(format!("{name}-outputs"));
     for file in [&summary, &outputs] {
         std::fs::write(file, "").unwrap();
     }
     let grader = PathBuf::from(env!("CARGO_BIN_EXE_grader"));
-    let path = std::env::join_paths(
-        std::iter::once(grader.parent().unwrap().to_path_buf()).chain(std::env::split_paths(
-            &std::env::var_os("PATH").unwrap_or_default(),
-        )),
-    )
-    .unwrap();
-    let out = grader_env(&mut Command::new("sh"))
-        .args(["-c", command])
+    let path = path_with(&[sudo.folder(name), grader.parent().unwrap().to_path_buf()]);
+    let out = grader_env(&mut bash_step(script))
         .current_dir(checkout)
         .env("PATH", path)
         .env("CI", "true")
@@ -352,13 +832,19 @@ fn a_one_assignment_courses_workflow_under_ci_shows_no_hidden_case_and_totals_wh
     );
     assert!(printed.status.success(), "{}", text(&printed.stderr));
     let workflow = text(&printed.stdout);
-    let step = workflow
-        .lines()
-        .find_map(|line| line.trim().strip_prefix("run: grader check "))
-        .map(|rest| format!("grader check {rest}"))
-        .unwrap_or_else(|| panic!("no grading step in:\n{workflow}"));
+    let step = script(&workflow, "cardgrade");
 
-    let job = run_step(&checkout, &step, "classroom-student");
+    let job = run_step(&checkout, &step, "classroom-student", Sudo::Passwordless);
+    // As root, with the toolchain of the job's user.
+    let ran = std::fs::read_to_string(scratch().join("classroom-student-sudo/sudo.log")).unwrap();
+    assert!(
+        ran.starts_with("env PATH=")
+            && ran.contains(" CARGO_HOME=")
+            && ran.contains(" RUSTUP_HOME=")
+            && ran.contains(" grader check . --format github --student-view --assignment plaisante_hand --spec course/plaisante_hand.yaml\n"),
+        "{ran}"
+    );
+    assert!(!job.log.contains("::warning"), "{}", job.log);
     for (what, read) in [
         ("the log", &job.log),
         ("the job summary", &job.summary),
@@ -420,6 +906,13 @@ fn a_one_assignment_courses_workflow_under_ci_shows_no_hidden_case_and_totals_wh
         &checkout,
         &step.replace("--student-view", "--staff-view"),
         "classroom-staff",
+        Sudo::Refused,
+    );
+    // Without sudo it grades all the same, and says what it lacks.
+    assert!(
+        staff.log.contains("::warning title=cardgrade sandbox::no passwordless sudo on this runner: grading without the sandbox layers only root gives"),
+        "{}",
+        staff.log
     );
     assert!(
         staff.log.contains("Q♠ Q♦ Q♣") && staff.result.contains("zebra_queens"),
