@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use reference::plaisante_hand::bugs::HAS_PAIR;
 use support::batch::{batch_checking, class, gradebook, results, succeeds};
-use support::{Mutant, grader_env, holding_env, repo, scratch};
+use support::{Mutant, copy_tree, grader_env, holding_env, repo, scratch};
 
 /// The options every batch of these tests passes to its checks.
 const CHECK: [&str; 4] = ["--assignment", "plaisante_hand", "--skip", "every_hand"];
