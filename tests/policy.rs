@@ -62,6 +62,16 @@ fn graded(spec: &Path, metadata: &Path) -> serde_json::Value {
         .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&run.stderr)))
 }
 
+/// The points the tests of `results` earned, before any penalty.
+fn earned_by_tests(results: &serde_json::Value) -> f64 {
+    results["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["score"].as_f64().unwrap())
+        .sum()
+}
+
 #[test]
 fn a_late_submission_loses_its_share_as_a_line_of_its_own_and_on_time_loses_none() {
     let spec = spec_with(
@@ -81,13 +91,7 @@ fn a_late_submission_loses_its_share_as_a_line_of_its_own_and_on_time_loses_none
         "{output}"
     );
     // The tests keep what they earned: the penalty is no test's.
-    let tests: f64 = late["tests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["score"].as_f64().unwrap())
-        .sum();
-    assert_eq!(tests, 5.0);
+    assert_eq!(earned_by_tests(&late), 5.0);
     let past = graded(
         &spec,
         &metadata("past-late-due", "2026-12-10T10:00:00Z", &[]),
@@ -243,28 +247,11 @@ fn a_batch_takes_the_late_penalty_from_each_students_time_on_the_roster() {
     assert_eq!(late["score"], 4.0, "{late:#}");
     assert_eq!(late["penalty"]["points"], 1.0, "{late:#}");
     assert_eq!(late["penalty"]["why"], "late by 2 days, 10% a day");
-    let tests: f64 = late["tests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["score"].as_f64().unwrap())
-        .sum();
-    assert_eq!(tests, 5.0, "the penalty is no test's");
+    assert_eq!(earned_by_tests(&late), 5.0, "the penalty is no test's");
     assert_eq!(results(&out, "student-2")["score"], 5.0);
 
     let rows = gradebook(&out);
-    assert_eq!(
-        rows[0][..7],
-        [
-            "submission",
-            "score",
-            "max_score",
-            "outcome",
-            "seconds",
-            "note",
-            "late_penalty"
-        ]
-    );
+    assert_eq!(rows[0][5..7], ["note", "late_penalty"]);
     let row = |name: &str| rows.iter().find(|row| row[0] == name).unwrap().clone();
     assert_eq!(row("student-0")[1], "5.0");
     assert_eq!(row("student-0")[6], "");

@@ -172,24 +172,24 @@ mod tests {
         }
     }
 
+    /// The results of a submission that failed, its one test earning `score`, in 1.2 s.
+    fn failed(score: f64, max_score: f64) -> serde_json::Value {
+        serde_json::json!({
+            "score": score,
+            "max_score": max_score,
+            "outcome": "failed",
+            "execution_time_ms": 1200,
+            "tests": [{"assignment": "a", "group": "g", "score": score}],
+        })
+    }
+
     #[test]
     fn a_late_penalty_has_a_column_of_its_own_and_its_reason_in_the_note() {
         let out = tempfile::tempdir().unwrap();
-        let late = serde_json::json!({
-            "score": 4.0,
-            "max_score": 10.0,
-            "outcome": "failed",
-            "execution_time_ms": 1000,
-            "penalty": {"points": 1.0, "why": "late by 2 days, 10% a day"},
-            "tests": [{"assignment": "a", "group": "g", "score": 5.0}],
-        });
-        let on_time = serde_json::json!({
-            "score": 5.0,
-            "max_score": 10.0,
-            "outcome": "failed",
-            "execution_time_ms": 1000,
-            "tests": [{"assignment": "a", "group": "g", "score": 5.0}],
-        });
+        let on_time = failed(5.0, 10.0);
+        let mut late = on_time.clone();
+        late["score"] = 4.0.into();
+        late["penalty"] = serde_json::json!({"points": 1.0, "why": "late by 2 days, 10% a day"});
         let class = vec![
             ("late".to_string(), Some(late)),
             ("on-time".to_string(), Some(on_time)),
@@ -198,7 +198,7 @@ mod tests {
         let written = gradebook(out.path(), &class).unwrap();
         assert_eq!(
             std::fs::read_to_string(written).unwrap(),
-            "submission,score,max_score,outcome,seconds,note,late_penalty,a::g\nlate,4.0,10.0,failed,1.0,\"late penalty: late by 2 days, 10% a day\",1.0,5\non-time,5.0,10.0,failed,1.0,,,5\ngone,,,not_graded,,,,\n"
+            "submission,score,max_score,outcome,seconds,note,late_penalty,a::g\nlate,4.0,10.0,failed,1.2,\"late penalty: late by 2 days, 10% a day\",1.0,5\non-time,5.0,10.0,failed,1.2,,,5\ngone,,,not_graded,,,,\n"
         );
     }
 
@@ -206,13 +206,7 @@ mod tests {
     fn the_gradebook_renders_names_and_notes_as_text_and_scores_as_numbers() {
         let out = std::env::temp_dir().join(format!("cardgrade-gradebook-{}", std::process::id()));
         std::fs::create_dir_all(&out).unwrap();
-        let results = serde_json::json!({
-            "score": 1.5,
-            "max_score": 105.0,
-            "outcome": "failed",
-            "execution_time_ms": 1200,
-            "tests": [{"assignment": "a", "group": "g", "score": 1.5}],
-        });
+        let results = failed(1.5, 105.0);
         let class = vec![
             ("=1+1, \"x\"".to_string(), Some(results)),
             ("\tbob".to_string(), None),
