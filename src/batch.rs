@@ -258,13 +258,15 @@ fn batch(args: &BatchArgs) -> Result<(), String> {
             Some(shard)
         }
     };
+    if args.roster.is_some() {
+        roster_usable(&check_options)?;
+    }
     std::fs::create_dir_all(out).map_err(|e| format!("cannot make {}: {e}", out.display()))?;
     let mut submissions = intake::submissions(dir, out)?;
     let class: Vec<String> = submissions.iter().map(|s| s.name.clone()).collect();
     let times: HashMap<String, late::Time> = match &args.roster {
         None => HashMap::new(),
         Some(roster) => {
-            late_policy_dated(&check_options)?;
             let times = late::submission_times(roster, (&args.by, &args.submitted_column), &class)?;
             class.iter().cloned().zip(times).collect()
         }
@@ -402,10 +404,14 @@ fn batch(args: &BatchArgs) -> Result<(), String> {
 }
 
 /// Refuses a roster of submission times for specs whose policy has no late penalty from a
-/// date of its own: a batch has no platform to give one, and every student would be
-/// graded with no penalty.
-fn late_policy_dated(check_options: &[String]) -> Result<(), String> {
+/// date of its own (a batch has no platform to give one, and every student would be
+/// graded with no penalty), and beside check options that give a time of their own, which
+/// each check would refuse with the roster's.
+fn roster_usable(check_options: &[String]) -> Result<(), String> {
     let check = check_args(check_options)?;
+    if check.submitted_at.is_some() || check.submission_metadata.is_some() {
+        return Err("--roster gives each student's submission time: leave --submitted-at and --submission-metadata out of the check options".into());
+    }
     let suite = crate::spec::load(&check.specs, &check.added_specs, None)
         .map_err(|error| error.to_string())?;
     match suite.policy.and_then(|policy| policy.late) {

@@ -303,25 +303,41 @@ fn a_batch_refuses_a_roster_its_specs_cannot_use() {
         "policy-batch-unused.csv",
         "submission,Submitted\nalice,2026-12-01T00:00:00Z\n",
     );
-    for (policy, why) in [
-        ("policy: { daily_limit: 3 }", "has no `late:`"),
+    let dated = "policy: { late: { after: 2026-12-01, penalty_per_day: 10% } }";
+    let time = ["--submitted-at", "2026-12-01T00:00:00Z"].as_slice();
+    for (policy, check, why) in [
+        (
+            "policy: { daily_limit: 3 }",
+            [].as_slice(),
+            "has no `late:`",
+        ),
         (
             "policy: { late: { penalty_per_day: 10% } }",
+            &[],
             "names no `after:` date",
+        ),
+        (
+            dated,
+            time,
+            "leave --submitted-at and --submission-metadata out",
         ),
     ] {
         let spec = spec_with("unused", policy);
         let out = scratch().join("policy-batch-unused-results");
+        let _ = std::fs::remove_dir_all(&out);
+        let mut options = vec!["--spec", spec.to_str().unwrap()];
+        options.extend(check);
         let run = batch_checking(
             &class,
             &out,
             &["--roster", roster.to_str().unwrap()],
-            &["--spec", spec.to_str().unwrap()],
+            &options,
         )
         .output()
         .unwrap();
         let said = String::from_utf8_lossy(&run.stderr);
         assert_eq!(run.status.code(), Some(2), "{said}");
         assert!(said.contains(why), "{said}");
+        assert!(!out.exists(), "refused before anything is written");
     }
 }
