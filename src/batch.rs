@@ -500,11 +500,14 @@ fn grade(
     });
     match (status, results) {
         (_, Some(results)) => format!(
-            "{}: {} / {} ({}, {seconds:.1}s)",
+            "{}: {} / {} ({}{}, {seconds:.1}s)",
             crate::results::name_on_a_line(&submission.name),
             results["score"],
             results["max_score"],
-            results["outcome"].as_str().unwrap_or("")
+            results["outcome"].as_str().unwrap_or(""),
+            results["penalty"]["points"]
+                .as_f64()
+                .map_or(String::new(), |points| format!(", late penalty -{points}"))
         ),
         (Ok(status), None) => format!(
             "{}: not graded: grader check ended with {} and wrote no results",
