@@ -56,12 +56,22 @@ pub fn submission_times(
                     format!(
                         "line {}, column `{column}` of the roster: `{}` is not a time such as 2026-12-03T14:22:32-07:00",
                         student.line,
-                        name_on_a_line(cell)
+                        shown(cell)
                     )
                 })
         };
     }
     Ok(times)
+}
+
+/// A roster's cell in a warning: one line, its controls visible, cut short where long.
+fn shown(cell: &str) -> String {
+    const AT_MOST: usize = 60;
+    let mut shown: String = cell.chars().take(AT_MOST).collect();
+    if cell.chars().nth(AT_MOST).is_some() {
+        shown.push('…');
+    }
+    name_on_a_line(&shown)
 }
 
 /// The warning a batch gives once for the submission `name`, graded with no penalty.
@@ -94,6 +104,11 @@ mod tests {
         );
         let carol = times[2].as_ref().unwrap_err();
         assert!(carol.starts_with("line 4, column `Submitted`"), "{carol}");
+        assert!(
+            carol.contains("`=HYPERLINK(\"x\")` is not a time"),
+            "{carol}"
+        );
+        assert_eq!(shown(&"\n".repeat(100)), format!("{}…", "␊".repeat(60)));
         assert_eq!(
             times[3],
             Err("no row of the roster names it (--by submission)".into())
