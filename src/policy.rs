@@ -204,23 +204,44 @@ pub fn seconds(text: &str) -> Result<i64, String> {
             let at = rest.rfind(['+', '-']).ok_or_else(bad)?;
             let sign = if rest[at..].starts_with('-') { -1 } else { 1 };
             let (hours, minutes) = rest[at + 1..].split_once(':').ok_or_else(bad)?;
-            let hours: i64 = hours.parse().map_err(|_| bad())?;
-            let minutes: i64 = minutes.parse().map_err(|_| bad())?;
+            let (hours, minutes) = (two_digits(hours, 23), two_digits(minutes, 59));
+            let (Some(hours), Some(minutes)) = (hours, minutes) else {
+                return Err(bad());
+            };
             (&rest[..at], sign * (hours * 3600 + minutes * 60))
         }
     };
-    let clock = clock.split('.').next().unwrap_or_default();
-    let parts: Vec<i64> = clock
-        .split(':')
-        .map(|part| part.parse().map_err(|_| bad()))
-        .collect::<Result<_, _>>()?;
+    // A fraction of a second counts for nothing, but must be one: a roster's cell is
+    // handed on as it is written once it reads as a time.
+    let clock = match clock.split_once('.') {
+        Some((clock, fraction))
+            if !fraction.is_empty() && fraction.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            clock
+        }
+        Some(_) => return Err(bad()),
+        None => clock,
+    };
+    let parts: Vec<&str> = clock.split(':').collect();
     let [hours, minutes, secs] = parts[..] else {
         return Err(bad());
     };
-    if hours > 23 || minutes > 59 || secs > 60 {
+    let (Some(hours), Some(minutes), Some(secs)) = (
+        two_digits(hours, 23),
+        two_digits(minutes, 59),
+        two_digits(secs, 60),
+    ) else {
         return Err(bad());
-    }
+    };
     Ok(days as i64 * DAY + hours * 3600 + minutes * 60 + secs - offset)
+}
+
+/// `text` as a number of two digits, up to `most`.
+fn two_digits(text: &str, most: i64) -> Option<i64> {
+    let [tens @ b'0'..=b'9', ones @ b'0'..=b'9'] = text.as_bytes() else {
+        return None;
+    };
+    Some(i64::from(tens - b'0') * 10 + i64::from(ones - b'0')).filter(|n| *n <= most)
 }
 
 #[cfg(test)]
@@ -272,6 +293,12 @@ mod tests {
             "2026-12-01T25:00:00Z",
             "yesterday",
             "2026-12-01T10:00:00",
+            "2026-12-01T10:00:00.=1+1\nZ",
+            "2026-12-01T10:00:00.Z",
+            "2026-12-01T+1:00:00Z",
+            "2026-12-01T1:00:00Z",
+            "2026-12-01T10:00:00+24:00",
+            "2026-12-01T10:00:00+1:00",
         ] {
             assert!(seconds(bad).is_err(), "{bad}");
         }
