@@ -2,6 +2,7 @@
 //! child (the same sandbox, the same results), a few at a time, sharing one dependency
 //! dir; each result written as soon as it is done, so a killed batch resumes where it was.
 
+use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -21,6 +22,7 @@ mod export;
 mod gradebook;
 mod intake;
 mod k8s_job;
+mod late;
 mod merge;
 mod misconceptions;
 mod shard;
@@ -102,6 +104,24 @@ pub struct BatchArgs {
     /// CARDGRADE_SHARD_INDEX (from 0) and CARDGRADE_SHARDS.
     #[arg(long, value_name = "K/N|auto", value_parser = shard::parse)]
     pub shard: Option<ShardArg>,
+    /// A CSV of the class with each student's submission time (RFC 3339), from which the
+    /// specs' late penalty is applied: from `late: { after }`, as a line of the score of
+    /// its own. A student with no time, or one that cannot be read, is graded with no
+    /// penalty, and batch.log says so.
+    #[arg(long, value_name = "ROSTER.csv")]
+    pub roster: Option<PathBuf>,
+    /// The roster's column whose value names a student's submission folder (or, for a
+    /// Canvas download's names, the user ID).
+    #[arg(
+        long,
+        value_name = "COLUMN",
+        default_value = "submission",
+        requires = "roster"
+    )]
+    pub by: String,
+    /// The roster's column of submission times.
+    #[arg(long, value_name = "COLUMN", default_value = late::SUBMITTED, requires = "roster")]
+    pub submitted_column: String,
     /// Options for each `grader check` (`-- --spec staff/ --assignment NAME`).
     #[arg(last = true, value_name = "CHECK OPTIONS")]
     pub check: Vec<String>,
@@ -139,21 +159,50 @@ pub struct GradedWith {
     pub check_options: Vec<String>,
     /// The specs' fingerprint (`spec::fingerprint`), in hex.
     pub specs: String,
+    /// The submission's time from the roster, in a submission's results: a new time
+    /// grades it again, as a new option does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub submitted_at: Option<String>,
 }
 
 impl GradedWith {
     /// Reads `options` as `grader check` would (so a bad one is refused before a class is
     /// graded) and hashes the specs they name.
     fn of(options: &[String]) -> Result<GradedWith, String> {
-        #[derive(clap::Parser)]
-        #[command(name = "grader check")]
-        struct Check {
-            #[command(flatten)]
-            args: CheckArgs,
+        let check = check_args(options)?;
+        let specs = crate::spec::fingerprint(&check.specs, &check.added_specs)?;
+        Ok(GradedWith {
+            check_options: options.to_vec(),
+            specs: format!("{specs:016x}"),
+            submitted_at: None,
+        })
+    }
+
+    /// How a submission made at `submitted_at` is graded.
+    fn at(&self, submitted_at: Option<&str>) -> GradedWith {
+        GradedWith {
+            submitted_at: submitted_at.map(String::from),
+            ..self.clone()
         }
-        let check = Check::try_parse_from(
-            std::iter::once("check".to_string()).chain(options.iter().cloned()),
-        )
+    }
+
+    /// How a result says it was graded, if it says.
+    fn of_results(results: &serde_json::Value) -> Option<GradedWith> {
+        serde_json::from_value(results.get("graded_with")?.clone()).ok()
+    }
+}
+
+/// `options` read as `grader check` would, so a bad one is refused before a class is
+/// graded.
+fn check_args(options: &[String]) -> Result<CheckArgs, String> {
+    #[derive(clap::Parser)]
+    #[command(name = "grader check")]
+    struct Check {
+        #[command(flatten)]
+        args: CheckArgs,
+    }
+    Check::try_parse_from(std::iter::once("check".to_string()).chain(options.iter().cloned()))
+        .map(|check| check.args)
         .map_err(|error| {
             let text = error.to_string();
             format!(
@@ -163,18 +212,7 @@ impl GradedWith {
                     .unwrap_or_default()
                     .trim_start_matches("error: ")
             )
-        })?;
-        let specs = crate::spec::fingerprint(&check.args.specs, &check.args.added_specs)?;
-        Ok(GradedWith {
-            check_options: options.to_vec(),
-            specs: format!("{specs:016x}"),
         })
-    }
-
-    /// How a result says it was graded, if it says.
-    fn of_results(results: &serde_json::Value) -> Option<GradedWith> {
-        serde_json::from_value(results.get("graded_with")?.clone()).ok()
-    }
 }
 
 /// What a batch or one of its shards set out to grade: `grader batch merge` checks that
@@ -220,9 +258,26 @@ fn batch(args: &BatchArgs) -> Result<(), String> {
             Some(shard)
         }
     };
+    if args.roster.is_some() {
+        roster_usable(&check_options)?;
+    }
     std::fs::create_dir_all(out).map_err(|e| format!("cannot make {}: {e}", out.display()))?;
     let mut submissions = intake::submissions(dir, out)?;
     let class: Vec<String> = submissions.iter().map(|s| s.name.clone()).collect();
+    let times: HashMap<String, late::Time> = match &args.roster {
+        None => HashMap::new(),
+        Some(roster) => {
+            let times = late::submission_times(roster, (&args.by, &args.submitted_column), &class)?;
+            class.iter().cloned().zip(times).collect()
+        }
+    };
+    // How each submission is graded: the batch's options, and its own time.
+    let graded_at = |submission: &Submission| {
+        let time = times
+            .get(&submission.name)
+            .and_then(|time| time.as_ref().ok());
+        graded_with.at(time.map(String::as_str))
+    };
     if let Some(shard) = &shard {
         submissions.retain(|submission| shard.holds(&submission.name));
     }
@@ -251,13 +306,13 @@ fn batch(args: &BatchArgs) -> Result<(), String> {
     let stale: Vec<&str> = done
         .iter()
         .filter(|s| {
-            results_of(out, s).and_then(|r| GradedWith::of_results(&r)) != Some(graded_with.clone())
+            results_of(out, s).and_then(|r| GradedWith::of_results(&r)) != Some(graded_at(s))
         })
         .map(|s| s.name.as_str())
         .collect();
     if !stale.is_empty() {
         eprintln!(
-            "{} {} results graded under other check options or specs: {}",
+            "{} {} results graded under other check options, specs or submission times: {}",
             if args.resume_stale {
                 "keeping"
             } else {
@@ -280,6 +335,13 @@ fn batch(args: &BatchArgs) -> Result<(), String> {
         submissions.len() - todo.len(),
         args.jobs.max(1)
     );
+    for submission in &todo {
+        if let Some(Err(why)) = times.get(&submission.name) {
+            let warning = late::untimed(&submission.name, why);
+            eprintln!("{warning}");
+            append_log(out, &format!("{warning}\n"));
+        }
+    }
     let jobs = args.jobs.clamp(1, todo.len().max(1));
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let threads = (cores / jobs).max(1).to_string();
@@ -308,7 +370,7 @@ fn batch(args: &BatchArgs) -> Result<(), String> {
                     }
                     let line = grade(
                         out,
-                        (&graded_with, args.submission_budget),
+                        (&graded_at(submission), args.submission_budget),
                         submission,
                         &threads,
                     );
@@ -339,6 +401,24 @@ fn batch(args: &BatchArgs) -> Result<(), String> {
         report.display()
     );
     Ok(())
+}
+
+/// Refuses a roster of submission times for specs whose policy has no late penalty from a
+/// date of its own (a batch has no platform to give one, and every student would be
+/// graded with no penalty), and beside check options that give a time of their own, which
+/// each check would refuse with the roster's.
+fn roster_usable(check_options: &[String]) -> Result<(), String> {
+    let check = check_args(check_options)?;
+    if check.submitted_at.is_some() || check.submission_metadata.is_some() {
+        return Err("--roster gives each student's submission time: leave --submitted-at and --submission-metadata out of the check options".into());
+    }
+    let suite = crate::spec::load(&check.specs, &check.added_specs, None)
+        .map_err(|error| error.to_string())?;
+    match suite.policy.and_then(|policy| policy.late) {
+        Some(late) if late.after.is_some() => Ok(()),
+        Some(_) => Err("--roster gives submission times for the specs' late penalty, but their `late:` names no `after:` date to be late from: add one (`late: { after: 2026-12-01, ... }`)".into()),
+        None => Err("--roster gives submission times for a late penalty, but the specs' `policy:` has no `late:`".into()),
+    }
 }
 
 /// A submission of the class: its name and its folder.
@@ -387,6 +467,12 @@ fn grade(
         .arg("--output")
         .arg(results_path(out, &submission.name))
         .args(&graded_with.check_options)
+        .args(
+            graded_with
+                .submitted_at
+                .iter()
+                .flat_map(|time| ["--submitted-at", time]),
+        )
         .env(BATCH_PARENT_ENV, std::process::id().to_string())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -414,11 +500,14 @@ fn grade(
     });
     match (status, results) {
         (_, Some(results)) => format!(
-            "{}: {} / {} ({}, {seconds:.1}s)",
+            "{}: {} / {} ({}{}, {seconds:.1}s)",
             crate::results::name_on_a_line(&submission.name),
             results["score"],
             results["max_score"],
-            results["outcome"].as_str().unwrap_or("")
+            results["outcome"].as_str().unwrap_or(""),
+            results["penalty"]["points"]
+                .as_f64()
+                .map_or(String::new(), |points| format!(", late penalty -{points}"))
         ),
         (Ok(status), None) => format!(
             "{}: not graded: grader check ended with {} and wrote no results",

@@ -267,8 +267,9 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         list(&filters, &suite);
         return Ok(ExitCode::from(exit::PASSED));
     }
-    let policy = match (&suite.policy, &args.submission_metadata) {
-        (Some(policy), Some(metadata)) => crate::policy::apply(policy, metadata),
+    let policy = match (&suite.policy, &args.submission_metadata, &args.submitted_at) {
+        (Some(policy), Some(metadata), _) => crate::policy::apply(policy, metadata),
+        (Some(policy), None, Some(time)) => crate::policy::apply_at(policy, time),
         _ => crate::policy::Applied::default(),
     };
     let session = Session {

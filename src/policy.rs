@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use grader_api::spec::{DueDate, PastLimit, Policy};
+use grader_api::spec::{DueDate, Late, PastLimit, Policy};
 use serde::Deserialize;
 
 const DAY: i64 = 86_400;
@@ -88,44 +88,46 @@ pub fn apply(policy: &Policy, metadata: &Path) -> Applied {
     })
 }
 
+/// `policy` applied to a submission of a batch, made at `submitted` (an RFC 3339 time, as a
+/// roster gives it): only its late penalty, from the spec's `late: { after }`, since a batch
+/// knows no platform's due date and no earlier submission. A time or a date that is not
+/// there grades with no penalty, and says so.
+pub fn apply_at(policy: &Policy, submitted: &str) -> Applied {
+    let penalty = seconds(submitted).and_then(|submitted| match &policy.late {
+        None => Ok(None),
+        Some(late) if late.after.is_none() => Err(
+            "the spec's `late:` names no `after:` date, and a batch has no platform to give one"
+                .to_string(),
+        ),
+        Some(late) => late_penalty(late, submitted, None, None),
+    });
+    match penalty {
+        Ok(penalty) => Applied {
+            penalty,
+            ..Applied::default()
+        },
+        Err(why) => Applied {
+            notes: vec![format!(
+                "the course's late policy was not applied: {why}; graded with no late penalty"
+            )],
+            ..Applied::default()
+        },
+    }
+}
+
 fn applied(policy: &Policy, text: &str) -> Result<Applied, String> {
     let metadata: Metadata = serde_json::from_str(text).map_err(|error| error.to_string())?;
     let submitted = seconds(&metadata.created_at)?;
     let mut applied = Applied::default();
     if let Some(late) = &policy.late {
-        let due = match (late.after, &metadata.assignment.due_date) {
-            // Late from the end of the day the spec names.
-            (Some(DueDate(days)), _) => days as i64 * DAY + DAY,
-            (None, Some(due)) => seconds(due)?,
-            (None, None) => {
-                return Err(
-                    "the spec's late policy names no date, and the assignment has no due date"
-                        .into(),
-                );
-            }
-        };
-        let late_due = match &metadata.assignment.late_due_date {
-            Some(date) => Some(seconds(date)?),
-            None => None,
-        };
-        let most = 1.0 - late.floor.0;
-        if late_due.is_some_and(|late_due| submitted > late_due) {
-            applied.penalty = Some((
-                most,
-                "submitted after the late due date: the least the policy keeps".to_string(),
-            ));
-        } else if submitted > due {
-            let days = (submitted - due + DAY - 1) / DAY;
-            let lost = (days as f64 * late.penalty_per_day.0).min(most);
-            let plural = if days == 1 { "" } else { "s" };
-            applied.penalty = Some((
-                lost,
-                format!(
-                    "late by {days} day{plural}, {}% a day",
-                    late.penalty_per_day.0 * 100.0
-                ),
-            ));
-        }
+        let assignment = &metadata.assignment;
+        let due = assignment.due_date.as_deref().map(seconds).transpose()?;
+        let late_due = assignment
+            .late_due_date
+            .as_deref()
+            .map(seconds)
+            .transpose()?;
+        applied.penalty = late_penalty(late, submitted, due, late_due)?;
     }
     if let Some(limit) = policy.daily_limit {
         let day = submitted.div_euclid(DAY);
@@ -149,8 +151,50 @@ fn applied(policy: &Policy, text: &str) -> Result<Applied, String> {
     Ok(applied)
 }
 
-/// An RFC 3339 time (`2026-12-03T14:22:32.365935-07:00`) as seconds since 1970, UTC.
-fn seconds(text: &str) -> Result<i64, String> {
+/// The share of the score `late` takes off a submission made at `submitted`, and why: the
+/// spec's date wins over the platform's `due`; past the platform's `late_due`, only the
+/// floor is kept. Times are seconds since 1970, UTC.
+fn late_penalty(
+    late: &Late,
+    submitted: i64,
+    due: Option<i64>,
+    late_due: Option<i64>,
+) -> Result<Option<(f64, String)>, String> {
+    let due = match (late.after, due) {
+        // Late from the end of the day the spec names.
+        (Some(DueDate(days)), _) => days as i64 * DAY + DAY,
+        (None, Some(due)) => due,
+        (None, None) => {
+            return Err(
+                "the spec's late policy names no date, and the assignment has no due date".into(),
+            );
+        }
+    };
+    let most = 1.0 - late.floor.0;
+    if late_due.is_some_and(|late_due| submitted > late_due) {
+        return Ok(Some((
+            most,
+            "submitted after the late due date: the least the policy keeps".to_string(),
+        )));
+    }
+    if submitted <= due {
+        return Ok(None);
+    }
+    let days = (submitted - due + DAY - 1) / DAY;
+    let lost = (days as f64 * late.penalty_per_day.0).min(most);
+    let plural = if days == 1 { "" } else { "s" };
+    Ok(Some((
+        lost,
+        format!(
+            "late by {days} day{plural}, {}% a day",
+            late.penalty_per_day.0 * 100.0
+        ),
+    )))
+}
+
+/// An RFC 3339 time (`2026-12-03T14:22:32.365935-07:00`) as seconds since 1970, UTC: the
+/// one reader of times, Gradescope's and a roster's.
+pub fn seconds(text: &str) -> Result<i64, String> {
     let bad = || format!("`{text}` is not a time such as 2026-12-03T14:22:32-07:00");
     let (date, rest) = text.split_once(['T', 't', ' ']).ok_or_else(bad)?;
     let DueDate(days) = date.parse().map_err(|_| bad())?;
@@ -160,23 +204,44 @@ fn seconds(text: &str) -> Result<i64, String> {
             let at = rest.rfind(['+', '-']).ok_or_else(bad)?;
             let sign = if rest[at..].starts_with('-') { -1 } else { 1 };
             let (hours, minutes) = rest[at + 1..].split_once(':').ok_or_else(bad)?;
-            let hours: i64 = hours.parse().map_err(|_| bad())?;
-            let minutes: i64 = minutes.parse().map_err(|_| bad())?;
+            let (hours, minutes) = (two_digits(hours, 23), two_digits(minutes, 59));
+            let (Some(hours), Some(minutes)) = (hours, minutes) else {
+                return Err(bad());
+            };
             (&rest[..at], sign * (hours * 3600 + minutes * 60))
         }
     };
-    let clock = clock.split('.').next().unwrap_or_default();
-    let parts: Vec<i64> = clock
-        .split(':')
-        .map(|part| part.parse().map_err(|_| bad()))
-        .collect::<Result<_, _>>()?;
+    // A fraction of a second counts for nothing, but must be one: a roster's cell is
+    // handed on as it is written once it reads as a time.
+    let clock = match clock.split_once('.') {
+        Some((clock, fraction))
+            if !fraction.is_empty() && fraction.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            clock
+        }
+        Some(_) => return Err(bad()),
+        None => clock,
+    };
+    let parts: Vec<&str> = clock.split(':').collect();
     let [hours, minutes, secs] = parts[..] else {
         return Err(bad());
     };
-    if hours > 23 || minutes > 59 || secs > 60 {
+    let (Some(hours), Some(minutes), Some(secs)) = (
+        two_digits(hours, 23),
+        two_digits(minutes, 59),
+        two_digits(secs, 60),
+    ) else {
         return Err(bad());
-    }
+    };
     Ok(days as i64 * DAY + hours * 3600 + minutes * 60 + secs - offset)
+}
+
+/// `text` as a number of two digits, up to `most`.
+fn two_digits(text: &str, most: i64) -> Option<i64> {
+    let [tens @ b'0'..=b'9', ones @ b'0'..=b'9'] = text.as_bytes() else {
+        return None;
+    };
+    Some(i64::from(tens - b'0') * 10 + i64::from(ones - b'0')).filter(|n| *n <= most)
 }
 
 #[cfg(test)]
@@ -228,6 +293,12 @@ mod tests {
             "2026-12-01T25:00:00Z",
             "yesterday",
             "2026-12-01T10:00:00",
+            "2026-12-01T10:00:00.=1+1\nZ",
+            "2026-12-01T10:00:00.Z",
+            "2026-12-01T+1:00:00Z",
+            "2026-12-01T1:00:00Z",
+            "2026-12-01T10:00:00+24:00",
+            "2026-12-01T10:00:00+1:00",
         ] {
             assert!(seconds(bad).is_err(), "{bad}");
         }
@@ -291,6 +362,39 @@ mod tests {
             let next = applied(&policy, &metadata("2026-12-01T00:00:01Z", &today)).unwrap();
             assert_eq!(next.told, Told::Everything);
         }
+    }
+
+    #[test]
+    fn a_batch_applies_the_late_penalty_from_the_specs_date_alone() {
+        let dated =
+            policy("late: { after: 2026-12-01, penalty_per_day: 10%, floor: 30% }\ndaily_limit: 1");
+        // The end of the 1st, UTC, is the due date.
+        assert_eq!(apply_at(&dated, "2026-12-01T23:59:59Z"), Applied::default());
+        let two_days = apply_at(&dated, "2026-12-03T08:00:00+02:00");
+        let (lost, words) = two_days.penalty.unwrap();
+        assert!((lost - 0.2).abs() < 1e-9, "{lost}");
+        assert_eq!(words, "late by 2 days, 10% a day");
+        assert_eq!(
+            two_days.told,
+            Told::Everything,
+            "a batch knows no earlier submission"
+        );
+        for (policy, time, why) in [
+            (&dated, "soon", "is not a time"),
+            (
+                &self::policy(LATE),
+                "2026-12-09T00:00:00Z",
+                "names no `after:` date",
+            ),
+        ] {
+            let applied = apply_at(policy, time);
+            assert_eq!(applied.penalty, None);
+            assert!(applied.notes[0].contains(why), "{:?}", applied.notes);
+        }
+        assert_eq!(
+            apply_at(&self::policy("daily_limit: 2"), "2026-12-09T00:00:00Z"),
+            Applied::default()
+        );
     }
 
     #[test]

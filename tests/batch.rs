@@ -8,50 +8,14 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use reference::plaisante_hand::bugs::HAS_PAIR;
+use support::batch::{batch_checking, class, gradebook, results, succeeds};
 use support::{Mutant, copy_tree, grader_env, holding_env, repo, scratch};
 
 /// The options every batch of these tests passes to its checks.
 const CHECK: [&str; 4] = ["--assignment", "plaisante_hand", "--skip", "every_hand"];
 
-/// A class of `size` copies of the example student, and one folder that is not a crate.
-fn class(name: &str, size: usize) -> PathBuf {
-    let dir = scratch().join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    for student in 0..size {
-        copy_tree(
-            &repo().join("tests/fixtures/example-student"),
-            &dir.join(format!("student-{student}")),
-        );
-    }
-    std::fs::create_dir_all(dir.join("not-a-crate")).unwrap();
-    std::fs::write(dir.join("not-a-crate/notes.txt"), "no Cargo.toml here").unwrap();
-    dir
-}
-
 fn batch(class: &Path, out: &Path, extra: &[&str]) -> Command {
     batch_checking(class, out, extra, &CHECK)
-}
-
-/// `grader batch CLASS --out OUT EXTRA -- CHECK`.
-fn batch_checking(class: &Path, out: &Path, extra: &[&str], check: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_grader"));
-    grader_env(&mut command)
-        .arg("batch")
-        .arg(class)
-        .arg("--out")
-        .arg(out)
-        .args(extra)
-        .arg("--")
-        .args(check);
-    command
-}
-
-/// Runs `command`, which must succeed; its stderr.
-fn succeeds(command: &mut Command) -> String {
-    let run = command.output().unwrap();
-    let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
-    assert!(run.status.success(), "{stderr}");
-    stderr
 }
 
 /// Runs the grader with `args`: its exit code and stderr.
@@ -62,20 +26,6 @@ fn grader(args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
         run.status.code(),
         String::from_utf8_lossy(&run.stderr).into_owned(),
     )
-}
-
-fn results(out: &Path, name: &str) -> serde_json::Value {
-    let path = out.join(format!("{name}.json"));
-    serde_json::from_str(&std::fs::read_to_string(&path).unwrap())
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn gradebook(out: &Path) -> Vec<Vec<String>> {
-    std::fs::read_to_string(out.join("gradebook.csv"))
-        .unwrap()
-        .lines()
-        .map(|line| line.split(',').map(String::from).collect())
-        .collect()
 }
 
 #[test]

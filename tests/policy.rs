@@ -1,12 +1,14 @@
 //! A course's `policy:` applied by `grader check --submission-metadata`, from files shaped
 //! as Gradescope writes `submission_metadata.json`: a late penalty as a line of its own, and
-//! past the day's limit, a student told less while staff see all.
+//! past the day's limit, a student told less while staff see all; and by `grader batch
+//! --roster`, each student's late penalty from their time on a roster.
 
 mod support;
 
 use std::path::{Path, PathBuf};
 
-use support::{grader, repo, scratch};
+use support::batch::{batch_checking, class, gradebook, results, succeeds};
+use support::{grader, repo, scratch, scratch_file};
 
 /// A spec of one group of plaisante_hand's, with `policy`, in a folder `name` of its own.
 fn spec_with(name: &str, policy: &str) -> PathBuf {
@@ -60,6 +62,16 @@ fn graded(spec: &Path, metadata: &Path) -> serde_json::Value {
         .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&run.stderr)))
 }
 
+/// The points the tests of `results` earned, before any penalty.
+fn earned_by_tests(results: &serde_json::Value) -> f64 {
+    results["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["score"].as_f64().unwrap())
+        .sum()
+}
+
 #[test]
 fn a_late_submission_loses_its_share_as_a_line_of_its_own_and_on_time_loses_none() {
     let spec = spec_with(
@@ -79,13 +91,7 @@ fn a_late_submission_loses_its_share_as_a_line_of_its_own_and_on_time_loses_none
         "{output}"
     );
     // The tests keep what they earned: the penalty is no test's.
-    let tests: f64 = late["tests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["score"].as_f64().unwrap())
-        .sum();
-    assert_eq!(tests, 5.0);
+    assert_eq!(earned_by_tests(&late), 5.0);
     let past = graded(
         &spec,
         &metadata("past-late-due", "2026-12-10T10:00:00Z", &[]),
@@ -169,4 +175,169 @@ fn two_spec_files_with_different_policies_are_refused() {
         said.contains("a submission is graded by one policy"),
         "{said}"
     );
+}
+
+/// The CSV `grader batch export --moodle` writes from the batch in `out`, its students
+/// named by the roster at `roster`'s `submission` column: each row's cells.
+fn moodle_export(out: &Path, roster: &Path) -> Vec<Vec<String>> {
+    let written = out.with_file_name("late-moodle.csv");
+    let run = grader(&[
+        "batch",
+        "export",
+        out.to_str().unwrap(),
+        "--moodle",
+        roster.to_str().unwrap(),
+        "--by",
+        "submission",
+        "--out",
+        written.to_str().unwrap(),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    csv::Reader::from_path(&written)
+        .unwrap()
+        .records()
+        .map(|row| row.unwrap().iter().map(String::from).collect())
+        .collect()
+}
+
+#[test]
+fn a_batch_takes_the_late_penalty_from_each_students_time_on_the_roster() {
+    let spec = spec_with(
+        "batch",
+        "policy: { late: { after: 2026-12-01, penalty_per_day: 10%, floor: 50% } }",
+    );
+    // Three example students, each earning 5 of the spec's 10, and a folder that is no
+    // crate, which the roster leaves out.
+    let class = class("policy-batch-class", 3);
+    let roster = scratch_file(
+        "policy-batch-roster.csv",
+        "submission,Submitted\n\
+         student-0,2026-12-01T20:00:00-03:00\n\
+         student-1,2026-12-03T10:00:00Z\n\
+         student-2,=NOW()\n",
+    );
+    let out = scratch().join("policy-batch-results");
+    let _ = std::fs::remove_dir_all(&out);
+    let said = succeeds(&mut batch_checking(
+        &class,
+        &out,
+        &["--roster", roster.to_str().unwrap()],
+        &["--spec", spec.to_str().unwrap()],
+    ));
+    let log = std::fs::read_to_string(out.join("batch.log")).unwrap();
+    for warned in [
+        "warning: student-2: no submission time, so no late penalty: line 4, column `Submitted` of the roster: `=NOW()` is not a time",
+        "warning: not-a-crate: no submission time, so no late penalty: no row of the roster names it (--by submission)",
+    ] {
+        assert_eq!(log.matches(warned).count(), 1, "{log}");
+        assert!(said.contains(warned), "{said}");
+    }
+    assert_eq!(log.matches("warning:").count(), 2, "{log}");
+
+    // On time, the end of the 1st (UTC) not passed: nothing taken.
+    let on_time = results(&out, "student-0");
+    assert_eq!(on_time["score"], 5.0, "{on_time:#}");
+    assert!(on_time.get("penalty").is_none(), "{on_time:#}");
+    // 34 hours past it: two days begun, 20% of the 5 earned.
+    let late = results(&out, "student-1");
+    assert_eq!(late["score"], 4.0, "{late:#}");
+    assert_eq!(late["penalty"]["points"], 1.0, "{late:#}");
+    assert_eq!(late["penalty"]["why"], "late by 2 days, 10% a day");
+    assert_eq!(earned_by_tests(&late), 5.0, "the penalty is no test's");
+    assert_eq!(results(&out, "student-2")["score"], 5.0);
+
+    let rows = gradebook(&out);
+    assert_eq!(rows[0][5..7], ["note", "late_penalty"]);
+    let row = |name: &str| rows.iter().find(|row| row[0] == name).unwrap().clone();
+    assert_eq!(row("student-0")[1], "5.0");
+    assert_eq!(row("student-0")[6], "");
+    assert_eq!(row("student-1")[1], "4.0");
+    assert_eq!(
+        row("student-1")[5],
+        "late penalty: late by 2 days, 10% a day"
+    );
+    assert_eq!(row("student-1")[6], "1.0");
+    assert_eq!(row("student-2")[6], "");
+    // The group's column keeps what the tests earned.
+    assert_eq!(row("student-1")[7], "5");
+
+    // An LMS import gets the score after the penalty.
+    let exported = moodle_export(&out, &roster);
+    let score_of = |name: &str| {
+        exported
+            .iter()
+            .find(|row| row[0] == name)
+            .map(|row| row[1].clone())
+    };
+    assert_eq!(score_of("student-0").as_deref(), Some("5"));
+    assert_eq!(score_of("student-1").as_deref(), Some("4"));
+
+    // A time changed on the roster grades that student again, and no other.
+    let moved = scratch_file(
+        "policy-batch-roster-moved.csv",
+        "submission,Submitted\n\
+         student-0,2026-12-01T20:00:00-03:00\n\
+         student-1,2026-12-02T10:00:00Z\n\
+         student-2,=NOW()\n",
+    );
+    let again = succeeds(&mut batch_checking(
+        &class,
+        &out,
+        &["--roster", moved.to_str().unwrap(), "--resume"],
+        &["--spec", spec.to_str().unwrap()],
+    ));
+    assert!(again.contains("submission times: student-1\n"), "{again}");
+    let a_day = results(&out, "student-1");
+    assert_eq!(a_day["penalty"]["why"], "late by 1 day, 10% a day");
+}
+
+#[test]
+fn a_batch_refuses_a_roster_its_specs_cannot_use() {
+    let class = scratch().join("policy-batch-unused");
+    std::fs::create_dir_all(class.join("alice")).unwrap();
+    let roster = scratch_file(
+        "policy-batch-unused.csv",
+        "submission,Submitted\nalice,2026-12-01T00:00:00Z\n",
+    );
+    let dated = "policy: { late: { after: 2026-12-01, penalty_per_day: 10% } }";
+    let time = ["--submitted-at", "2026-12-01T00:00:00Z"].as_slice();
+    for (policy, check, why) in [
+        (
+            "policy: { daily_limit: 3 }",
+            [].as_slice(),
+            "has no `late:`",
+        ),
+        (
+            "policy: { late: { penalty_per_day: 10% } }",
+            &[],
+            "names no `after:` date",
+        ),
+        (
+            dated,
+            time,
+            "leave --submitted-at and --submission-metadata out",
+        ),
+    ] {
+        let spec = spec_with("unused", policy);
+        let out = scratch().join("policy-batch-unused-results");
+        let _ = std::fs::remove_dir_all(&out);
+        let mut options = vec!["--spec", spec.to_str().unwrap()];
+        options.extend(check);
+        let run = batch_checking(
+            &class,
+            &out,
+            &["--roster", roster.to_str().unwrap()],
+            &options,
+        )
+        .output()
+        .unwrap();
+        let said = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{said}");
+        assert!(said.contains(why), "{said}");
+        assert!(!out.exists(), "refused before anything is written");
+    }
 }

@@ -71,11 +71,13 @@ const MOODLE_IDENTITY: [&str; 7] = [
 ];
 /// The first cell of the row of Canvas's export that holds each assignment's points.
 const POINTS_POSSIBLE: &str = "Points Possible";
+/// What to do of a roster without the `--by` column.
+pub(super) const BY: &str = "name the column that names each submission folder with --by";
 /// How many faults, or lines, a refusal names before it counts the rest.
 const NAMED_AT_MOST: usize = 10;
 
 /// A roster: its header and rows, each cell as the file has it.
-struct Roster {
+pub(super) struct Roster {
     path: PathBuf,
     header: Vec<String>,
     rows: Vec<Row>,
@@ -83,13 +85,13 @@ struct Roster {
 
 /// A row of a roster and the line of the file it starts on (1-based), by which a refusal
 /// names it.
-struct Row {
-    line: u64,
+pub(super) struct Row {
+    pub(super) line: u64,
     cells: Vec<String>,
 }
 
 impl Row {
-    fn cell(&self, column: usize) -> &str {
+    pub(super) fn cell(&self, column: usize) -> &str {
         self.cells.get(column).map_or("", String::as_str)
     }
 
@@ -107,8 +109,24 @@ impl Row {
 
 impl Roster {
     /// The column named `name`; spaces around a header's name are not part of it.
-    fn column(&self, name: &str) -> Option<usize> {
+    pub(super) fn column(&self, name: &str) -> Option<usize> {
         self.header.iter().position(|header| header.trim() == name)
+    }
+
+    /// The column named `name`, or a refusal naming the columns it has, and `hint`.
+    pub(super) fn required(&self, name: &str, hint: &str) -> Result<usize, String> {
+        self.column(name).ok_or_else(|| {
+            let header: Vec<String> = self
+                .header
+                .iter()
+                .map(|column| crate::results::name_on_a_line(column))
+                .collect();
+            format!(
+                "the roster {} has no column `{name}` (it has {}): {hint}",
+                self.path.display(),
+                header.join(", ")
+            )
+        })
     }
 
     /// The refusal of this roster for `faults`, each naming its lines.
@@ -155,7 +173,7 @@ fn lines(lines: &[u64]) -> String {
 /// than its header: the csv crate reads both without complaint (an open quote runs the rest
 /// of the file into one cell; a short row reads as blanks), and a cell read in another
 /// column than its own gives a score to the wrong student, or to nobody.
-fn read_roster(path: &Path) -> Result<Roster, String> {
+pub(super) fn read_roster(path: &Path) -> Result<Roster, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read the roster {}: {e}", path.display()))?;
     // A spreadsheet's UTF-8 byte order mark is not part of the first column's name.
@@ -272,7 +290,7 @@ fn is_of(folder: &str, value: &str, canvas: bool) -> bool {
 /// The roster's rows that are students: all but Canvas's Points Possible row and the rows
 /// with nothing in the `--by` column (Canvas's Muted or Manual Posting row), which no
 /// submission could be matched to.
-fn students(roster: &Roster, by_column: usize) -> Vec<&Row> {
+pub(super) fn students(roster: &Roster, by_column: usize) -> Vec<&Row> {
     roster
         .rows
         .iter()
@@ -286,7 +304,7 @@ fn students(roster: &Roster, by_column: usize) -> Vec<&Row> {
 /// or a student matching two submissions (which score is whose is not ours to say), or no
 /// student at all with a submission (a wrong roster or `--by`, whose import would change
 /// nothing and say so nowhere).
-fn submissions_of(
+pub(super) fn submissions_of(
     roster: &Roster,
     students: &[&Row],
     (by_column, by): (usize, &str),
@@ -475,13 +493,7 @@ pub fn export(args: &ExportArgs) -> Result<String, String> {
         .by
         .clone()
         .unwrap_or_else(|| if canvas { "ID" } else { "Email address" }.to_string());
-    let Some(by_column) = roster.column(&by) else {
-        return Err(format!(
-            "the roster {} has no column `{by}` (it has {}): name the column that names each submission folder with --by",
-            roster_path.display(),
-            roster.header.join(", ")
-        ));
-    };
+    let by_column = roster.required(&by, BY)?;
     let identity = identity(&roster, by_column, canvas);
     let scores: Vec<(&str, Option<serde_json::Value>)> = manifest
         .submissions

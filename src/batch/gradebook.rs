@@ -7,6 +7,9 @@ use std::path::{Path, PathBuf};
 
 use super::{GRADEBOOK, Graded, write_atomically};
 
+/// The gradebook's column of the points a late penalty took off `score`.
+const LATE_PENALTY: &str = "late_penalty";
+
 /// Writes the gradebook: a row per submission with its score, maximum, the outcome, the
 /// time, a note (tests not run for lack of time) and each group's points. Returns its
 /// path.
@@ -44,6 +47,14 @@ pub(super) fn gradebook(out: &Path, class: &Graded) -> Result<PathBuf, String> {
     ]
     .map(String::from)
     .to_vec();
+    // Only a class with a late penalty has the column, so a gradebook without one reads
+    // as it always has.
+    let penalized = rows
+        .iter()
+        .any(|(_, results, _)| results.is_some_and(|results| results.get("penalty").is_some()));
+    if penalized {
+        header.push(LATE_PENALTY.to_string());
+    }
     header.extend(
         columns
             .iter()
@@ -65,6 +76,11 @@ pub(super) fn gradebook(out: &Path, class: &Graded) -> Result<PathBuf, String> {
                 ),
                 untrusted_cell(&note(results)).into_owned(),
             ]),
+        }
+        if penalized {
+            record.push(results.map_or(String::new(), |results| {
+                number_cell(&results["penalty"]["points"])
+            }));
         }
         record.extend(columns.iter().map(|column| {
             groups.get(column).map_or(String::new(), |points| {
@@ -107,7 +123,7 @@ pub(super) fn untrusted_cell(text: &str) -> Cow<'_, str> {
 }
 
 /// What the gradebook says of a submission beyond its score: the tests its time left
-/// unrun, or why nothing was graded.
+/// unrun, or why nothing was graded; and why a late penalty was taken off it.
 fn note(results: &serde_json::Value) -> String {
     let out_of_time = results["tests"]
         .as_array()
@@ -115,7 +131,7 @@ fn note(results: &serde_json::Value) -> String {
         .flatten()
         .filter(|test| test["output"] == crate::results::OUT_OF_TIME)
         .count();
-    match results["outcome"].as_str() {
+    let ran_out = match results["outcome"].as_str() {
         Some("out_of_time") if out_of_time > 0 => {
             format!("{out_of_time} tests {}", crate::results::OUT_OF_TIME)
         }
@@ -124,7 +140,15 @@ fn note(results: &serde_json::Value) -> String {
             .unwrap_or_default()
             .to_string(),
         _ => String::new(),
-    }
+    };
+    let late = results["penalty"]["why"]
+        .as_str()
+        .map(|why| format!("late penalty: {why}"));
+    [Some(ran_out).filter(|said| !said.is_empty()), late]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 #[cfg(test)]
@@ -148,17 +172,41 @@ mod tests {
         }
     }
 
+    /// The results of a submission that failed, its one test earning `score`, in 1.2 s.
+    fn failed(score: f64, max_score: f64) -> serde_json::Value {
+        serde_json::json!({
+            "score": score,
+            "max_score": max_score,
+            "outcome": "failed",
+            "execution_time_ms": 1200,
+            "tests": [{"assignment": "a", "group": "g", "score": score}],
+        })
+    }
+
+    #[test]
+    fn a_late_penalty_has_a_column_of_its_own_and_its_reason_in_the_note() {
+        let out = tempfile::tempdir().unwrap();
+        let on_time = failed(5.0, 10.0);
+        let mut late = on_time.clone();
+        late["score"] = 4.0.into();
+        late["penalty"] = serde_json::json!({"points": 1.0, "why": "late by 2 days, 10% a day"});
+        let class = vec![
+            ("late".to_string(), Some(late)),
+            ("on-time".to_string(), Some(on_time)),
+            ("gone".to_string(), None),
+        ];
+        let written = gradebook(out.path(), &class).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(written).unwrap(),
+            "submission,score,max_score,outcome,seconds,note,late_penalty,a::g\nlate,4.0,10.0,failed,1.2,\"late penalty: late by 2 days, 10% a day\",1.0,5\non-time,5.0,10.0,failed,1.2,,,5\ngone,,,not_graded,,,,\n"
+        );
+    }
+
     #[test]
     fn the_gradebook_renders_names_and_notes_as_text_and_scores_as_numbers() {
         let out = std::env::temp_dir().join(format!("cardgrade-gradebook-{}", std::process::id()));
         std::fs::create_dir_all(&out).unwrap();
-        let results = serde_json::json!({
-            "score": 1.5,
-            "max_score": 105.0,
-            "outcome": "failed",
-            "execution_time_ms": 1200,
-            "tests": [{"assignment": "a", "group": "g", "score": 1.5}],
-        });
+        let results = failed(1.5, 105.0);
         let class = vec![
             ("=1+1, \"x\"".to_string(), Some(results)),
             ("\tbob".to_string(), None),

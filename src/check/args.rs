@@ -132,6 +132,12 @@ pub struct CheckArgs {
     /// submissions); a file that cannot be read grades with no policy, and says so.
     #[arg(long, value_name = "FILE")]
     pub submission_metadata: Option<std::path::PathBuf>,
+    /// When the submission was made (RFC 3339, `2026-12-03T14:22:32-07:00`), where no
+    /// platform's metadata says: the specs' late penalty is applied from it and their
+    /// `late: { after }` date, as `grader batch --roster` does for each student; a time
+    /// that cannot be read grades with no penalty, and says so.
+    #[arg(long, value_name = "TIME", conflicts_with = "submission_metadata")]
+    pub submitted_at: Option<String>,
     /// The submission's time, build included (`90`, `1.5`, `10m`): past it no test
     /// starts, and the rest are "not run: the submission used its time"; a test still
     /// running a little after it is cut, and the results are written.

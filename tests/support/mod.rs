@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Mutex, OnceLock};
 
+pub mod batch;
 pub mod crazy_eights;
 pub mod draw_poker;
 pub mod plaisante_hand;
