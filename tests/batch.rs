@@ -306,7 +306,7 @@ fn a_resumed_batch_grades_again_what_other_options_graded_unless_told_to_keep_it
     ));
     assert!(
         kept.contains(
-            "keeping 2 results graded under other check options or specs: not-a-crate, student-0"
+            "keeping 2 results graded under other check options, specs or submission times: not-a-crate, student-0"
         ),
         "{kept}"
     );
