@@ -9,7 +9,7 @@
 //! folder a later grader makes sweeps those whose grader is gone.
 
 use std::io;
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 
 use tempfile::TempDir;
 
@@ -24,6 +24,8 @@ pub fn folder(purpose: &str) -> io::Result<TempDir> {
     tempfile::Builder::new()
         .prefix(&format!("cardgrade-{}-{purpose}-", std::process::id()))
         .rand_bytes(RANDOM_CHARACTERS)
+        // tempfile's own default is 0777 less the umask: others could read what is made.
+        .permissions(std::fs::Permissions::from_mode(0o700))
         .tempdir()
 }
 
@@ -44,7 +46,6 @@ fn sweep_leftovers() {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt;
 
     #[test]
     fn a_folder_is_this_users_alone_named_for_its_grader_and_gone_when_dropped() {

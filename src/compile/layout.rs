@@ -107,7 +107,7 @@ fn own_builds() -> io::Result<PathBuf> {
 /// may reach, and one per grader version and grader-api, so that graders of two versions
 /// on one machine do not start each other's builds afresh. A folder of a version no
 /// longer run stays until the temp folder is emptied.
-pub fn own_builds_name(uid: u32) -> String {
+fn own_builds_name(uid: u32) -> String {
     format!(
         "cardgrade-builds-{uid}-{}-{:016x}",
         env!("CARGO_PKG_VERSION"),
