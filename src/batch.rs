@@ -650,15 +650,13 @@ mod tests {
             path: PathBuf::from("/class/slow"),
         };
         let results = killed(&slow, Duration::from_secs(1), Duration::from_secs(61));
-        let out = std::env::temp_dir().join(format!("cardgrade-backstop-{}", std::process::id()));
-        std::fs::create_dir_all(&out).unwrap();
-        let written = gradebook(&out, &vec![("slow".into(), Some(results))]).unwrap();
+        let out = crate::temp::folder("test-backstop").unwrap();
+        let written = gradebook(out.path(), &vec![("slow".into(), Some(results))]).unwrap();
         let text = std::fs::read_to_string(written).unwrap();
         assert_eq!(
             text,
             "submission,score,max_score,outcome,seconds,note\nslow,0.0,,out_of_time,61.0,grader check was killed 61 s into a budget of 1 s before it wrote results\n"
         );
-        let _ = std::fs::remove_dir_all(&out);
     }
 
     #[test]

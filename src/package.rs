@@ -290,10 +290,10 @@ struct Vendored {
 
 impl Vendored {
     fn make() -> Result<Vendored, String> {
-        let work = std::env::temp_dir().join(format!("cardgrade-vendor-{}", std::process::id()));
-        let made = Vendored::make_in(&work);
-        let _ = std::fs::remove_dir_all(&work);
-        made
+        let work = crate::temp::folder("vendor").map_err(|e| {
+            format!("cannot make a folder to vendor grader-api's dependencies in: {e}")
+        })?;
+        Vendored::make_in(work.path())
     }
 
     fn make_in(work: &Path) -> Result<Vendored, String> {

@@ -86,7 +86,7 @@ impl Launcher {
     /// start.
     pub fn new(sandbox: Sandbox, built: &File) -> io::Result<Launcher> {
         let scratch = Scratch::create()?;
-        let executable = scratch.path.join("runner");
+        let executable = scratch.path().join("runner");
         let mut copy = File::create_new(&executable)?;
         let mut from = built;
         io::Seek::seek(&mut from, io::SeekFrom::Start(0))?;
@@ -131,7 +131,7 @@ impl Launcher {
             reason: error.to_string(),
         };
         let home = RunnerHome::create(
-            &self.scratch.path,
+            self.scratch.path(),
             self.next.fetch_add(1, Ordering::Relaxed),
             self.sandbox.layers().root.then_some(self.uid),
         )

@@ -333,11 +333,8 @@ impl Tree {
 mod tests {
     use super::*;
 
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("cardgrade-zip-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+    fn scratch(name: &str) -> tempfile::TempDir {
+        crate::temp::folder(&format!("test-zip-{name}")).unwrap()
     }
 
     /// An upload holding `files` by name, and `links` (name, target) as symbolic links,
@@ -393,8 +390,9 @@ mod tests {
 
     #[test]
     fn an_upload_unpacks_its_files_inside_the_folder() {
-        let dir = scratch("good");
-        let zip = upload(&dir, &[("crate/src/lib.rs", b"pub fn f() {}")], &[]);
+        let folder = scratch("good");
+        let dir = folder.path();
+        let zip = upload(dir, &[("crate/src/lib.rs", b"pub fn f() {}")], &[]);
         let into = dir.join("out");
         assert_eq!(unpack(&zip, &into, UPLOAD_LIMITS).unwrap(), 1);
         assert_eq!(
@@ -405,9 +403,10 @@ mod tests {
 
     #[test]
     fn an_upload_reaching_outside_holding_a_link_or_too_much_is_refused() {
-        let dir = scratch("bad");
+        let folder = scratch("bad");
+        let dir = folder.path();
         let refused = |files: &[(&str, &[u8])], links: &[(&str, &str)], limits: Limits| {
-            let zip = upload(&dir, files, links);
+            let zip = upload(dir, files, links);
             let into = dir.join("out");
             let _ = std::fs::remove_dir_all(&into);
             unpack(&zip, &into, limits).unwrap_err()
@@ -425,7 +424,7 @@ mod tests {
         );
         // An absolute name is taken as relative to the folder, as unzip does.
         let absolute = format!("{}/absolute.txt", dir.display());
-        let zip = upload(&dir, &[(absolute.as_str(), b"x")], &[]);
+        let zip = upload(dir, &[(absolute.as_str(), b"x")], &[]);
         let into = dir.join("out");
         let _ = std::fs::remove_dir_all(&into);
         unpack(&zip, &into, UPLOAD_LIMITS).unwrap();
@@ -446,7 +445,7 @@ mod tests {
         assert!(matches!(twice, UnpackError::Twice { .. }), "{twice}");
         let existing = dir.join("existing");
         std::fs::create_dir_all(&existing).unwrap();
-        let zip = upload(&dir, &[("a", b"1")], &[]);
+        let zip = upload(dir, &[("a", b"1")], &[]);
         let error = unpack(&zip, &existing, UPLOAD_LIMITS).unwrap_err();
         assert!(matches!(error, UnpackError::Write(..)), "{error}");
         assert!(existing.is_dir(), "a folder that was there is kept");
@@ -477,12 +476,13 @@ mod tests {
 
     #[test]
     fn a_bomb_of_nested_folders_is_refused_before_a_folder_is_made() {
-        let dir = scratch("folder-bomb");
+        let folder = scratch("folder-bomb");
+        let dir = folder.path();
         // 50 entries of 1,000 nested folders each (paths short enough to be made): 50,000
         // folders from 200 KB of names.
         let deep = "a/".repeat(1_000);
         let folders: Vec<String> = (0..50).map(|n| format!("{n}/{deep}")).collect();
-        let zip = upload_of_folders(&dir, &folders, &[]);
+        let zip = upload_of_folders(dir, &folders, &[]);
         assert!(std::fs::metadata(&zip).unwrap().len() < 300_000);
         let into = dir.join("out");
         let started = std::time::Instant::now();
@@ -497,11 +497,12 @@ mod tests {
 
     #[test]
     fn folders_count_against_the_entries_and_bytes_of_an_upload() {
-        let dir = scratch("folders-count");
+        let folder = scratch("folders-count");
+        let dir = folder.path();
         let folders = ["x/".to_string(), "y/z/".to_string()];
         let into = dir.join("out");
         // x, y and y/z are three folders, and a.rs one file: four entries.
-        let zip = upload_of_folders(&dir, &folders, &["y/z/a.rs"]);
+        let zip = upload_of_folders(dir, &folders, &["y/z/a.rs"]);
         let four = Limits {
             entries: 4,
             bytes: 4 * FOLDER_BYTES,
@@ -526,10 +527,11 @@ mod tests {
 
     #[test]
     fn a_name_listed_twice_or_a_file_where_a_folder_goes_is_refused() {
-        let dir = scratch("twice");
+        let folder = scratch("twice");
+        let dir = folder.path();
         // Two entries of names alike in length, then made one name, as a hostile zip is.
         let zip = upload(
-            &dir,
+            dir,
             &[("src/lib.rs", b"first"), ("src/lib.RS", b"later")],
             &[],
         );
@@ -553,7 +555,7 @@ mod tests {
             "{error}"
         );
         assert!(!into.exists());
-        let clash = upload(&dir, &[("a", b"file"), ("a/b", b"under a file")], &[]);
+        let clash = upload(dir, &[("a", b"file"), ("a/b", b"under a file")], &[]);
         let error = unpack(&clash, &into, UPLOAD_LIMITS).unwrap_err();
         assert!(
             matches!(error, UnpackError::FileAndFolder { .. }),

@@ -889,14 +889,10 @@ proptest! {
     }
 }
 
-/// A file name of its own under the system's temporary folder.
-fn scratch_file(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("cardgrade-fuzz-{}-{name}", std::process::id()))
-}
-
 #[test]
 fn a_spec_file_past_the_size_cap_is_refused_unread() {
-    let path = scratch_file("huge.yaml");
+    let folder = grader::temp::folder("test-fuzz").expect("a temporary folder can be made");
+    let path = folder.path().join("huge.yaml");
     // Sparse: the file is 9 GiB long, but nothing of it is written.
     std::fs::File::create(&path)
         .and_then(|file| file.set_len(9 << 30))
@@ -909,7 +905,6 @@ fn a_spec_file_past_the_size_cap_is_refused_unread() {
                 .map(|SpecErrors(errors)| errors)
         }
     });
-    std::fs::remove_file(&path).expect("the scratch file can be removed");
     let errors = refusal.expect("a 9 GiB spec is refused");
     let [error] = &errors[..] else {
         panic!("one error for one file: {errors:?}")

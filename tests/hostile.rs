@@ -610,10 +610,7 @@ fn a_folder_built_with_the_shared_cache_then_checked_alone_builds_afresh() {
     let temp = support::scratch().join("shared-then-alone");
     let _ = std::fs::remove_dir_all(&temp);
     std::fs::create_dir_all(&temp).unwrap();
-    let builds = temp.join(format!(
-        "cardgrade-builds-{}",
-        nix::unistd::Uid::effective()
-    ));
+    let builds = grader::compile::own_builds_in(&temp).unwrap();
     let dir = attack_named("attack-control").write();
     let mut args = vec!["check", dir.to_str().unwrap()];
     args.extend(graded_against_attacks());

@@ -204,19 +204,17 @@ mod tests {
 
     #[test]
     fn the_gradebook_renders_names_and_notes_as_text_and_scores_as_numbers() {
-        let out = std::env::temp_dir().join(format!("cardgrade-gradebook-{}", std::process::id()));
-        std::fs::create_dir_all(&out).unwrap();
+        let out = crate::temp::folder("test-gradebook").unwrap();
         let results = failed(1.5, 105.0);
         let class = vec![
             ("=1+1, \"x\"".to_string(), Some(results)),
             ("\tbob".to_string(), None),
         ];
-        let written = gradebook(&out, &class).unwrap();
+        let written = gradebook(out.path(), &class).unwrap();
         let text = std::fs::read_to_string(written).unwrap();
         assert_eq!(
             text,
             "submission,score,max_score,outcome,seconds,note,a::g\n\"'=1+1, \"\"x\"\"\",1.5,105.0,failed,1.2,,1.5\n'\tbob,,,not_graded,,,\n"
         );
-        let _ = std::fs::remove_dir_all(&out);
     }
 }

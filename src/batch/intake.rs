@@ -352,14 +352,11 @@ mod tests {
     use super::*;
     use std::io::Write;
 
-    /// Writes a zip of `files` (name, bytes) in a fresh folder named `test`; returns the
-    /// zip's path and the folder it is to be unpacked into.
-    fn zip_of(test: &str, files: &[(&str, &[u8])]) -> (PathBuf, PathBuf) {
-        let dir =
-            std::env::temp_dir().join(format!("cardgrade-intake-{}-{test}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("submission.zip");
+    /// Writes a zip of `files` (name, bytes) in a fresh folder named for `test`; returns
+    /// the folder, the zip's path and the folder it is to be unpacked into.
+    fn zip_of(test: &str, files: &[(&str, &[u8])]) -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let dir = crate::temp::folder(&format!("test-intake-{test}")).unwrap();
+        let path = dir.path().join("submission.zip");
         let mut zip = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
         for (name, bytes) in files {
             zip.start_file(*name, zip::write::SimpleFileOptions::default())
@@ -367,7 +364,8 @@ mod tests {
             zip.write_all(bytes).unwrap();
         }
         zip.finish().unwrap();
-        (path, dir.join("unpacked"))
+        let into = dir.path().join("unpacked");
+        (dir, path, into)
     }
 
     const ROOMY: Limits = Limits {
@@ -377,7 +375,7 @@ mod tests {
 
     #[test]
     fn a_zip_unpacks_into_its_folder() {
-        let (zip, into) = zip_of(
+        let (_folder, zip, into) = zip_of(
             "plain",
             &[
                 ("crate/Cargo.toml", b"[package]"),
@@ -432,8 +430,8 @@ mod tests {
 
     #[test]
     fn lookalike_names_are_refused_together_and_the_others_kept() {
-        let dir = std::env::temp_dir().join(format!("cardgrade-lookalikes-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let folder = crate::temp::folder("test-lookalikes").unwrap();
+        let dir = folder.path();
         let class = dir.join("class");
         for folder in ["alice", "bob", "café"] {
             std::fs::create_dir_all(class.join(folder)).unwrap();
@@ -466,6 +464,5 @@ mod tests {
                 .into(),
         );
         assert_eq!(refused, [["x.ZIP", "x.zip"]]);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

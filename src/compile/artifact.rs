@@ -75,13 +75,9 @@ mod tests {
     use super::*;
     use std::path::PathBuf;
 
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!(
-            "cardgrade-artifact-test-{}-{name}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("target").join(PROFILE_FOLDER)).unwrap();
+    fn scratch(name: &str) -> tempfile::TempDir {
+        let dir = crate::temp::folder(&format!("test-artifact-{name}")).unwrap();
+        std::fs::create_dir_all(dir.path().join("target").join(PROFILE_FOLDER)).unwrap();
         dir
     }
 
@@ -104,22 +100,23 @@ mod tests {
 
     #[test]
     fn a_regular_file_of_the_builds_user_is_taken() {
-        let dir = scratch("regular");
-        std::fs::write(runner_path(&dir), b"the runner").unwrap();
-        let mut taken = take(&layout(&dir), Builder::Grader).unwrap();
+        let folder = scratch("regular");
+        let dir = folder.path();
+        std::fs::write(runner_path(dir), b"the runner").unwrap();
+        let mut taken = take(&layout(dir), Builder::Grader).unwrap();
         let mut bytes = String::new();
         std::io::Read::read_to_string(&mut taken, &mut bytes).unwrap();
         assert_eq!(bytes, "the runner");
-        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
     fn a_link_in_place_of_the_runner_or_its_folder_is_refused() {
-        let dir = scratch("link");
+        let folder = scratch("link");
+        let dir = folder.path();
         let decoy = dir.join("decoy");
         std::fs::write(&decoy, b"someone else's runner").unwrap();
-        std::os::unix::fs::symlink(&decoy, runner_path(&dir)).unwrap();
-        let said = refusal(&dir);
+        std::os::unix::fs::symlink(&decoy, runner_path(dir)).unwrap();
+        let said = refusal(dir);
         assert!(said.contains("is a symbolic link"), "{said}");
         assert!(said.contains("cardgrade-runner-x"), "{said}");
 
@@ -128,20 +125,19 @@ mod tests {
         std::fs::create_dir(dir.join("elsewhere")).unwrap();
         std::fs::write(dir.join("elsewhere/cardgrade-runner-x"), b"x").unwrap();
         std::os::unix::fs::symlink(dir.join("elsewhere"), &release).unwrap();
-        let said = refusal(&dir);
+        let said = refusal(dir);
         assert!(said.contains("`release` is a symbolic link"), "{said}");
-        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
     fn a_fifo_or_a_folder_in_place_of_the_runner_is_refused_at_once() {
-        let dir = scratch("fifo");
-        nix::unistd::mkfifo(&runner_path(&dir), Mode::S_IRWXU).unwrap();
-        assert!(refusal(&dir).contains("not a regular file"));
-        std::fs::remove_file(runner_path(&dir)).unwrap();
-        std::fs::create_dir(runner_path(&dir)).unwrap();
-        assert!(refusal(&dir).contains("not a regular file"));
-        std::fs::remove_dir_all(dir).unwrap();
+        let folder = scratch("fifo");
+        let dir = folder.path();
+        nix::unistd::mkfifo(&runner_path(dir), Mode::S_IRWXU).unwrap();
+        assert!(refusal(dir).contains("not a regular file"));
+        std::fs::remove_file(runner_path(dir)).unwrap();
+        std::fs::create_dir(runner_path(dir)).unwrap();
+        assert!(refusal(dir).contains("not a regular file"));
     }
 
     #[test]
@@ -150,13 +146,13 @@ mod tests {
             // Only root can give a file away, and a build is another user only under root.
             return;
         }
-        let dir = scratch("hard-link");
+        let folder = scratch("hard-link");
+        let dir = folder.path();
         let decoy = dir.join("decoy");
         std::fs::write(&decoy, b"another build's runner").unwrap();
         std::os::unix::fs::chown(&decoy, Some(1_500_000_001), None).unwrap();
-        std::fs::hard_link(&decoy, runner_path(&dir)).unwrap();
-        let said = refusal(&dir);
+        std::fs::hard_link(&decoy, runner_path(dir)).unwrap();
+        let said = refusal(dir);
         assert!(said.contains("belongs to uid 1500000001"), "{said}");
-        std::fs::remove_dir_all(dir).unwrap();
     }
 }

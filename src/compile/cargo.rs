@@ -603,18 +603,16 @@ mod tests {
 
     #[test]
     fn what_a_build_wrote_is_counted_through_its_folders_but_not_through_links() {
-        let root = std::env::temp_dir().join(format!("cardgrade-written-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        let written = root.join("target");
+        let root = crate::temp::folder("test-written").unwrap();
+        let written = root.path().join("target");
         std::fs::create_dir_all(written.join("deep/er")).unwrap();
         std::fs::write(written.join("deep/er/file"), vec![7u8; 1 << 20]).unwrap();
-        let elsewhere = root.join("elsewhere");
+        let elsewhere = root.path().join("elsewhere");
         std::fs::create_dir_all(&elsewhere).unwrap();
         std::fs::write(elsewhere.join("big"), vec![7u8; 4 << 20]).unwrap();
         std::os::unix::fs::symlink(&elsewhere, written.join("link")).unwrap();
         let counted = bytes_written(&[&written], None);
         assert!((1 << 20..2 << 20).contains(&counted), "{counted}");
-        std::fs::remove_dir_all(root).unwrap();
     }
 
     #[test]

@@ -151,8 +151,8 @@ mod tests {
 
     #[test]
     fn empty_folders_count_against_a_copys_caps() {
-        let scratch = std::env::temp_dir().join(format!("cardgrade-copy-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&scratch);
+        let folder = crate::temp::folder("test-copy").unwrap();
+        let scratch = folder.path();
         let from = scratch.join("from");
         for n in 0..20 {
             std::fs::create_dir_all(from.join(format!("a/{n}"))).unwrap();
@@ -178,6 +178,5 @@ mod tests {
             "{copied:?}"
         );
         copy_tree(&from, &scratch.join("within"), &tree(21, 21 * FOLDER_BYTES)).unwrap();
-        std::fs::remove_dir_all(&scratch).unwrap();
     }
 }

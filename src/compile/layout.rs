@@ -89,29 +89,53 @@ pub fn builds_folder() -> io::Result<PathBuf> {
     }
 }
 
-/// The grader user's own folder of builds in the temp folder, refused if anyone else made
-/// it. Under root, builds run as other users, who must reach it: where `$TMPDIR` lies in a
-/// folder closed to them, the folder is made in `/tmp` instead.
+/// The grader user's own folder of builds in the temp folder: a cache, kept on purpose
+/// after the grader ends (unlike its temporary folders, `crate::temp`), so that a re-run
+/// builds only what changed. Under root, builds run as other users, who must reach it:
+/// where `$TMPDIR` lies in a folder closed to them, the folder is made in `/tmp` instead.
 fn own_builds() -> io::Result<PathBuf> {
     let user = nix::unistd::Uid::effective();
-    let name = format!("cardgrade-builds-{user}");
     let temp = std::env::temp_dir();
-    let base = if user.is_root() && closed_to_others(&temp.join(&name)).is_some() {
-        PathBuf::from("/tmp")
+    if user.is_root() && closed_to_others(&temp.join(own_builds_name(user.as_raw()))).is_some() {
+        own_builds_in(Path::new("/tmp"))
     } else {
-        temp
-    };
-    let folder = base.join(name);
-    match std::fs::create_dir(&folder) {
-        Ok(()) => std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755))?,
+        own_builds_in(&temp)
+    }
+}
+
+/// The name of a user's own folder of builds: one per user, whom no other user's builds
+/// may reach, and one per grader version and grader-api, so that graders of two versions
+/// on one machine do not start each other's builds afresh. A folder of a version no
+/// longer run stays until the temp folder is emptied.
+fn own_builds_name(uid: u32) -> String {
+    format!(
+        "cardgrade-builds-{uid}-{}-{:016x}",
+        env!("CARGO_PKG_VERSION"),
+        api_digest()
+    )
+}
+
+/// The grader user's own folder of builds in `temp`, made there if it is not, and refused
+/// if it is not this user's alone: a folder that another user made first, or may write,
+/// could hand a build what that user put there.
+pub fn own_builds_in(temp: &Path) -> io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    let user = nix::unistd::Uid::effective();
+    // Root's builders pass through to the folders of their own uids, and list none.
+    let mode = if user.is_root() { 0o711 } else { 0o700 };
+    let folder = temp.join(own_builds_name(user.as_raw()));
+    match std::fs::DirBuilder::new().mode(0o700).create(&folder) {
+        Ok(()) => std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(mode))?,
         Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
         Err(error) => return Err(error),
     }
     let found = std::fs::symlink_metadata(&folder)?;
-    if !found.is_dir() || found.uid() != user.as_raw() || found.mode() & 0o022 != 0 {
+    if !found.is_dir() || found.uid() != user.as_raw() || found.mode() & 0o7777 != mode {
         return Err(io::Error::other(format!(
-            "{} is not a folder of this user's alone; remove it, or set {TARGET_DIR_ENV}",
-            folder.display()
+            "{} is not a folder of this user's alone (uid {}, mode {:o}; it should be uid {user}, mode {mode:o}), so another user may have made it or written in it: remove it, or set {TARGET_DIR_ENV}",
+            folder.display(),
+            found.uid(),
+            found.mode() & 0o7777,
         )));
     }
     Ok(folder)
@@ -126,12 +150,17 @@ pub fn closed_to_others(path: &Path) -> Option<PathBuf> {
 }
 
 pub fn shared_api(shared: &Path) -> PathBuf {
+    shared.join(format!("grader-api-{:016x}", api_digest()))
+}
+
+/// A hash of grader-api as embedded in the grader: what every build compiles.
+fn api_digest() -> u64 {
     let mut content = String::from(API_MANIFEST);
     for (path, text) in API_FILES {
         content.push_str(path);
         content.push_str(text);
     }
-    shared.join(format!("grader-api-{:016x}", stable_hash(&content)))
+    stable_hash(&content)
 }
 
 pub fn stable_hash(value: &(impl std::hash::Hash + ?Sized)) -> u64 {
@@ -208,6 +237,52 @@ impl Builder {
         match self {
             Builder::Unprivileged(uid) => Some(uid),
             Builder::Grader => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn graders_of_two_users_have_two_builds_folders_named_for_the_grader_version() {
+        let (one, other) = (own_builds_name(1000), own_builds_name(1001));
+        assert_ne!(one, other);
+        for (name, uid) in [(one, 1000), (other, 1001)] {
+            let version = format!("-{uid}-{}-", env!("CARGO_PKG_VERSION"));
+            assert!(
+                name.starts_with("cardgrade-builds-") && name.contains(&version),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_own_builds_folder_that_is_not_this_users_alone_is_refused() {
+        let temp = crate::temp::folder("test-builds").unwrap();
+        let folder = own_builds_in(temp.path()).unwrap();
+        let root = nix::unistd::Uid::effective().is_root();
+        let mode = |path: &Path| std::fs::metadata(path).unwrap().mode() & 0o7777;
+        assert_eq!(mode(&folder), if root { 0o711 } else { 0o700 });
+        assert_eq!(own_builds_in(temp.path()).unwrap(), folder, "found again");
+        let refused = |why: &str| {
+            let error = own_builds_in(temp.path()).unwrap_err().to_string();
+            assert!(
+                error.contains("not a folder of this user's alone"),
+                "{why}: {error}"
+            );
+        };
+        std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o777)).unwrap();
+        refused("written by anyone");
+        std::fs::remove_dir(&folder).unwrap();
+        std::os::unix::fs::symlink(temp.path(), &folder).unwrap();
+        refused("a link");
+        std::fs::remove_file(&folder).unwrap();
+        if root {
+            own_builds_in(temp.path()).unwrap();
+            std::os::unix::fs::chown(&folder, Some(4321), None).unwrap();
+            refused("another user's");
         }
     }
 }

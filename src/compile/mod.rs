@@ -13,7 +13,7 @@ mod layout;
 
 pub use cargo::GeneratedError;
 pub use copy::{FOLDER_BYTES, open_regular};
-pub use layout::{builds_folder, shared_builds, stable_hash};
+pub use layout::{builds_folder, own_builds_in, shared_builds, stable_hash};
 mod manifest;
 mod runner_crate;
 

@@ -137,10 +137,8 @@ mod tests {
 
     #[test]
     fn results_for_a_pipe_are_written_into_it_and_it_stays_a_pipe() {
-        let folder = std::env::temp_dir().join(format!("cardgrade-fifo-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&folder);
-        std::fs::create_dir_all(&folder).unwrap();
-        let fifo = folder.join("results");
+        let folder = crate::temp::folder("test-fifo").unwrap();
+        let fifo = folder.path().join("results");
         nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
         let reader = {
             let fifo = fifo.clone();
@@ -150,9 +148,8 @@ mod tests {
         // Before the reader is waited for: had the pipe been replaced, it would wait forever.
         assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
         assert_eq!(reader.join().unwrap(), "{\"score\": 1}\n");
-        let file = folder.join("results.json");
+        let file = folder.path().join("results.json");
         write_whole(&file, "whole\n").unwrap();
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "whole\n");
-        std::fs::remove_dir_all(&folder).unwrap();
     }
 }

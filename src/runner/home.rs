@@ -3,49 +3,33 @@
 use std::io::{self};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::sandbox::{self};
 
 /// A folder of the grader's own, for one `grader check`: the runner's copy, and a home per
-/// runner. Only the grader writes here, but for each runner's `tmp`.
+/// runner. Only the grader writes here, but for each runner's `tmp`. Removed when dropped.
 pub(super) struct Scratch {
-    pub(super) path: PathBuf,
+    folder: tempfile::TempDir,
 }
 
 impl Scratch {
-    /// A new folder; those of graders killed outright are removed on the way.
     pub(super) fn create() -> io::Result<Scratch> {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        sandbox::sweep_leftovers(&std::env::temp_dir(), |folder| {
-            std::fs::remove_dir_all(folder)
-        });
-        let nonce = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or_default();
-        let path = std::env::temp_dir().join(format!(
-            "cardgrade-{}-{}-{nonce:08x}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir(&path)?;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
-        Ok(Scratch { path })
+        let folder = crate::temp::folder("runner")?;
+        // Runners of a root grader run as other uids, which reach their executable here.
+        std::fs::set_permissions(folder.path(), std::fs::Permissions::from_mode(0o755))?;
+        Ok(Scratch { folder })
+    }
+
+    pub(super) fn path(&self) -> &Path {
+        self.folder.path()
     }
 
     /// A uid no other grading shares, so runners of two submissions cannot touch each other
     /// even where landlock is missing.
     pub(super) fn uid(&self) -> u32 {
         use std::hash::BuildHasher;
-        let hash = std::collections::hash_map::RandomState::new().hash_one(&self.path);
+        let hash = std::collections::hash_map::RandomState::new().hash_one(self.path());
         200_000 + (hash % 1_000_000_000) as u32
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
     }
 }
 

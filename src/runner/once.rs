@@ -90,7 +90,7 @@ impl Launcher {
 
     fn home(&self) -> io::Result<RunnerHome> {
         RunnerHome::create(
-            &self.scratch.path,
+            self.scratch.path(),
             self.next.fetch_add(1, Ordering::Relaxed),
             self.sandbox.layers().root.then_some(self.uid),
         )

@@ -83,12 +83,9 @@ mod tests {
 
     #[test]
     fn a_filtered_thread_reaches_no_socket_by_its_path_but_keeps_a_connected_pair() {
-        let dir = std::env::temp_dir().join(format!("cardgrade-filter-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let stream_path = dir.join("stream");
-        let datagram_path = dir.join("datagram");
-        let _ = std::fs::remove_file(&stream_path);
-        let _ = std::fs::remove_file(&datagram_path);
+        let dir = crate::temp::folder("test-filter").unwrap();
+        let stream_path = dir.path().join("stream");
+        let datagram_path = dir.path().join("datagram");
         let listener = UnixListener::bind(&stream_path).unwrap();
         listener.set_nonblocking(true).unwrap();
         let inbox = UnixDatagram::bind(&datagram_path).unwrap();
@@ -108,7 +105,6 @@ mod tests {
         assert!(inbox.recv(&mut [0; 8]).is_err(), "nothing was sent");
         // Unfiltered, the same connection is made: the test above could have failed.
         assert!(UnixStream::connect(&stream_path).is_ok());
-        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
