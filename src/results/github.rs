@@ -48,26 +48,26 @@ impl Results<'_> {
             self.score(),
             self.max_score()
         );
-        for group in &self.suite.groups {
-            let (got, max) = self.score_of(|g| std::ptr::eq(g, group));
-            let failed: Vec<&TestResult> = self
-                .per_test()
-                .filter(|(g, _, result, _)| {
-                    std::ptr::eq(*g, group) && matches!(result.verdict, Some(Verdict::Failed(_)))
-                })
-                .map(|(_, _, result, _)| result)
-                .collect();
-            let failed = match failed[..] {
-                [only] => {
-                    credit(only).map_or_else(|| "1".to_string(), |credit| cell(&credit.tally))
-                }
-                _ => failed.len().to_string(),
-            };
-            out.push_str(&format!(
-                "| {} | {} | {got} / {max} | {failed} |\n",
-                group.assignment.name(),
-                cell(&group.name)
-            ));
+        for assignment in self.assignments() {
+            for row in self.rows(assignment) {
+                let failed: Vec<&TestResult> = row
+                    .results
+                    .iter()
+                    .filter(|result| matches!(result.verdict, Some(Verdict::Failed(_))))
+                    .copied()
+                    .collect();
+                let failed = match failed[..] {
+                    [only] if !row.withheld => credit(only)
+                        .map_or_else(|| "1".to_string(), |credit| cell(&credit.tally)),
+                    _ => failed.len().to_string(),
+                };
+                out.push_str(&format!(
+                    "| {assignment} | {} | {} / {} | {failed} |\n",
+                    cell(row.name),
+                    row.earned,
+                    row.max
+                ));
+            }
         }
         if let Some(failure) = &self.build_failure {
             out.push_str(&format!(
