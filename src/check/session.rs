@@ -429,9 +429,9 @@ pub(crate) fn run_test(session: &Session, index: usize) -> Verdict {
             && let Some(note) = told.note
         {
             match told.caught_by {
-                Some(by) => {
+                Some((by, said)) => {
                     if let Ok(mut caught) = session.caught.lock() {
-                        caught.insert(index, Caught { by, note });
+                        caught.insert(index, Caught { by, said, note });
                     }
                 }
                 None => {

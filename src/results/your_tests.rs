@@ -14,18 +14,19 @@ use crate::spec::Group;
 use crate::student_tests::suite;
 use crate::verdict::Verdict;
 
-/// A bug the student's tests caught: the test that caught it, by the name reports show, and
-/// the line staff read of it.
+/// A bug the student's tests caught: the test that caught it, by the name reports show,
+/// the first line of what it said, and the line staff read of it.
 #[derive(Debug, Clone)]
 pub struct Caught {
     pub by: String,
+    pub said: String,
     pub note: String,
 }
 
 /// A bug of a group, as its block tells it.
 enum Mistake<'a> {
     /// By the student's test that caught it, which a withheld group does not keep.
-    Caught(&'a Bug, Option<&'a str>),
+    Caught(&'a Bug, Option<&'a Caught>),
     Missed(&'a Bug),
     NotRun,
 }
@@ -61,7 +62,7 @@ impl Results<'_> {
             .map(|(at, bug)| match &self.tests[first + at].verdict {
                 Some(Verdict::Passed) => Mistake::Caught(
                     bug,
-                    self.caught.get(&(first + at)).map(|c| c.by.as_str()),
+                    self.caught.get(&(first + at)),
                 ),
                 Some(Verdict::Failed(_)) => Mistake::Missed(bug),
                 None => Mistake::NotRun,
@@ -97,16 +98,17 @@ impl Results<'_> {
         }
         for mistake in &mistakes {
             if let Mistake::Caught(bug, by) = mistake {
-                let by = by.map_or(String::new(), |by| {
-                    format!(", by your test {}", visible_controls(by))
-                });
                 let _ = writeln!(
                     out,
-                    "  {} {} ({}){by}",
+                    "  {} {} ({})",
                     "caught".green(),
                     visible_controls(&bug.name),
                     visible_controls(&bug.description).trim_end_matches('.')
                 );
+                if let Some(Caught { by, said, .. }) = by {
+                    let by = format!("by {}: {}", visible_controls(by), visible_controls(said));
+                    let _ = writeln!(out, "    {}", by.dimmed());
+                }
             }
         }
         if caught < graded {

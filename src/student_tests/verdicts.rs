@@ -35,13 +35,13 @@ impl Which<'_> {
 }
 
 /// What a test of the group tells: its verdict, a line for the report when it passed with
-/// something to say, and for a bug caught, the student's test that caught it, which a
-/// student's report lists beside the bug rather than in that line.
+/// something to say, and for a bug caught, the student's test that caught it and the first
+/// line of what it said, which a student's report lists beside the bug.
 #[derive(Debug)]
 pub struct Told {
     pub verdict: Verdict,
     pub note: Option<String>,
-    pub caught_by: Option<String>,
+    pub caught_by: Option<(String, String)>,
 }
 
 impl From<(Verdict, Option<String>)> for Told {
@@ -64,13 +64,11 @@ impl Graded {
         if let Which::Bug { name, .. } = which
             && let Some(Some((test, said))) = self.caught.get(name)
         {
+            let said = said.lines().next().unwrap_or(said);
             return Told {
                 verdict: Verdict::Passed,
-                note: Some(format!(
-                    "your tests: {test} caught {name} ({})",
-                    said.lines().next().unwrap_or(said)
-                )),
-                caught_by: Some(test.clone()),
+                note: Some(format!("your tests: {test} caught {name} ({said})")),
+                caught_by: Some((test.clone(), said.to_string())),
             };
         }
         let told = match which {
