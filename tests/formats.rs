@@ -286,6 +286,44 @@ fn a_students_view_withholds_what_a_hidden_test_asks_but_counts_it() {
     }
 }
 
+/// GitHub's job summary of the spec with hidden groups: `CI=true`, as a Classroom job runs.
+fn hidden_summary(extra: &[&str]) -> String {
+    let summary = scratch().join(format!("hidden-summary{}.md", extra.concat()));
+    std::fs::write(&summary, "").unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_grader"));
+    let out = grader_env(&mut command)
+        .args(["check", EXAMPLE, "--color", "never", "--format", "github"])
+        .arg("--spec")
+        .arg(hidden_spec())
+        .args(extra)
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    std::fs::read_to_string(&summary).unwrap()
+}
+
+#[test]
+fn githubs_summary_in_a_students_view_gives_hidden_groups_one_row_as_the_score_table_does() {
+    let student = hidden_summary(&[]);
+    assert!(
+        student.contains(
+            "| plaisante_hand | seen | 0 / 1 | 1 |\n| plaisante_hand | hidden tests | 0.4 / 2 | 2 |\n"
+        ),
+        "{student}"
+    );
+    assert!(
+        !student.contains("secret") && !student.contains("of 500 wrong"),
+        "neither a hidden group's name nor its tally: {student}"
+    );
+    let staff = hidden_summary(&["--staff-view"]);
+    assert!(
+        staff.contains("| plaisante_hand | secret | 0 / 1 | 1 |\n| plaisante_hand | secret hands | 0.4 / 1 | 24 of 500 wrong;"),
+        "{staff}"
+    );
+}
+
 #[test]
 fn a_due_date_is_read_as_a_calendar_day() {
     let mut command = Command::new(env!("CARGO_BIN_EXE_grader"));

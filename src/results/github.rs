@@ -9,13 +9,15 @@ use super::{
     Points, Results, TestResult, credit, earned, failure_text, fence, inert_in_github_log,
     machine_json, plain, visible_controls,
 };
+use crate::student_tests::suite;
 use crate::verdict::Verdict;
 
 /// Lines of a failure an annotation shows.
 const ANNOTATED_LINES: usize = 12;
 
 impl Results<'_> {
-    /// An `::error` line per failed test (or for the build), for the job's log.
+    /// An `::error` line per failed test (or for the build), and a notice of what the
+    /// student's tests catch, for the job's log.
     pub fn github_annotations(&self) -> String {
         let mut out = String::new();
         if let Some(failure) = &self.build_failure {
@@ -24,7 +26,13 @@ impl Results<'_> {
                 data(&first_lines(failure))
             ));
         }
-        for (_, test, result, worth) in self.per_test() {
+        for (group, test, result, worth) in self.per_test() {
+            // A bug the student's tests miss is no error of theirs: their group's notice
+            // counts it, as their report's block does.
+            let place = group.tests.iter().position(|t| std::ptr::eq(t, test));
+            if place.is_some_and(|place| suite::bug_tests(group).contains(&place)) {
+                continue;
+            }
             if let Some(Verdict::Failed(failure)) = &result.verdict {
                 out.push_str(&format!(
                     "::error title={}::{}\n",
@@ -32,6 +40,12 @@ impl Results<'_> {
                     data(&first_lines(&failure_text(failure, result, worth)))
                 ));
             }
+        }
+        for (head, _) in self.blocks() {
+            out.push_str(&format!(
+                "::notice title=your tests::{}\n",
+                data(&first_lines(&head))
+            ));
         }
         out.push_str(&format!(
             "::notice title=cardgrade score::{} / {}\n",

@@ -40,21 +40,25 @@ impl Results<'_> {
 
     /// A block for each group of student tests, for the student's report.
     pub fn your_tests(&self) -> String {
-        let mut out = String::new();
-        let mut index = 0;
-        for group in &self.suite.groups {
-            let first = index;
-            index += group.tests.len();
-            if let Some(block) = self.block(group, first) {
-                out.push_str(&block);
-            }
-        }
-        out
+        self.blocks()
+            .map(|(head, rest)| format!("\n{}\n{rest}", head.bold()))
+            .collect()
+    }
+
+    /// Each group of student tests' block: its first line, how many known mistakes its
+    /// tests catch, and the rest.
+    pub(super) fn blocks(&self) -> impl Iterator<Item = (String, String)> {
+        let firsts = self.suite.groups.iter().scan(0, |next, group| {
+            let first = *next;
+            *next += group.tests.len();
+            Some((group, first))
+        });
+        firsts.filter_map(|(group, first)| self.block(group, first))
     }
 
     /// The block of `group`, whose first test is test `first` of the suite; none where it
     /// is no group of student tests, or none of its bugs was graded.
-    fn block(&self, group: &Group, first: usize) -> Option<String> {
+    fn block(&self, group: &Group, first: usize) -> Option<(String, String)> {
         let setting = group.student_tests.as_ref()?;
         let bugs = suite::bugs(group.assignment.name(), setting).ok()?;
         let mistakes: Vec<Mistake> = suite::bug_tests(group)
@@ -88,13 +92,12 @@ impl Results<'_> {
                 visible_controls(&group.name)
             ),
         };
-        let _ = writeln!(out, "\n{}", head.bold());
         if not_run > 0 {
             let line = format!("({not_run} more not graded: filtered out, or out of time)");
             let _ = writeln!(out, "  {}", line.dimmed());
         }
         if group.withheld {
-            return Some(out);
+            return Some((head, out));
         }
         for mistake in &mistakes {
             if let Mistake::Caught(bug, by) = mistake {
@@ -123,7 +126,7 @@ impl Results<'_> {
                 }
             }
         }
-        Some(out)
+        Some((head, out))
     }
 }
 
