@@ -89,16 +89,7 @@ impl<'a> Results<'a> {
 impl Results<'_> {
     /// Each test with its group, its result and the points it is worth.
     fn per_test(&self) -> impl Iterator<Item = (&Group, &TestCase, &TestResult, Points)> {
-        self.suite
-            .groups
-            .iter()
-            .flat_map(|group| {
-                group
-                    .tests
-                    .iter()
-                    .zip(shares(group))
-                    .map(move |(test, worth)| (group, test, worth))
-            })
+        worths(self.suite)
             .zip(&self.tests)
             .map(|((group, test, worth), result)| (group, test, result, worth))
     }
@@ -349,6 +340,25 @@ fn shares(group: &Group) -> impl Iterator<Item = Points> {
         .into_iter()
         .enumerate()
         .map(move |(i, floor)| Points(floor + u64::from((i as u64) < left)))
+}
+
+/// Each test of `suite` with its group and what it is worth, in order.
+fn worths(suite: &Suite) -> impl Iterator<Item = (&Group, &TestCase, Points)> {
+    suite.groups.iter().flat_map(|group| {
+        group
+            .tests
+            .iter()
+            .zip(shares(group))
+            .map(move |(test, worth)| (group, test, worth))
+    })
+}
+
+/// What each test of `suite` earns with the results `tests`, in order.
+pub fn earned_per_test(suite: &Suite, tests: &[TestResult]) -> Vec<Points> {
+    worths(suite)
+        .zip(tests)
+        .map(|((_, _, worth), result)| earned(result, worth))
+        .collect()
 }
 
 fn earned(result: &TestResult, worth: Points) -> Points {

@@ -359,16 +359,17 @@ fn diagnose_held(session: &Session, group: usize, held: &mut [(usize, Verdict)])
 
 /// Grades `built` on the `selected` tests of `suite` as course staff sees them, on
 /// `threads` threads at most, reporting nothing: each test's result, none for a test not
-/// selected.
+/// selected. A group of student tests is graded by `student_tests`, where given.
 pub(crate) fn grade_built(
     answered: (&Suite, &Submission, &[grade::Expected]),
     sandbox: Sandbox,
     built: &compile::Built,
     selected: &[usize],
-    threads: usize,
+    (threads, student_tests): (usize, Option<StudentTestsRun>),
 ) -> Result<Vec<TestResult>, BuildError> {
     let mut session = Session::new(answered, handshake(sandbox, built)?, View::STAFF, threads);
     session.holds_every_wrong_answer = true;
+    session.student_tests = student_tests;
     run_tests(&session, selected, &mut Reporters::default());
     Ok(session.test_results())
 }
