@@ -285,12 +285,23 @@ fn tests_in_tests_files_and_in_nested_modules_are_graded_by_where_they_come_from
             "bug_flush_four_cards"
         ]
     );
-    for catcher in [
-        "tests/hands.rs::three_sevens_are_not_a_pair caught bug-pair-at-least-two",
-        "tests/hands.rs::more::four_sevens_are_not_three_of_a_kind caught bug-three-at-least-three",
-        "src/plaisante_hand.rs::tests::more::four_hearts_are_not_a_flush caught bug-flush-four-cards",
+    for (bug, catcher) in [
+        ("bug-pair-at-least-two", "tests/hands.rs::three_sevens_are_not_a_pair"),
+        (
+            "bug-three-at-least-three",
+            "tests/hands.rs::more::four_sevens_are_not_three_of_a_kind",
+        ),
+        (
+            "bug-flush-four-cards",
+            "src/plaisante_hand.rs::tests::more::four_hearts_are_not_a_flush",
+        ),
     ] {
-        assert!(stdout.contains(catcher), "{catcher} in:\n{stdout}");
+        let caught = stdout
+            .split(&format!("\n  caught {bug} ("))
+            .nth(1)
+            .unwrap_or_else(|| panic!("{bug} not caught in:\n{stdout}"));
+        let by = caught.lines().nth(1).unwrap_or_default();
+        assert!(by.starts_with(&format!("    by {catcher}: ")), "{by}");
     }
     assert!(result_line(&stdout, &format!("{GROUP}::valid_on_the_reference")).ends_with("ok"));
     assert!(

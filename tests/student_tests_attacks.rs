@@ -13,7 +13,7 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use support::{Mutant, caught_bugs, check, find_failure, result_line, scratch_file};
+use support::{Mutant, caught_bugs, check, find_failure, scratch_file};
 
 const GROUP: &str = "plaisante_hand::your_tests";
 
