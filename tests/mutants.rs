@@ -60,9 +60,14 @@ fn the_template_earns_no_point_of_the_codes_tests() -> Result<(), Failed> {
             problems.push(said.to_string());
         }
         for passed in lines.take_while(|line| line.starts_with("          passes ")) {
-            let test = passed["          passes ".len()..].split(':').next().unwrap();
-            let of_code = passed.ends_with("in a group of the code's tests: does it measure anything?");
-            if of_code && !PASSED_BY_AN_EMPTY_STUB.contains(&format!("{assignment}: {test}").as_str())
+            let test = passed["          passes ".len()..]
+                .split(':')
+                .next()
+                .unwrap();
+            let of_code =
+                passed.ends_with("in a group of the code's tests: does it measure anything?");
+            if of_code
+                && !PASSED_BY_AN_EMPTY_STUB.contains(&format!("{assignment}: {test}").as_str())
             {
                 problems.push(format!("{assignment}: {passed}"));
             }

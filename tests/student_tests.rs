@@ -40,7 +40,6 @@ fn graded(dir: &Path) -> String {
     stdout
 }
 
-
 /// A test that catches `has_pair` as "two or more", and passes on the reference.
 const THREE_SEVENS: &str = "
     #[test]
@@ -119,7 +118,11 @@ fn exactly_the_bugs_the_tests_catch_pass_and_each_names_its_catcher() {
     );
     let json: serde_json::Value = serde_json::from_str(&json).unwrap();
     let status = |id: &str| {
-        let test = json["tests"].as_array().unwrap().iter().find(|t| t["name"] == id);
+        let test = json["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == id);
         test.unwrap_or_else(|| panic!("no {id} in {json}"))["status"].clone()
     };
     assert_eq!(status(&format!("{GROUP}::bug_pair_at_least_two")), "passed");
@@ -286,7 +289,10 @@ fn tests_in_tests_files_and_in_nested_modules_are_graded_by_where_they_come_from
         ]
     );
     for (bug, catcher) in [
-        ("bug-pair-at-least-two", "tests/hands.rs::three_sevens_are_not_a_pair"),
+        (
+            "bug-pair-at-least-two",
+            "tests/hands.rs::three_sevens_are_not_a_pair",
+        ),
         (
             "bug-three-at-least-three",
             "tests/hands.rs::more::four_sevens_are_not_three_of_a_kind",
@@ -436,8 +442,14 @@ fn a_hidden_group_names_no_bug_in_a_students_view() {
         stdout.contains(&format!("\nhidden tests (plaisante_hand): the tests you wrote catch 0 of {bugs} known mistakes; which ones stays hidden\n")),
         "{stdout}"
     );
-    assert!(!stdout.contains("test plaisante_hand::hidden_2 "), "{stdout}");
-    assert!(!stdout.contains("  caught ") && !stdout.contains("    - "), "{stdout}");
+    assert!(
+        !stdout.contains("test plaisante_hand::hidden_2 "),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("  caught ") && !stdout.contains("    - "),
+        "{stdout}"
+    );
     for shown in [
         "your_tests",
         "your tests",

@@ -127,7 +127,6 @@ fn foreign_text(own: &str) -> Vec<String> {
         .collect()
 }
 
-
 /// The failure of `valid_on_the_reference`: the tests that fail on the reference, each
 /// with what it said; None when every test passes there.
 fn refused(stdout: &str) -> Option<&str> {

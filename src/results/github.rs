@@ -71,8 +71,9 @@ impl Results<'_> {
                     .copied()
                     .collect();
                 let failed = match failed[..] {
-                    [only] if !row.withheld => credit(only)
-                        .map_or_else(|| "1".to_string(), |credit| cell(&credit.tally)),
+                    [only] if !row.withheld => {
+                        credit(only).map_or_else(|| "1".to_string(), |credit| cell(&credit.tally))
+                    }
                     _ => failed.len().to_string(),
                 };
                 out.push_str(&format!(

@@ -64,10 +64,7 @@ impl Results<'_> {
         let mistakes: Vec<Mistake> = suite::bug_tests(group)
             .zip(&bugs)
             .map(|(at, bug)| match &self.tests[first + at].verdict {
-                Some(Verdict::Passed) => Mistake::Caught(
-                    bug,
-                    self.caught.get(&(first + at)),
-                ),
+                Some(Verdict::Passed) => Mistake::Caught(bug, self.caught.get(&(first + at))),
                 Some(Verdict::Failed(_)) => Mistake::Missed(bug),
                 None => Mistake::NotRun,
             })
