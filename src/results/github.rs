@@ -16,8 +16,7 @@ use crate::verdict::Verdict;
 const ANNOTATED_LINES: usize = 12;
 
 impl Results<'_> {
-    /// An `::error` line per failed test (or for the build), and a notice of what the
-    /// student's tests catch, for the job's log.
+    /// An `::error` line per failed test (or for the build), for the job's log.
     pub fn github_annotations(&self) -> String {
         let mut out = String::new();
         if let Some(failure) = &self.build_failure {
@@ -27,8 +26,8 @@ impl Results<'_> {
             ));
         }
         for (group, test, result, worth) in self.per_test() {
-            // A bug the student's tests miss is no error of theirs: their group's notice
-            // counts it, as their report's block does.
+            // A bug the student's tests miss is no error of theirs: the report above the
+            // annotations tells it in their group's block.
             let place = group.tests.iter().position(|t| std::ptr::eq(t, test));
             if place.is_some_and(|place| suite::bug_tests(group).contains(&place)) {
                 continue;
@@ -40,12 +39,6 @@ impl Results<'_> {
                     data(&first_lines(&failure_text(failure, result, worth)))
                 ));
             }
-        }
-        for (head, _) in self.blocks() {
-            out.push_str(&format!(
-                "::notice title=your tests::{}\n",
-                data(&first_lines(&head))
-            ));
         }
         out.push_str(&format!(
             "::notice title=cardgrade score::{} / {}\n",

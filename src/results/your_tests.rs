@@ -47,7 +47,7 @@ impl Results<'_> {
 
     /// Each group of student tests' block: its first line, how many known mistakes its
     /// tests catch, and the rest.
-    pub(super) fn blocks(&self) -> impl Iterator<Item = (String, String)> {
+    fn blocks(&self) -> impl Iterator<Item = (String, String)> {
         let firsts = self.suite.groups.iter().scan(0, |next, group| {
             let first = *next;
             *next += group.tests.len();
