@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use colored::Colorize;
 use grader_api::Submission;
@@ -20,9 +20,11 @@ use crate::compile::{self, Build};
 use crate::exit::{self, Stop};
 use crate::grade::Expected;
 use crate::mutant::write_bug;
+use crate::results::{Points, earned_per_test};
 use crate::sandbox::{Mode, Sandbox};
 use crate::spec::{self, SpecErrors, Suite};
-use crate::student_tests::examples::caught_by_examples;
+use crate::student_tests::StudentTestsRun;
+use crate::student_tests::examples::{caught_by_examples, template_crate};
 use crate::verdict::Verdict;
 
 mod known;
@@ -74,9 +76,25 @@ type Finding = Result<Vec<String>, String>;
 
 use known::Wrongs;
 
-/// For each assignment, the template's example test that catches each bug, or why they
-/// could not be graded.
-type Examples = BTreeMap<&'static str, Result<BTreeMap<String, Option<String>>, String>>;
+/// The untouched template of an assignment, as `grader new --assignment` writes it: the
+/// example test that catches each bug, and the tests it passes; each, or why it could not
+/// be graded.
+struct Template {
+    examples: Result<BTreeMap<String, Option<String>>, String>,
+    passes: Result<Vec<Earned>, String>,
+}
+
+/// A test the template passes, or earns a share of, and the points it earns: a test that
+/// measures nothing, unless it grades the students' own tests, which the template's
+/// example test may pass.
+struct Earned {
+    id: String,
+    points: Points,
+    of_student_tests: bool,
+}
+
+/// How long the template's own tests may take together: as a student's, a group's.
+const TEMPLATE_BUDGET: Duration = Duration::from_secs(600);
 
 pub fn run(args: AuditArgs) -> ExitCode {
     match audit(&args) {
@@ -153,14 +171,13 @@ fn audit(args: &AuditArgs) -> Result<bool, Stop> {
     match args.markdown {
         true => print_markdown(&suite, &bugs, &findings),
         false => {
-            let mut examples = BTreeMap::new();
+            let mut templates = BTreeMap::new();
             for library in bugs.iter().map(|(library, _)| *library) {
-                if !examples.contains_key(library.assignment) {
-                    let caught = caught_by_examples(library, &sandbox, &grading.build);
-                    examples.insert(library.assignment, caught);
+                if !templates.contains_key(library.assignment) {
+                    templates.insert(library.assignment, grading.template(library));
                 }
             }
-            print_table(&suite, &bugs, &findings, &examples, &diagnoses);
+            print_table(&suite, &bugs, &findings, &templates, &diagnoses);
         }
     }
     let caught = findings
@@ -291,7 +308,7 @@ impl Grading<'_> {
             self.sandbox.clone(),
             &built,
             &selected,
-            self.threads,
+            (self.threads, None),
         )
         .map_err(|error| error.to_string())?;
         let failures =
@@ -315,20 +332,79 @@ impl Grading<'_> {
     }
 }
 
+impl Grading<'_> {
+    /// Writes the untouched template of `library`'s assignment, grades its example tests
+    /// on the library's bugs, and grades it as a student's crate, on every test of its
+    /// assignment.
+    fn template(&self, library: &Library) -> Template {
+        let folder = template_crate(library.assignment);
+        let examples = folder
+            .clone()
+            .and_then(|folder| caught_by_examples(library, &folder, self.sandbox, &self.build));
+        let passes = folder.and_then(|folder| self.template_passes(library.assignment, &folder));
+        Template { examples, passes }
+    }
+
+    fn template_passes(&self, assignment: &str, folder: &Path) -> Result<Vec<Earned>, String> {
+        let submission = compile::locate(folder).map_err(|error| error.to_string())?;
+        let built = compile::build(&submission, self.sandbox, &self.build)
+            .map_err(|error| error.to_string())?;
+        let suite = self.answered.0;
+        let selected: Vec<usize> = (0..)
+            .zip(suite.tests())
+            .filter(|(_, (group, _))| group.assignment.name() == assignment)
+            .map(|(index, _)| index)
+            .collect();
+        let student_tests = StudentTestsRun::new(
+            folder.to_path_buf(),
+            self.sandbox.clone(),
+            &self.build,
+            Instant::now() + TEMPLATE_BUDGET,
+        );
+        let results = grade_built(
+            self.answered,
+            self.sandbox.clone(),
+            &built,
+            &selected,
+            (self.threads, Some(student_tests)),
+        )
+        .map_err(|error| error.to_string())?;
+        let earned = earned_per_test(suite, &results);
+        Ok(suite
+            .tests()
+            .zip(&results)
+            .zip(earned)
+            .filter(|((_, result), points)| {
+                matches!(result.verdict, Some(Verdict::Passed)) || *points > Points::ZERO
+            })
+            .map(|(((group, test), _), points)| Earned {
+                id: test.id.clone(),
+                points,
+                of_student_tests: group.student_tests.is_some(),
+            })
+            .collect())
+    }
+}
+
 /// Prints each assignment's bugs, each with whether a test of `suite` caught it and which
-/// did, and whether the template's example tests catch it.
+/// did, and whether the template's example tests catch it; and what the untouched template
+/// passes.
 fn print_table(
     suite: &Suite,
     bugs: &[(&Library, Bug)],
     findings: &[Finding],
-    examples: &Examples,
+    templates: &BTreeMap<&str, Template>,
     diagnoses: &[Vec<String>],
 ) {
     for (index, ((library, bug), finding)) in bugs.iter().zip(findings).enumerate() {
         let assignment = library.assignment;
+        let examples = templates.get(assignment).map(|template| &template.examples);
         if let Some(of_it) = first_of_its_assignment(bugs, index) {
             println!("{}: {of_it}", assignment.bold());
-            if let Some(Err(why)) = examples.get(assignment) {
+            if let Some(template) = templates.get(assignment) {
+                print_template(assignment, &template.passes);
+            }
+            if let Some(Err(why)) = examples {
                 println!("  the template's example tests cannot be graded: {why}");
             }
         }
@@ -350,7 +426,7 @@ fn print_table(
                     true => println!("{INDENT}no test fails"),
                     false => print!("{}", wrapped("caught by ", &pieces, ",")),
                 }
-                if let Some(Ok(caught)) = examples.get(assignment) {
+                if let Some(Ok(caught)) = examples {
                     match caught.get(&*bug.name) {
                         Some(Some(test)) => {
                             println!("{INDENT}the template's example test {test} catches it")
@@ -380,6 +456,33 @@ fn print_table(
                 }
             }
         }
+    }
+}
+
+/// Prints what the untouched template of `assignment` passes, each test with the points it
+/// earns: staff decide whether a test that measures nothing stays.
+fn print_template(assignment: &str, passes: &Result<Vec<Earned>, String>) {
+    let lead = format!("  the untouched template (grader new --assignment {assignment})");
+    let passes = match passes {
+        Ok(passes) => passes,
+        Err(why) => {
+            let why = why.lines().next().unwrap_or_default();
+            return println!("{lead} cannot be graded: {why}");
+        }
+    };
+    if passes.is_empty() {
+        return println!("{lead} passes no test and earns no point");
+    }
+    let total: Points = passes.iter().map(|passed| passed.points).sum();
+    println!("{lead} earns {}:", format!("{total} points").yellow());
+    let prefix = format!("{assignment}::");
+    for passed in passes {
+        let whose = match passed.of_student_tests {
+            true => ", from its example test, in a group of the students' own tests",
+            false => ", in a group of the code's tests: does it measure anything?",
+        };
+        let id = passed.id.strip_prefix(&prefix).unwrap_or(&passed.id);
+        println!("{INDENT}passes {id}: {} points{whose}", passed.points);
     }
 }
 

@@ -2,6 +2,7 @@
 //! machine format shares; each format in a file of its own: gradescope, json (ours),
 //! junit, github.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Duration;
 
@@ -16,6 +17,9 @@ mod github;
 mod gradescope;
 mod json;
 mod junit;
+mod your_tests;
+
+pub use your_tests::Caught;
 
 /// The result of one test; `None` verdict when a filter left it out, or the submission's
 /// time budget ran out before it ran (`out_of_time`).
@@ -43,6 +47,8 @@ pub struct Results<'a> {
     pub build_time: Duration,
     /// Lines beyond pass and fail, such as each strategy's win rate.
     pub notes: Vec<String>,
+    /// The bugs the student's own tests caught, by the index of the bug's test.
+    pub caught: BTreeMap<usize, Caught>,
     /// Runner processes started, and the time their starts took together (part of
     /// `elapsed`, on the test threads).
     pub runner_starts: (usize, Duration),
@@ -73,6 +79,7 @@ impl<'a> Results<'a> {
             elapsed,
             build_time: elapsed,
             notes: Vec::new(),
+            caught: BTreeMap::new(),
             runner_starts: (0, Duration::ZERO),
             policy: Applied::default(),
         }
@@ -82,16 +89,7 @@ impl<'a> Results<'a> {
 impl Results<'_> {
     /// Each test with its group, its result and the points it is worth.
     fn per_test(&self) -> impl Iterator<Item = (&Group, &TestCase, &TestResult, Points)> {
-        self.suite
-            .groups
-            .iter()
-            .flat_map(|group| {
-                group
-                    .tests
-                    .iter()
-                    .zip(shares(group))
-                    .map(move |(test, worth)| (group, test, worth))
-            })
+        worths(self.suite)
             .zip(&self.tests)
             .map(|((group, test, worth), result)| (group, test, result, worth))
     }
@@ -149,6 +147,52 @@ impl Results<'_> {
         self.tests.iter().filter(|r| r.out_of_time).count()
     }
 
+    /// The assignments of the suite, in the order their groups come.
+    fn assignments(&self) -> Vec<&str> {
+        let mut assignments: Vec<&str> = Vec::new();
+        for group in &self.suite.groups {
+            if !assignments.contains(&group.assignment.name()) {
+                assignments.push(group.assignment.name());
+            }
+        }
+        assignments
+    }
+
+    /// The rows of `assignment`'s groups in a score table: each group it shows, then its
+    /// withheld groups as one row, so that no report a student reads names any of them.
+    pub(crate) fn rows<'r>(&'r self, assignment: &str) -> Vec<Row<'r>> {
+        let of_assignment = |g: &Group| g.assignment.name() == assignment;
+        let row = |group: Option<&'r Group>| {
+            let keep = |g: &Group| match group {
+                Some(group) => std::ptr::eq(g, group),
+                None => of_assignment(g) && g.withheld,
+            };
+            let (earned, max) = self.score_of(keep);
+            Row {
+                group,
+                name: group.map_or(HIDDEN_GROUP, |group| &group.name),
+                earned,
+                max,
+                results: self
+                    .per_test()
+                    .filter(|(group, _, _, _)| keep(group))
+                    .map(|(_, _, result, _)| result)
+                    .collect(),
+                withheld: group.is_none(),
+            }
+        };
+        let groups = self.suite.groups.iter().filter(|g| of_assignment(g));
+        let mut rows: Vec<Row> = groups
+            .clone()
+            .filter(|g| !g.withheld)
+            .map(|group| row(Some(group)))
+            .collect();
+        if groups.clone().any(|g| g.withheld) {
+            rows.push(row(None));
+        }
+        rows
+    }
+
     /// The score table printed after the test lines.
     pub fn score_table(&self) -> String {
         let mut out = String::new();
@@ -160,44 +204,19 @@ impl Results<'_> {
             .map(|g| g.name.chars().count())
             .max()
             .unwrap_or(0);
-        let mut assignments: Vec<&str> = Vec::new();
-        for group in &self.suite.groups {
-            if !assignments.contains(&group.assignment.name()) {
-                assignments.push(group.assignment.name());
-            }
-        }
-        for assignment in assignments {
-            let of_assignment = |g: &Group| g.assignment.name() == assignment;
-            let (earned, max) = self.score_of(of_assignment);
+        for assignment in self.assignments() {
+            let (earned, max) = self.score_of(|g| g.assignment.name() == assignment);
             let subtotal = format!("{earned} / {max}");
             let _ = writeln!(out, "  {}  {}", assignment.bold(), subtotal.bold());
-            let row = |out: &mut String, group: Option<&Group>| {
-                let keep = |g: &Group| match group {
-                    Some(group) => std::ptr::eq(g, group),
-                    None => of_assignment(g) && g.withheld,
-                };
-                let (earned, max) = self.score_of(keep);
-                let verdicts: Vec<&TestResult> = self
-                    .per_test()
-                    .filter(|(group, _, _, _)| keep(group))
-                    .map(|(_, _, result, _)| result)
-                    .collect();
+            for row in self.rows(assignment) {
                 let _ = writeln!(
                     out,
                     "    {:<width$}  {:>6} / {:<6} {}",
-                    group.map_or(HIDDEN_GROUP, |group| &group.name),
-                    earned.to_string(),
-                    max.to_string(),
-                    mark(&verdicts, group.is_none()),
+                    row.name,
+                    row.earned.to_string(),
+                    row.max.to_string(),
+                    your_tests::mark(&row).unwrap_or_else(|| mark(&row.results, row.withheld)),
                 );
-            };
-            let groups = self.suite.groups.iter().filter(|g| of_assignment(g));
-            for group in groups.clone().filter(|g| !g.withheld) {
-                row(&mut out, Some(group));
-            }
-            // Withheld groups are one row, so that a student's report names none of them.
-            if groups.clone().any(|g| g.withheld) {
-                row(&mut out, None);
             }
         }
         if let Some((points, why)) = self.penalty() {
@@ -215,6 +234,19 @@ impl Results<'_> {
         }
         out
     }
+}
+
+/// A row of a score table: a group, or an assignment's withheld groups together.
+pub(crate) struct Row<'r> {
+    /// None for the withheld groups together.
+    pub(crate) group: Option<&'r Group>,
+    pub(crate) name: &'r str,
+    pub(crate) earned: Points,
+    pub(crate) max: Points,
+    /// The results of its tests.
+    pub(crate) results: Vec<&'r TestResult>,
+    /// Withheld groups, whose counts of wrong answers are not shown.
+    pub(crate) withheld: bool,
 }
 
 /// A score table row's verdict on its tests: a bulk test's tally of wrong answers (unless
@@ -308,6 +340,25 @@ fn shares(group: &Group) -> impl Iterator<Item = Points> {
         .into_iter()
         .enumerate()
         .map(move |(i, floor)| Points(floor + u64::from((i as u64) < left)))
+}
+
+/// Each test of `suite` with its group and what it is worth, in order.
+fn worths(suite: &Suite) -> impl Iterator<Item = (&Group, &TestCase, Points)> {
+    suite.groups.iter().flat_map(|group| {
+        group
+            .tests
+            .iter()
+            .zip(shares(group))
+            .map(move |(test, worth)| (group, test, worth))
+    })
+}
+
+/// What each test of `suite` earns with the results `tests`, in order.
+pub fn earned_per_test(suite: &Suite, tests: &[TestResult]) -> Vec<Points> {
+    worths(suite)
+        .zip(tests)
+        .map(|((_, _, worth), result)| earned(result, worth))
+        .collect()
 }
 
 fn earned(result: &TestResult, worth: Points) -> Points {
@@ -534,6 +585,7 @@ mod tests {
             elapsed: Duration::ZERO,
             build_time: Duration::ZERO,
             notes: Vec::new(),
+            caught: BTreeMap::new(),
             runner_starts: (0, Duration::ZERO),
             policy: Applied::default(),
         }

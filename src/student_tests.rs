@@ -33,7 +33,7 @@ mod verdicts;
 
 pub use session::StudentTestsRun;
 use verdicts::NOT_RUN;
-pub use verdicts::Which;
+pub use verdicts::{Told, Which};
 
 /// The most of a student's file read.
 const FILE_CAP: u64 = 1 << 20;

@@ -162,10 +162,17 @@ fn github_annotates_failures_summarizes_and_gives_classroom_its_result() {
     let points = |field: &str| -> f64 { tests.iter().map(|t| t[field].as_f64().unwrap()).sum() };
     assert!((points("max_score") - result["max_score"].as_f64().unwrap()).abs() < 1e-6);
     assert!(points("score") < points("max_score"));
+    // The log tells the known mistakes the student's tests miss in their group's block, not
+    // an error each; Classroom's result keeps a test per mistake, as every results file does.
+    assert!(
+        stdout.contains("\nyour tests (plaisante_hand): your tests catch 4 of 17 known mistakes\n"),
+        "{stdout}"
+    );
+    let missed = 17 - 4;
     assert_eq!(
         tests.iter().filter(|t| t["status"] == "fail").count(),
-        failed + 1,
-        "the failures and the filtered-out group"
+        failed + missed + 1,
+        "the failures, the mistakes missed and the filtered-out group"
     );
 }
 
@@ -284,6 +291,44 @@ fn a_students_view_withholds_what_a_hidden_test_asks_but_counts_it() {
             "{staff}"
         );
     }
+}
+
+/// GitHub's job summary of the spec with hidden groups: `CI=true`, as a Classroom job runs.
+fn hidden_summary(extra: &[&str]) -> String {
+    let summary = scratch().join(format!("hidden-summary{}.md", extra.concat()));
+    std::fs::write(&summary, "").unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_grader"));
+    let out = grader_env(&mut command)
+        .args(["check", EXAMPLE, "--color", "never", "--format", "github"])
+        .arg("--spec")
+        .arg(hidden_spec())
+        .args(extra)
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    std::fs::read_to_string(&summary).unwrap()
+}
+
+#[test]
+fn githubs_summary_in_a_students_view_gives_hidden_groups_one_row_as_the_score_table_does() {
+    let student = hidden_summary(&[]);
+    assert!(
+        student.contains(
+            "| plaisante_hand | seen | 0 / 1 | 1 |\n| plaisante_hand | hidden tests | 0.4 / 2 | 2 |\n"
+        ),
+        "{student}"
+    );
+    assert!(
+        !student.contains("secret") && !student.contains("of 500 wrong"),
+        "neither a hidden group's name nor its tally: {student}"
+    );
+    let staff = hidden_summary(&["--staff-view"]);
+    assert!(
+        staff.contains("| plaisante_hand | secret | 0 / 1 | 1 |\n| plaisante_hand | secret hands | 0.4 / 1 | 24 of 500 wrong;"),
+        "{staff}"
+    );
 }
 
 #[test]

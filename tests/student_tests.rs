@@ -5,7 +5,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use support::{Mutant, check, find_failure, result_line, scratch_file};
+use support::{Mutant, caught_bugs, check, find_failure, result_line, scratch_file};
 
 const GROUP: &str = "plaisante_hand::your_tests";
 
@@ -40,16 +40,6 @@ fn graded(dir: &Path) -> String {
     stdout
 }
 
-/// The bugs whose test passed: those the student's tests caught.
-fn caught(stdout: &str) -> Vec<String> {
-    let library = support::library("plaisante_hand");
-    (library.bugs)()
-        .iter()
-        .map(|bug| bug.name.replace('-', "_"))
-        .filter(|bug| result_line(stdout, &format!("{GROUP}::{bug}")).ends_with("ok"))
-        .collect()
-}
-
 /// A test that catches `has_pair` as "two or more", and passes on the reference.
 const THREE_SEVENS: &str = "
     #[test]
@@ -71,12 +61,21 @@ fn without_tests_every_bug_is_missed_and_the_reference_has_nothing_to_refuse() {
     let stdout = graded(&with_tests("student-tests-none", ""));
     assert!(result_line(&stdout, &format!("{GROUP}::valid_on_the_reference")).ends_with("ok"));
     assert!(stdout.contains("no tests found"), "{stdout}");
-    assert!(caught(&stdout).is_empty(), "{stdout}");
-    let missed = find_failure(&stdout, &format!("{GROUP}::bug_pair_at_least_two")).unwrap();
+    assert!(caught_bugs(&stdout).is_empty(), "{stdout}");
+    // A bug missed is something to write a test for, not a test of theirs that failed.
+    let bugs = (support::library("plaisante_hand").bugs)().len();
     assert!(
-        missed.contains("the bug: has_pair as count >= 2."),
-        "{missed}"
+        stdout.contains(&format!(
+            "\nyour tests (plaisante_hand): your tests catch 0 of {bugs} known mistakes\n"
+        )),
+        "{stdout}"
     );
+    assert!(
+        stdout.contains("write a test it fails:\n    - has_pair as count >= 2.\n"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("bug_pair_at_least_two"), "{stdout}");
+    assert!(stdout.contains("2 passed; 0 failed"), "{stdout}");
     assert!(result_line(&stdout, &format!("{GROUP}::pass_on_your_code")).ends_with("ok"));
 }
 
@@ -93,14 +92,45 @@ fn exactly_the_bugs_the_tests_catch_pass_and_each_names_its_catcher() {
     ]);
     let stdout = graded(&with_tests("student-tests-subset", &tests));
     assert_eq!(
-        caught(&stdout),
+        caught_bugs(&stdout),
         ["bug_pair_at_least_two", "bug_three_at_least_three"]
     );
     assert!(
         stdout.contains(
-            "your tests: src/lib.rs::tests::three_sevens_are_not_a_pair caught bug-pair-at-least-two"
+            "\n  caught bug-pair-at-least-two (has_pair as count >= 2)\n    by src/lib.rs::tests::three_sevens_are_not_a_pair: assertion failed: !hand(&[\"7H\", \"7D\", \"7C\", \"2S\", \"9H\"]).has_pair()\n"
         ),
         "{stdout}"
+    );
+    let row = stdout
+        .lines()
+        .find(|line| line.starts_with("    your tests "))
+        .unwrap_or_else(|| panic!("no score row of the group in:\n{stdout}"));
+    assert!(
+        row.ends_with(" 2 of 17 known mistakes caught"),
+        "the score table counts as the block does: {row}"
+    );
+    // Staff's results keep a test per bug, passed where caught, and the line naming its
+    // catcher.
+    let spec = spec();
+    let (_, json, _) = check(
+        &with_tests("student-tests-subset", &tests),
+        &["--spec", spec.to_str().unwrap(), "--format", "json"],
+    );
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let status = |id: &str| {
+        let test = json["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == id);
+        test.unwrap_or_else(|| panic!("no {id} in {json}"))["status"].clone()
+    };
+    assert_eq!(status(&format!("{GROUP}::bug_pair_at_least_two")), "passed");
+    assert_eq!(status(&format!("{GROUP}::bug_flush_four_cards")), "failed");
+    assert!(
+        json["notes"].as_array().unwrap().iter().any(|note| note
+            == "your tests: src/lib.rs::tests::three_sevens_are_not_a_pair caught bug-pair-at-least-two (assertion failed: !hand(&[\"7H\", \"7D\", \"7C\", \"2S\", \"9H\"]).has_pair())"),
+        "{json}"
     );
 }
 
@@ -152,7 +182,7 @@ fn a_wrong_a_looping_and_a_forking_test_are_named_and_the_rest_still_count() {
         "{refused}"
     );
     assert!(!refused.contains("three_sevens"), "{refused}");
-    assert_eq!(caught(&stdout), ["bug_pair_at_least_two"]);
+    assert_eq!(caught_bugs(&stdout), ["bug_pair_at_least_two"]);
 }
 
 #[test]
@@ -175,7 +205,7 @@ fn a_test_of_a_private_helper_is_not_graded_but_runs_on_the_students_code() {
         stdout.contains("tests::the_helper_counts not graded: this test uses `count_helper`, which the contract does not have"),
         "{stdout}"
     );
-    assert_eq!(caught(&stdout), ["bug_pair_at_least_two"]);
+    assert_eq!(caught_bugs(&stdout), ["bug_pair_at_least_two"]);
     assert!(result_line(&stdout, &format!("{GROUP}::pass_on_your_code")).ends_with("ok"));
 }
 
@@ -251,19 +281,33 @@ fn tests_in_tests_files_and_in_nested_modules_are_graded_by_where_they_come_from
     );
     let stdout = graded(&dir);
     assert_eq!(
-        caught(&stdout),
+        caught_bugs(&stdout),
         [
             "bug_pair_at_least_two",
             "bug_three_at_least_three",
             "bug_flush_four_cards"
         ]
     );
-    for catcher in [
-        "tests/hands.rs::three_sevens_are_not_a_pair caught bug-pair-at-least-two",
-        "tests/hands.rs::more::four_sevens_are_not_three_of_a_kind caught bug-three-at-least-three",
-        "src/plaisante_hand.rs::tests::more::four_hearts_are_not_a_flush caught bug-flush-four-cards",
+    for (bug, catcher) in [
+        (
+            "bug-pair-at-least-two",
+            "tests/hands.rs::three_sevens_are_not_a_pair",
+        ),
+        (
+            "bug-three-at-least-three",
+            "tests/hands.rs::more::four_sevens_are_not_three_of_a_kind",
+        ),
+        (
+            "bug-flush-four-cards",
+            "src/plaisante_hand.rs::tests::more::four_hearts_are_not_a_flush",
+        ),
     ] {
-        assert!(stdout.contains(catcher), "{catcher} in:\n{stdout}");
+        let caught = stdout
+            .split(&format!("\n  caught {bug} ("))
+            .nth(1)
+            .unwrap_or_else(|| panic!("{bug} not caught in:\n{stdout}"));
+        let by = caught.lines().nth(1).unwrap_or_default();
+        assert!(by.starts_with(&format!("    by {catcher}: ")), "{by}");
     }
     assert!(result_line(&stdout, &format!("{GROUP}::valid_on_the_reference")).ends_with("ok"));
     assert!(
@@ -322,7 +366,7 @@ fn tests_that_read_files_while_compiling_find_nothing_of_the_reference() {
     );
     let refused = find_failure(&stdout, &format!("{GROUP}::valid_on_the_reference")).unwrap();
     assert!(refused.contains("tests/peek.rs::peeks: "), "{refused}");
-    assert_eq!(caught(&stdout), ["bug_pair_at_least_two"]);
+    assert_eq!(caught_bugs(&stdout), ["bug_pair_at_least_two"]);
 }
 
 #[test]
@@ -389,7 +433,21 @@ fn a_hidden_group_names_no_bug_in_a_students_view() {
     ]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
-        stdout.contains("test plaisante_hand::hidden_2 "),
+        stdout.contains("test plaisante_hand::hidden_1 "),
+        "{stdout}"
+    );
+    // A bug is counted, never named, nor given a line of its own.
+    let bugs = (support::library("plaisante_hand").bugs)().len();
+    assert!(
+        stdout.contains(&format!("\nhidden tests (plaisante_hand): the tests you wrote catch 0 of {bugs} known mistakes; which ones stays hidden\n")),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("test plaisante_hand::hidden_2 "),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("  caught ") && !stdout.contains("    - "),
         "{stdout}"
     );
     for shown in [

@@ -13,7 +13,7 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use support::{Mutant, check, find_failure, result_line, scratch_file};
+use support::{Mutant, caught_bugs, check, find_failure, scratch_file};
 
 const GROUP: &str = "plaisante_hand::your_tests";
 
@@ -127,16 +127,6 @@ fn foreign_text(own: &str) -> Vec<String> {
         .collect()
 }
 
-/// The bugs whose test passed: those the student's tests caught.
-fn caught(stdout: &str) -> Vec<String> {
-    let library = support::library("plaisante_hand");
-    (library.bugs)()
-        .iter()
-        .map(|bug| bug.name.replace('-', "_"))
-        .filter(|bug| result_line(stdout, &format!("{GROUP}::{bug}")).ends_with("ok"))
-        .collect()
-}
-
 /// The failure of `valid_on_the_reference`: the tests that fail on the reference, each
 /// with what it said; None when every test passes there.
 fn refused(stdout: &str) -> Option<&str> {
@@ -147,7 +137,7 @@ fn refused(stdout: &str) -> Option<&str> {
 /// catch bugs, and that they caught only [`HONEST_CATCH`].
 fn assert_valid_and_caught_only_the_honest_catch(stdout: &str) {
     assert_eq!(refused(stdout), None, "{stdout}");
-    assert_eq!(caught(stdout), HONEST_CATCH, "{stdout}");
+    assert_eq!(caught_bugs(stdout), HONEST_CATCH, "{stdout}");
 }
 
 /// Asserts that the report lists `test` among those that fail on the reference, as saying
@@ -163,7 +153,7 @@ fn assert_refused_and_caught_only_the_honest_catch(stdout: &str, test: &str, sai
     let line = format!("tests::{test}: {said}");
     assert!(refused.contains(&line), "{line:?} in:\n{refused}");
     assert!(!refused.contains("three_sevens"), "{refused}");
-    assert_eq!(caught(stdout), HONEST_CATCH, "{stdout}");
+    assert_eq!(caught_bugs(stdout), HONEST_CATCH, "{stdout}");
 }
 
 #[test]
@@ -317,7 +307,7 @@ fn tests_that_look_at_their_command_line_and_environment_find_the_same_on_every_
     let refused = refused(&stdout).unwrap_or_default();
     assert!(!refused.contains("fails_beside_other_tests"), "{refused}");
     assert!(!refused.contains("three_sevens"), "{refused}");
-    assert_eq!(caught(&stdout), HONEST_CATCH, "{stdout}");
+    assert_eq!(caught_bugs(&stdout), HONEST_CATCH, "{stdout}");
 }
 
 /// A helper of the tests that compare runs: what the implementation under test says of a
@@ -621,12 +611,12 @@ fn a_test_that_hangs_on_one_bug_catches_that_bug_alone_and_the_grading_ends_in_i
     let stdout = graded_within("attack-hang-on-one", &[hangs, FOUR_SEVENS], 20);
     assert_eq!(refused(&stdout), None, "{stdout}");
     assert_eq!(
-        caught(&stdout),
+        caught_bugs(&stdout),
         ["bug_pair_at_least_two", "bug_three_at_least_three"]
     );
     for catch in [
-        "your tests: src/lib.rs::tests::three_sevens_hang_where_they_make_a_pair caught bug-pair-at-least-two (it was still running after 3000 ms and was stopped)",
-        "your tests: src/lib.rs::tests::four_sevens_are_not_three_of_a_kind caught bug-three-at-least-three",
+        "  caught bug-pair-at-least-two (has_pair as count >= 2)\n    by src/lib.rs::tests::three_sevens_hang_where_they_make_a_pair: it was still running after 3000 ms and was stopped\n",
+        "  caught bug-three-at-least-three (has_three_of_a_kind as count >= 3)\n    by src/lib.rs::tests::four_sevens_are_not_three_of_a_kind: ",
     ] {
         assert!(stdout.contains(catch), "{catch} in:\n{stdout}");
     }

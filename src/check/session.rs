@@ -15,11 +15,11 @@ use crate::compile::{self, BuildError};
 use crate::diagnosis::{self, WrongAnswers, diagnose_group};
 use crate::grade;
 use crate::reporter::{Event, Reporters};
-use crate::results::{Results, TestResult};
+use crate::results::{Caught, Results, TestResult};
 use crate::runner::{Launcher, Pool, Runner};
 use crate::sandbox::Sandbox;
 use crate::spec::{HIDDEN_GROUP, Suite, Visibility};
-use crate::student_tests::StudentTestsRun;
+use crate::student_tests::{StudentTestsRun, Told};
 use crate::verdict::{Credit, Failure, Tone, Verdict};
 
 /// Whose report this is: a student's withholds what the spec does not let them see.
@@ -99,6 +99,8 @@ pub(crate) struct Session<'a> {
     pub(crate) turns: RwLock<()>,
     /// Lines for the report beyond pass and fail, such as strategies' win rates.
     pub(crate) notes: Mutex<Vec<String>>,
+    /// The bugs the student's tests caught, by the index of the bug's test.
+    pub(crate) caught: Mutex<BTreeMap<usize, Caught>>,
     pub(crate) results: Mutex<Vec<TestResult>>,
     /// When the submission's time is up: no test starts after it.
     pub(crate) deadline: Option<Instant>,
@@ -132,6 +134,7 @@ impl<'a> Session<'a> {
             registered: first_runner.hello().assignments.clone(),
             view,
             notes: Mutex::new(Vec::new()),
+            caught: Mutex::new(BTreeMap::new()),
             pool: {
                 pool.give_back(first_runner);
                 pool
@@ -172,6 +175,11 @@ impl<'a> Session<'a> {
             .chain(self.policy.notes.iter().cloned())
             .chain(self.policy.told.words())
             .collect(),
+            caught: self
+                .caught
+                .lock()
+                .map(|caught| caught.clone())
+                .unwrap_or_default(),
             runner_starts: self.pool.starts(),
             policy: self.policy.clone(),
         }
@@ -351,16 +359,17 @@ fn diagnose_held(session: &Session, group: usize, held: &mut [(usize, Verdict)])
 
 /// Grades `built` on the `selected` tests of `suite` as course staff sees them, on
 /// `threads` threads at most, reporting nothing: each test's result, none for a test not
-/// selected.
+/// selected. A group of student tests is graded by `student_tests`, where given.
 pub(crate) fn grade_built(
     answered: (&Suite, &Submission, &[grade::Expected]),
     sandbox: Sandbox,
     built: &compile::Built,
     selected: &[usize],
-    threads: usize,
+    (threads, student_tests): (usize, Option<StudentTestsRun>),
 ) -> Result<Vec<TestResult>, BuildError> {
     let mut session = Session::new(answered, handshake(sandbox, built)?, View::STAFF, threads);
     session.holds_every_wrong_answer = true;
+    session.student_tests = student_tests;
     run_tests(&session, selected, &mut Reporters::default());
     Ok(session.test_results())
 }
@@ -410,19 +419,30 @@ pub(crate) fn run_test(session: &Session, index: usize) -> Verdict {
     // A test's time starts with its turn.
     let started = Instant::now();
     let verdict = if test.grading == Grading::StudentTests {
-        let (verdict, note) = match &session.student_tests {
+        let told = match &session.student_tests {
             Some(run) => run.verdict(group, test),
-            None => (
+            None => Told::from((
                 Verdict::Failed(Failure::line("no submission to take tests from")),
                 None,
-            ),
+            )),
         };
-        if let Some(note) = note.filter(|_| !session.view.withholds(group.visibility))
-            && let Ok(mut all) = session.notes.lock()
+        if !session.view.withholds(group.visibility)
+            && let Some(note) = told.note
         {
-            all.push(note);
+            match told.caught_by {
+                Some((by, said)) => {
+                    if let Ok(mut caught) = session.caught.lock() {
+                        caught.insert(index, Caught { by, said, note });
+                    }
+                }
+                None => {
+                    if let Ok(mut all) = session.notes.lock() {
+                        all.push(note);
+                    }
+                }
+            }
         }
-        verdict
+        told.verdict
     } else if !session
         .registered
         .iter()

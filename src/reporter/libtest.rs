@@ -10,6 +10,7 @@ use libtest_mimic::{Arguments, ColorSetting, Completion, Trial};
 use super::{Event, Reporter};
 use crate::results::{self, OUT_OF_TIME};
 use crate::spec::Suite;
+use crate::student_tests::suite;
 use crate::verdict::{Failure, Unwritten, Verdict};
 
 /// libtest's report, as `cargo test` prints it, printed by libtest-mimic: its `run` is given
@@ -76,10 +77,13 @@ impl Board {
     }
 }
 
-/// A test as the libtest report knows it: its id, and the indexes of its group's tests.
+/// A test as the libtest report knows it: its id, the indexes of its group's tests, and
+/// whether it is a bug the student's tests should catch, which the report tells in a block
+/// of its group's (`Results::your_tests`), not as a test of its own.
 struct Listed {
     id: String,
     group: Range<usize>,
+    of_a_bug: bool,
 }
 
 /// Every test of `suite`, in order, as the libtest report knows it.
@@ -88,9 +92,11 @@ fn listed(suite: &Suite) -> Vec<Listed> {
     for group in &suite.groups {
         let start = tests.len();
         let group_range = start..start + group.tests.len();
-        tests.extend(group.tests.iter().map(|test| Listed {
+        let bugs = suite::bug_tests(group);
+        tests.extend(group.tests.iter().enumerate().map(|(at, test)| Listed {
             id: test.id.clone(),
             group: group_range.clone(),
+            of_a_bug: bugs.contains(&at),
         }));
     }
     tests
@@ -103,6 +109,7 @@ fn trials(suite: &Suite, board: &Arc<Board>, color: bool) -> Vec<Trial> {
     tests
         .into_iter()
         .enumerate()
+        .filter(|(_, test)| !test.of_a_bug)
         .map(|(index, test)| {
             let (board, ids) = (Arc::clone(board), Arc::clone(&ids));
             Trial::ignorable_test(test.id, move || {
@@ -227,6 +234,7 @@ impl Reporter for Libtest {
                     return Ok(());
                 };
                 let _ = printing.join();
+                print!("{}", results.your_tests());
                 print!("{}", results.score_table());
                 for note in &results.notes {
                     // A note names the submission's strategies, as it registered them.

@@ -9,6 +9,7 @@ use super::{
     Points, Results, TestResult, credit, earned, failure_text, fence, inert_in_github_log,
     machine_json, plain, visible_controls,
 };
+use crate::student_tests::suite;
 use crate::verdict::Verdict;
 
 /// Lines of a failure an annotation shows.
@@ -24,7 +25,13 @@ impl Results<'_> {
                 data(&first_lines(failure))
             ));
         }
-        for (_, test, result, worth) in self.per_test() {
+        for (group, test, result, worth) in self.per_test() {
+            // A bug the student's tests miss is no error of theirs: the report above the
+            // annotations tells it in their group's block.
+            let place = group.tests.iter().position(|t| std::ptr::eq(t, test));
+            if place.is_some_and(|place| suite::bug_tests(group).contains(&place)) {
+                continue;
+            }
             if let Some(Verdict::Failed(failure)) = &result.verdict {
                 out.push_str(&format!(
                     "::error title={}::{}\n",
@@ -48,26 +55,27 @@ impl Results<'_> {
             self.score(),
             self.max_score()
         );
-        for group in &self.suite.groups {
-            let (got, max) = self.score_of(|g| std::ptr::eq(g, group));
-            let failed: Vec<&TestResult> = self
-                .per_test()
-                .filter(|(g, _, result, _)| {
-                    std::ptr::eq(*g, group) && matches!(result.verdict, Some(Verdict::Failed(_)))
-                })
-                .map(|(_, _, result, _)| result)
-                .collect();
-            let failed = match failed[..] {
-                [only] => {
-                    credit(only).map_or_else(|| "1".to_string(), |credit| cell(&credit.tally))
-                }
-                _ => failed.len().to_string(),
-            };
-            out.push_str(&format!(
-                "| {} | {} | {got} / {max} | {failed} |\n",
-                group.assignment.name(),
-                cell(&group.name)
-            ));
+        for assignment in self.assignments() {
+            for row in self.rows(assignment) {
+                let failed: Vec<&TestResult> = row
+                    .results
+                    .iter()
+                    .filter(|result| matches!(result.verdict, Some(Verdict::Failed(_))))
+                    .copied()
+                    .collect();
+                let failed = match failed[..] {
+                    [only] if !row.withheld => {
+                        credit(only).map_or_else(|| "1".to_string(), |credit| cell(&credit.tally))
+                    }
+                    _ => failed.len().to_string(),
+                };
+                out.push_str(&format!(
+                    "| {assignment} | {} | {} / {} | {failed} |\n",
+                    cell(row.name),
+                    row.earned,
+                    row.max
+                ));
+            }
         }
         if let Some(failure) = &self.build_failure {
             out.push_str(&format!(

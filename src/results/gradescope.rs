@@ -97,9 +97,10 @@ impl Results<'_> {
         }
         let mut summary = format!("{} / {} points{penalty}", self.score(), self.max_score());
         // Notes quote what the submission named (its strategies) and said.
-        if !self.notes.is_empty() {
+        let notes = self.all_notes();
+        if !notes.is_empty() {
             summary.push_str("\n\n");
-            summary.push_str(&code_block(&self.notes.join("\n")));
+            summary.push_str(&code_block(&notes.join("\n")));
         }
         summary
     }

@@ -76,7 +76,7 @@ impl Results<'_> {
                 points,
                 why: why.to_string(),
             }),
-            notes: self.notes.clone(),
+            notes: self.all_notes(),
             tests,
         };
         machine_json(report)

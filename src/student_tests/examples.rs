@@ -1,7 +1,9 @@
-//! The template's example tests, graded as a student's would be: which bugs of their
-//! assignment's library they catch, for `grader spec audit`.
+//! The untouched template, for `grader spec audit`: written as a student gets it, and its
+//! example tests graded as a student's would be, by which bugs of their assignment's
+//! library they catch.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use reference::bugs::Library;
@@ -15,24 +17,31 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 /// How long they may take together on every implementation.
 const BUDGET: Duration = Duration::from_secs(600);
 
-/// For each bug of `library`, the example test of the template that catches it, if one
-/// does; or why they could not be graded.
-pub fn caught_by_examples(
-    library: &Library,
-    sandbox: &Sandbox,
-    build: &Build,
-) -> Result<BTreeMap<String, Option<String>>, String> {
+/// Writes the untouched template of `assignment`, as `grader new --assignment` does, into a
+/// folder of the grader's builds, afresh: its path.
+pub fn template_crate(assignment: &str) -> Result<PathBuf, String> {
     let folder = compile::builds_folder()
         .map_err(|error| format!("no folder of builds: {error}"))?
         .join("template-examples")
-        .join(library.assignment);
+        .join(assignment);
     if folder.exists() {
         std::fs::remove_dir_all(&folder)
             .map_err(|error| format!("cannot clear {}: {error}", folder.display()))?;
     }
-    crate::new::write_crate(&folder, &[library.assignment.to_string()])?;
+    crate::new::write_crate(&folder, &[assignment.to_string()])?;
+    Ok(folder)
+}
+
+/// For each bug of `library`, the example test of the template at `folder` that catches it,
+/// if one does; or why they could not be graded.
+pub fn caught_by_examples(
+    library: &Library,
+    folder: &Path,
+    sandbox: &Sandbox,
+    build: &Build,
+) -> Result<BTreeMap<String, Option<String>>, String> {
     let graded = grade(
-        &folder,
+        folder,
         &Grading {
             library,
             bugs: &(library.bugs)(),

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::{Graded, Grading, Which, grade, suite};
+use super::{Graded, Grading, Told, Which, grade, suite};
 use crate::compile::Build;
 use crate::sandbox::Sandbox;
 use crate::spec::{Group, TestCase};
@@ -44,10 +44,9 @@ impl StudentTestsRun {
         }
     }
 
-    /// The verdict of `test` of `group`, a group of student tests, and a line for the
-    /// report when it passed with something to say.
-    pub fn verdict(&self, group: &Group, test: &TestCase) -> (Verdict, Option<String>) {
-        let failed = |why: String| (Verdict::Failed(Failure::line(why)), None);
+    /// What `test` of `group`, a group of student tests, tells.
+    pub fn verdict(&self, group: &Group, test: &TestCase) -> Told {
+        let failed = |why: String| Told::from((Verdict::Failed(Failure::line(why)), None));
         let Some(setting) = &group.student_tests else {
             return failed("not a group of student tests".into());
         };

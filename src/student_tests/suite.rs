@@ -11,6 +11,7 @@ use grader_api::{Submission, nearest};
 use reference::bugs::{Bug, LIBRARIES, Library};
 
 use super::Which;
+use crate::spec::Group;
 
 /// The library of bugs of `assignment`.
 pub fn library(assignment: &str) -> Option<&'static Library> {
@@ -62,6 +63,15 @@ pub fn kept_bug(kept: &KeptMutant) -> Bug {
             .map(|edit| (Cow::Owned(edit.from.clone()), edit.to.clone()))
             .collect(),
         caught: Vec::new(),
+    }
+}
+
+/// The places in `group` of its tests of one bug each, in the order of its bugs: a group of
+/// student tests' tests but its first and its last; none in another group.
+pub fn bug_tests(group: &Group) -> std::ops::Range<usize> {
+    match group.student_tests {
+        Some(_) => 1..group.tests.len().saturating_sub(1).max(1),
+        None => 0..0,
     }
 }
 

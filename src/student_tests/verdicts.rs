@@ -34,15 +34,44 @@ impl Which<'_> {
     }
 }
 
+/// What a test of the group tells: its verdict, a line for the report when it passed with
+/// something to say, and for a bug caught, the student's test that caught it and the first
+/// line of what it said, which a student's report lists beside the bug.
+#[derive(Debug)]
+pub struct Told {
+    pub verdict: Verdict,
+    pub note: Option<String>,
+    pub caught_by: Option<(String, String)>,
+}
+
+impl From<(Verdict, Option<String>)> for Told {
+    fn from((verdict, note): (Verdict, Option<String>)) -> Told {
+        Told {
+            verdict,
+            note,
+            caught_by: None,
+        }
+    }
+}
+
 impl Graded {
-    /// The verdict of test `which`, and a line for the report when it passed with
-    /// something to say.
-    pub fn verdict(&self, which: Which) -> (Verdict, Option<String>) {
+    /// What test `which` tells.
+    pub fn verdict(&self, which: Which) -> Told {
         if let Some(why) = &self.stopped {
-            return (Verdict::Failed(Failure::line(why.clone())), None);
+            return (Verdict::Failed(Failure::line(why.clone())), None).into();
         }
         let file = self.file.as_deref().unwrap_or("your crate");
-        match which {
+        if let Which::Bug { name, .. } = which
+            && let Some(Some((test, said))) = self.caught.get(name)
+        {
+            let said = said.lines().next().unwrap_or(said);
+            return Told {
+                verdict: Verdict::Passed,
+                note: Some(format!("your tests: {test} caught {name} ({said})")),
+                caught_by: Some((test.clone(), said.to_string())),
+            };
+        }
+        let told = match which {
             Which::ValidOnTheReference => {
                 let mut failure = Failure::line(format!("{WRONG_ON_THE_REFERENCE}:"));
                 for (test, said) in &self.invalid {
@@ -85,27 +114,16 @@ impl Graded {
                     }
                 }
             }
-            Which::Bug { name, description } => match self.caught.get(name) {
-                Some(Some((test, said))) => (
-                    Verdict::Passed,
-                    Some(format!(
-                        "your tests: {test} caught {name} ({})",
-                        said.lines().next().unwrap_or(said)
-                    )),
-                ),
-                _ => {
-                    let failure = match self.valid.is_empty() {
-                        true => Failure::line("no valid test of yours ran, so no bug is caught"),
-                        false => Failure::line("every valid test of yours passes on this bug"),
-                    };
-                    (
-                        Verdict::Failed(
-                            failure.then(Failure::line(format!("the bug: {description}"))),
-                        ),
-                        None,
-                    )
-                }
-            },
+            Which::Bug { description, .. } => {
+                let failure = match self.valid.is_empty() {
+                    true => Failure::line("no valid test of yours ran, so no bug is caught"),
+                    false => Failure::line("every valid test of yours passes on this bug"),
+                };
+                (
+                    Verdict::Failed(failure.then(Failure::line(format!("the bug: {description}")))),
+                    None,
+                )
+            }
             Which::PassOnYourCode => match &self.yours {
                 Ok(failed) if failed.is_empty() => {
                     let not_run = self
@@ -130,6 +148,7 @@ impl Graded {
                 }
                 Err(why) => (Verdict::Failed(Failure::line(why.clone())), None),
             },
-        }
+        };
+        told.into()
     }
 }

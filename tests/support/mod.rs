@@ -117,6 +117,17 @@ pub fn find_result_line<'a>(stdout: &'a str, test: &str) -> Option<&'a str> {
         .find(|line| line.starts_with(&format!("test {test} ")))
 }
 
+/// The bugs a student's report says their tests caught, in its order, each as its test's
+/// id within the group (`bug_pair_at_least_two`).
+pub fn caught_bugs(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .filter_map(|line| line.strip_prefix("  caught "))
+        .filter_map(|rest| rest.split(' ').next())
+        .map(|bug| bug.replace('-', "_"))
+        .collect()
+}
+
 /// The grader's target dir in every test: runners and the library's bugs are built there.
 pub fn runners() -> PathBuf {
     scratch().join("runners")
