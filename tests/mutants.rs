@@ -38,7 +38,8 @@ fn main() {
 /// of the built-in specs, none of a group of the code's tests (its every method is a
 /// `todo!()`, the dealer's discards too, though seed 004 lets a student's stub keep every
 /// card); a group of the students' own tests may earn a share by the template's example
-/// test, as the README says.
+/// test, as the README says. And every template's example tests can be graded against the
+/// reference and the bugs, so the audit says which bugs they catch.
 fn the_template_earns_no_point_of_the_codes_tests() -> Result<(), Failed> {
     let table = audit();
     let mut problems = Vec::new();
@@ -49,15 +50,19 @@ fn the_template_earns_no_point_of_the_codes_tests() -> Result<(), Failed> {
             problems.push(format!("no line of {assignment}'s template in:\n{table}"));
             continue;
         };
-        let mut lines = table[at..].lines();
+        let mut lines = table[at..].lines().peekable();
         let said = lines.next().unwrap_or_default();
         if said.contains("cannot be graded") {
             problems.push(said.to_string());
         }
-        for passed in lines.take_while(|line| line.starts_with("          passes ")) {
+        while let Some(passed) = lines.next_if(|line| line.starts_with("          passes ")) {
             if passed.ends_with("in a group of the code's tests: does it measure anything?") {
                 problems.push(format!("{assignment}: {passed}"));
             }
+        }
+        // Its example tests are graded against the reference and the bugs, said just after.
+        if let Some(why) = lines.next_if(|line| line.contains("example tests cannot be graded")) {
+            problems.push(format!("{assignment}: {why}"));
         }
     }
     match problems.is_empty() {
