@@ -87,7 +87,7 @@ impl Oracle {
 
 /// `source` with each path `crate::{used}` made `crate::{root}::{used}`. A module the
 /// assignment uses is inlined in its own (`mutant::module_source`), where a crate of its own
-/// finds it at the root as the reference does (`crate::poker::Hand`); in the oracle that
+/// finds it at the root as the reference does (`crate::used::Item`); in the oracle that
 /// root is the implementation's module, and each implementation has its own copy, since a
 /// bug may edit it.
 fn rerooted(source: &str, used: &str, root: &str) -> String {
@@ -97,7 +97,7 @@ fn rerooted(source: &str, used: &str, root: &str) -> String {
     while let Some(at) = rest.find(&path) {
         let after = &rest[at + path.len()..];
         out.push_str(&rest[..at]);
-        // `crate::poker_rules` is another module's path, not this one's.
+        // `crate::used_more` is another module's path, not this one's.
         match after.chars().next() {
             Some(c) if c.is_alphanumeric() || c == '_' => out.push_str(&path),
             _ => out.push_str(&format!("crate::{root}::{used}")),
@@ -146,11 +146,11 @@ mod tests {
     fn a_used_modules_paths_are_found_under_the_implementations_module() {
         assert_eq!(
             rerooted(
-                "use crate::poker::Hand;\nfn f() -> crate::poker::Hand {}\nuse crate::poker_rules::X;\nuse crate::poker;",
-                "poker",
+                "use crate::shared::Hand;\nfn f() -> crate::shared::Hand {}\nuse crate::shared_rules::X;\nuse crate::shared;",
+                "shared",
                 "implementation_3"
             ),
-            "use crate::implementation_3::poker::Hand;\nfn f() -> crate::implementation_3::poker::Hand {}\nuse crate::poker_rules::X;\nuse crate::implementation_3::poker;"
+            "use crate::implementation_3::shared::Hand;\nfn f() -> crate::implementation_3::shared::Hand {}\nuse crate::shared_rules::X;\nuse crate::implementation_3::shared;"
         );
     }
 }
