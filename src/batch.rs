@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::check::{self, CheckArgs};
 use crate::exit;
+use crate::student_text::StudentText;
 
 mod class_report;
 mod export;
@@ -365,7 +366,7 @@ fn batch(args: &BatchArgs) -> Result<(), String> {
                     if let Some(bar) = &progress {
                         bar.set_message(format!(
                             "grading {}",
-                            crate::results::name_on_a_line(&submission.name)
+                            StudentText::from(submission.name.as_str()).on_a_line()
                         ));
                     }
                     let line = grade(
@@ -501,7 +502,7 @@ fn grade(
     match (status, results) {
         (_, Some(results)) => format!(
             "{}: {} / {} ({}{}, {seconds:.1}s)",
-            crate::results::name_on_a_line(&submission.name),
+            StudentText::from(submission.name.as_str()).on_a_line(),
             results["score"],
             results["max_score"],
             results["outcome"].as_str().unwrap_or(""),
@@ -511,13 +512,13 @@ fn grade(
         ),
         (Ok(status), None) => format!(
             "{}: not graded: grader check ended with {} and wrote no results",
-            crate::results::name_on_a_line(&submission.name),
+            StudentText::from(submission.name.as_str()).on_a_line(),
             status.map_or_else(|| "a kill".to_string(), |s| s.to_string())
         ),
         (Err(error), None) => format!(
             "{}: not graded: {}",
-            crate::results::name_on_a_line(&submission.name),
-            crate::results::name_on_a_line(&error.to_string())
+            StudentText::from(submission.name.as_str()).on_a_line(),
+            StudentText::from(error.to_string()).on_a_line()
         ),
     }
 }

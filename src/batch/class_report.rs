@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 
 use super::misconceptions::{misconceptions, shared_answers};
+use crate::student_text::html_escaped;
 use crate::verdict::Trouble;
 
 /// What the page may load and run: its own inline style and data images, no script, no
@@ -104,9 +105,9 @@ pub fn html(class: &[Graded]) -> String {
             let _ = writeln!(
                 page,
                 "<tr><td><code>{}</code></td><td>{}</td><td>{}</td></tr>",
-                escape(name),
+                html_escaped(name),
                 troubles.join(", "),
-                escape(&score)
+                html_escaped(&score)
             );
         }
         page.push_str("</table>\n");
@@ -129,10 +130,11 @@ pub fn html(class: &[Graded]) -> String {
             let _ = writeln!(
                 page,
                 "<tr><td><code>{}</code></td><td>{} of {}</td><td><a href=\"#failure-{index}\">{}</a></td></tr>",
-                escape(row.id),
+                html_escaped(row.id),
                 row.passed,
                 row.ran,
-                row.typical.map_or(String::new(), |(name, _)| escape(name))
+                row.typical
+                    .map_or(String::new(), |(name, _)| html_escaped(name))
             );
         }
         let _ = writeln!(
@@ -146,9 +148,9 @@ pub fn html(class: &[Graded]) -> String {
                 let _ = writeln!(
                     page,
                     "<h3 id=\"failure-{index}\"><code>{}</code>, as <code>{}</code> failed it</h3>\n<pre>{}</pre>",
-                    escape(row.id),
-                    escape(name),
-                    escape(output)
+                    html_escaped(row.id),
+                    html_escaped(name),
+                    html_escaped(output)
                 );
             }
         }
@@ -162,7 +164,7 @@ pub fn html(class: &[Graded]) -> String {
             let _ = writeln!(
                 page,
                 "<tr><td><code>{}</code></td><td>{} of {}</td></tr>",
-                escape(row.id),
+                html_escaped(row.id),
                 row.passed,
                 row.ran
             );
@@ -240,11 +242,11 @@ fn known_mistakes(class: &[Graded]) -> String {
                 "<tr><td>{} of {}</td><td><code>{}::{}</code></td><td><code>{}</code></td><td><code>{}</code></td><td>{}</td></tr>",
                 row.submissions.len(),
                 class.len(),
-                escape(row.assignment),
-                escape(row.group),
-                escape(row.check),
-                escape(&row.names()),
-                escape(&row.descriptions())
+                html_escaped(row.assignment),
+                html_escaped(row.group),
+                html_escaped(row.check),
+                html_escaped(&row.names()),
+                html_escaped(&row.descriptions())
             );
         }
         section.push_str("</table>\n");
@@ -256,15 +258,15 @@ fn known_mistakes(class: &[Graded]) -> String {
             let code = |texts: &[&str]| -> String {
                 let coded: Vec<String> = texts
                     .iter()
-                    .map(|text| format!("<code>{}</code>", escape(text)))
+                    .map(|text| format!("<code>{}</code>", html_escaped(text)))
                     .collect();
                 coded.join(", ")
             };
             let _ = writeln!(
                 section,
                 "<tr><td><code>{}::{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                escape(row.assignment),
-                escape(row.check),
+                html_escaped(row.assignment),
+                html_escaped(row.check),
                 grader_api::protocol::group_digits(row.wrong),
                 code(&row.tests),
                 code(&row.submissions)
@@ -322,7 +324,7 @@ fn pass_rates(rows: &[TestRow]) -> String {
             "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text><rect x=\"{}\" y=\"{y}\" width=\"{bar}\" height=\"{}\" fill=\"#eee\"/><rect x=\"{}\" y=\"{y}\" width=\"{}\" height=\"{}\" fill=\"#3a9d5d\"/><text x=\"{}\" y=\"{}\">{:.0}%</text>",
             label - 6,
             y + 13,
-            escape(row.id),
+            html_escaped(row.id),
             label,
             line - 4,
             label,
@@ -335,13 +337,6 @@ fn pass_rates(rows: &[TestRow]) -> String {
     }
     svg.push_str("</svg>\n");
     svg
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 #[cfg(test)]

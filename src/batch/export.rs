@@ -8,8 +8,8 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::gradebook::untrusted_cell;
 use super::{MANIFEST, Manifest, results_named};
+use crate::student_text::StudentText;
 
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("lms").required(true).args(["canvas", "moodle"])))]
@@ -119,7 +119,7 @@ impl Roster {
             let header: Vec<String> = self
                 .header
                 .iter()
-                .map(|column| crate::results::name_on_a_line(column))
+                .map(|column| StudentText::from(column.as_str()).on_a_line())
                 .collect();
             format!(
                 "the roster {} has no column `{name}` (it has {}): {hint}",
@@ -513,9 +513,13 @@ pub fn export(args: &ExportArgs) -> Result<String, String> {
     let mut records: Vec<Vec<String>> = Vec::new();
     let mut header: Vec<String> = identity
         .iter()
-        .map(|(name, _)| untrusted_cell(name).into_owned())
+        .map(|(name, _)| StudentText::from(*name).in_csv_cell().into_owned())
         .collect();
-    header.push(untrusted_cell(&args.column).into_owned());
+    header.push(
+        StudentText::from(args.column.as_str())
+            .in_csv_cell()
+            .into_owned(),
+    );
     records.push(header);
     if canvas {
         // Canvas reads the assignment's points from this row when it creates the column.
@@ -529,7 +533,9 @@ pub fn export(args: &ExportArgs) -> Result<String, String> {
             .iter()
             .map(|(_, column)| {
                 column.map_or(String::new(), |index| {
-                    untrusted_cell(student.cell(index)).into_owned()
+                    StudentText::from(student.cell(index))
+                        .in_csv_cell()
+                        .into_owned()
                 })
             })
             .collect();

@@ -10,7 +10,7 @@
 use std::path::Path;
 
 use super::export::{BY, read_roster, students, submissions_of};
-use crate::results::name_on_a_line;
+use crate::student_text::StudentText;
 
 /// The roster's column of submission times when `--submitted-column` names none.
 pub const SUBMITTED: &str = "Submitted";
@@ -71,14 +71,14 @@ fn shown(cell: &str) -> String {
     if cell.chars().nth(AT_MOST).is_some() {
         shown.push('…');
     }
-    name_on_a_line(&shown)
+    StudentText::from(shown).on_a_line()
 }
 
 /// The warning a batch gives once for the submission `name`, graded with no penalty.
 pub fn untimed(name: &str, why: &str) -> String {
     format!(
         "warning: {}: no submission time, so no late penalty: {why}",
-        name_on_a_line(name)
+        StudentText::from(name).on_a_line()
     )
 }
 

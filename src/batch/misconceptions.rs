@@ -7,9 +7,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::gradebook::untrusted_cell;
 use super::{DIAGNOSIS, write_atomically};
 use crate::batch::class_report::Graded;
+use crate::student_text::StudentText;
 
 /// A known mistake (or two made together, or alternatives alike on the group's inputs)
 /// and the submissions whose wrong answers to one check of one group it explains.
@@ -167,13 +167,15 @@ pub fn write_csv(out: &Path, class: &[Graded]) -> Result<PathBuf, String> {
     for found in misconceptions(class) {
         let who = found.submissions.join("; ");
         csv.write_record([
-            untrusted_cell(found.assignment).as_ref(),
-            untrusted_cell(found.group).as_ref(),
-            untrusted_cell(found.check).as_ref(),
-            untrusted_cell(&found.names()).as_ref(),
-            untrusted_cell(&found.descriptions()).as_ref(),
+            StudentText::from(found.assignment).in_csv_cell().as_ref(),
+            StudentText::from(found.group).in_csv_cell().as_ref(),
+            StudentText::from(found.check).in_csv_cell().as_ref(),
+            StudentText::from(found.names()).in_csv_cell().as_ref(),
+            StudentText::from(found.descriptions())
+                .in_csv_cell()
+                .as_ref(),
             &found.submissions.len().to_string(),
-            untrusted_cell(&who).as_ref(),
+            StudentText::from(who.as_str()).in_csv_cell().as_ref(),
         ])
         .map_err(cannot)?;
     }

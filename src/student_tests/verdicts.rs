@@ -2,6 +2,7 @@
 //! student's own code.
 
 use super::Graded;
+use crate::student_text::StudentText;
 use crate::verdict::{Failure, Verdict};
 
 /// The message of a test that fails on the reference.
@@ -40,15 +41,16 @@ impl Which<'_> {
 #[derive(Debug)]
 pub struct Told {
     pub verdict: Verdict,
-    pub note: Option<String>,
-    pub caught_by: Option<(String, String)>,
+    /// Names the student's tests, and quotes them.
+    pub note: Option<StudentText>,
+    pub caught_by: Option<(StudentText, StudentText)>,
 }
 
 impl From<(Verdict, Option<String>)> for Told {
     fn from((verdict, note): (Verdict, Option<String>)) -> Told {
         Told {
             verdict,
-            note,
+            note: note.map(StudentText::from),
             caught_by: None,
         }
     }
@@ -67,8 +69,8 @@ impl Graded {
             let said = said.lines().next().unwrap_or(said);
             return Told {
                 verdict: Verdict::Passed,
-                note: Some(format!("your tests: {test} caught {name} ({said})")),
-                caught_by: Some((test.clone(), said.to_string())),
+                note: Some(format!("your tests: {test} caught {name} ({said})").into()),
+                caught_by: Some((test.as_str().into(), said.into())),
             };
         }
         let told = match which {
