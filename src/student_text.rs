@@ -7,13 +7,14 @@
 
 use std::borrow::Cow;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Text a submission controls, wholly or in part: text of the grader's that quotes it (a
 /// failure's fields, a compiler's messages on its code) is student text too.
 ///
-/// Results files carry it as a JSON string, JSON's escaping being its rendering there.
-#[derive(Clone, Default, PartialEq, Eq, Serialize)]
+/// Results files carry it as a JSON string, JSON's escaping being its rendering there; what
+/// the grader reads back from them (a batch's manifest) is student text again.
+#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct StudentText(String);
 
@@ -121,10 +122,13 @@ impl StudentText {
             .collect()
     }
 
-    /// `texts`, one a line.
-    pub fn one_per_line(texts: &[StudentText]) -> StudentText {
-        let lines: Vec<&str> = texts.iter().map(|text| text.0.as_str()).collect();
-        StudentText(lines.join("\n"))
+    /// `texts`, `separator` between each two.
+    pub fn joined<'t>(
+        texts: impl IntoIterator<Item = &'t StudentText>,
+        separator: &str,
+    ) -> StudentText {
+        let texts: Vec<&str> = texts.into_iter().map(|text| text.0.as_str()).collect();
+        StudentText(texts.join(separator))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -150,6 +154,12 @@ impl StudentText {
     /// The text itself, to compare with another or parse, never to write: only what a
     /// comparison or a parser decides leaves with it.
     pub fn raw_for_comparison(&self) -> &str {
+        &self.0
+    }
+
+    /// The text as the file system has it, for a name that came from there (a submission's
+    /// folder or zip): to find that submission's own files by, never to write.
+    pub fn raw_for_path(&self) -> &str {
         &self.0
     }
 }

@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use super::misconceptions::{misconceptions, shared_answers};
-use crate::student_text::html_escaped;
+use crate::student_text::{StudentText, html_escaped};
 use crate::verdict::Trouble;
 
 /// What the page may load and run: its own inline style and data images, no script, no
@@ -20,7 +20,7 @@ const BINS: usize = 10;
 
 /// One submission's results: its name and our JSON.
 pub struct Graded<'a> {
-    pub name: &'a str,
+    pub name: &'a StudentText,
     pub results: &'a serde_json::Value,
 }
 
@@ -30,7 +30,7 @@ struct TestRow<'a> {
     passed: usize,
     ran: usize,
     /// The first failing submission and what its failure said.
-    typical: Option<(&'a str, &'a str)>,
+    typical: Option<(&'a StudentText, &'a str)>,
 }
 
 /// Why a submission's tests say nothing of the tests themselves, if they do not: each
@@ -65,7 +65,7 @@ pub fn html(class: &[Graded]) -> String {
             if max > 0.0 { score / max } else { 0.0 }
         })
         .collect();
-    let set_apart: Vec<(&str, Vec<&str>)> = class
+    let set_apart: Vec<(&StudentText, Vec<&str>)> = class
         .iter()
         .map(|g| (g.name, troubles(g.results)))
         .filter(|(_, troubles)| !troubles.is_empty())
@@ -105,7 +105,7 @@ pub fn html(class: &[Graded]) -> String {
             let _ = writeln!(
                 page,
                 "<tr><td><code>{}</code></td><td>{}</td><td>{}</td></tr>",
-                html_escaped(name),
+                name.in_html(),
                 troubles.join(", "),
                 html_escaped(&score)
             );
@@ -134,7 +134,7 @@ pub fn html(class: &[Graded]) -> String {
                 row.passed,
                 row.ran,
                 row.typical
-                    .map_or(String::new(), |(name, _)| html_escaped(name))
+                    .map_or(String::new(), |(name, _)| name.in_html())
             );
         }
         let _ = writeln!(
@@ -149,7 +149,7 @@ pub fn html(class: &[Graded]) -> String {
                     page,
                     "<h3 id=\"failure-{index}\"><code>{}</code>, as <code>{}</code> failed it</h3>\n<pre>{}</pre>",
                     html_escaped(row.id),
-                    html_escaped(name),
+                    name.in_html(),
                     html_escaped(output)
                 );
             }
@@ -255,10 +255,10 @@ fn known_mistakes(class: &[Graded]) -> String {
     if !shared.is_empty() {
         section.push_str("<h3 id=\"shared-answers\">Wrong answers shared that no known mistake explains</h3>\n<p>Submissions whose wrong answers to a check are the same on every input of every test, by what they answered, not by how their code reads (tests of a group in which a known mistake was found are left out). Listed for staff to look at; alike answers are no verdict.</p>\n<table><tr><th>check</th><th>inputs wrong alike</th><th>tests</th><th>submissions</th></tr>\n");
         for row in &shared {
-            let code = |texts: &[&str]| -> String {
+            let code = |texts: Vec<String>| -> String {
                 let coded: Vec<String> = texts
                     .iter()
-                    .map(|text| format!("<code>{}</code>", html_escaped(text)))
+                    .map(|text| format!("<code>{text}</code>"))
                     .collect();
                 coded.join(", ")
             };
@@ -268,8 +268,8 @@ fn known_mistakes(class: &[Graded]) -> String {
                 html_escaped(row.assignment),
                 html_escaped(row.check),
                 grader_api::protocol::group_digits(row.wrong),
-                code(&row.tests),
-                code(&row.submissions)
+                code(row.tests.iter().map(|test| html_escaped(test)).collect()),
+                code(row.submissions.iter().map(|name| name.in_html()).collect())
             );
         }
         section.push_str("</table>\n");
@@ -353,11 +353,11 @@ mod tests {
             {"name": "t::hard", "status": "failed", "output": "again"}]});
         let page = html(&[
             Graded {
-                name: "alice",
+                name: &"alice".into(),
                 results: &a,
             },
             Graded {
-                name: "bob",
+                name: &"bob".into(),
                 results: &b,
             },
         ]);
@@ -381,7 +381,7 @@ mod own_tests {
             {"name": "t::your_tests::bug_x", "grades": "tests", "status": "failed"},
             {"name": "t::your_tests::bug_y", "grades": "tests", "status": "passed"}]});
         let page = html(&[Graded {
-            name: "alice",
+            name: &"alice".into(),
             results: &a,
         }]);
         let own = page.find("id=\"own-tests\"").expect("a section of its own");
@@ -426,19 +426,19 @@ mod set_apart {
             troubled("t::hard", "crashed")]});
         let page = html(&[
             Graded {
-                name: "alice",
+                name: &"alice".into(),
                 results: &ran,
             },
             Graded {
-                name: "bob",
+                name: &"bob".into(),
                 results: &unbuilt,
             },
             Graded {
-                name: "carol",
+                name: &"carol".into(),
                 results: &flood,
             },
             Graded {
-                name: "dave",
+                name: &"dave".into(),
                 results: &looped,
             },
         ]);

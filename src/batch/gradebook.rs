@@ -62,8 +62,7 @@ pub(super) fn gradebook(out: &Path, class: &Graded) -> Result<PathBuf, String> {
     }));
     csv.write_record(&header).map_err(cannot)?;
     for (name, results, groups) in rows {
-        let mut record: Vec<String> =
-            vec![StudentText::from(name.as_str()).in_csv_cell().into_owned()];
+        let mut record: Vec<String> = vec![name.in_csv_cell().into_owned()];
         match results {
             None => record.extend(["", "", "not_graded", "", ""].map(String::from)),
             Some(results) => record.extend([
@@ -162,9 +161,9 @@ mod tests {
         late["score"] = 4.0.into();
         late["penalty"] = serde_json::json!({"points": 1.0, "why": "late by 2 days, 10% a day"});
         let class = vec![
-            ("late".to_string(), Some(late)),
-            ("on-time".to_string(), Some(on_time)),
-            ("gone".to_string(), None),
+            ("late".into(), Some(late)),
+            ("on-time".into(), Some(on_time)),
+            ("gone".into(), None),
         ];
         let written = gradebook(out.path(), &class).unwrap();
         assert_eq!(
@@ -178,8 +177,8 @@ mod tests {
         let out = crate::temp::folder("test-gradebook").unwrap();
         let results = failed(1.5, 105.0);
         let class = vec![
-            ("=1+1, \"x\"".to_string(), Some(results)),
-            ("\tbob".to_string(), None),
+            ("=1+1, \"x\"".into(), Some(results)),
+            ("\tbob".into(), None),
         ];
         let written = gradebook(out.path(), &class).unwrap();
         let text = std::fs::read_to_string(written).unwrap();

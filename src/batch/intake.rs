@@ -107,7 +107,7 @@ pub fn submissions(path: &Path, out: &Path) -> Result<Vec<Submission>, String> {
         let folder = folder_of(&found, &unpacked)?;
         submissions.push(Submission {
             path: crate_in(&folder),
-            name: found.name,
+            name: found.name.into(),
         });
     }
     submissions.sort_by(|a, b| a.name.cmp(&b.name));
@@ -448,7 +448,7 @@ mod tests {
         }
         let out = dir.join("out");
         let kept = submissions(&class, &out).unwrap();
-        let names: Vec<&str> = kept.iter().map(|s| s.name.as_str()).collect();
+        let names: Vec<&str> = kept.iter().map(|s| s.name.raw_for_comparison()).collect();
         assert_eq!(names, ["bob", "carol"]);
         assert!(
             !out.join(UNPACKED).join("x").exists(),

@@ -105,7 +105,7 @@ impl Results<'_> {
         let notes = self.all_notes();
         if !notes.is_empty() {
             summary.push_str("\n\n");
-            summary.push_str(&code_block(&StudentText::one_per_line(&notes)));
+            summary.push_str(&code_block(&StudentText::joined(&notes, "\n")));
         }
         summary
     }
