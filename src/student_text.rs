@@ -1,9 +1,13 @@
 //! Text a submission controls: what it prints and panics with, its package's name, its
 //! tests' names and messages, its files' and folders' names, a roster's cells. It enters
-//! the grader as a [`StudentText`], which has no `Display` and lends no `str`: an output
-//! takes it only through the method for its place, which renders it so that it can say
-//! what it says there and nothing else (no escape sequence on a terminal, no workflow
-//! command in a GitHub log, no formula in a spreadsheet, no markup in a report).
+//! the grader as a [`StudentText`], which has no `Display` and lends its text only to be
+//! compared or to find a file by (`tests/house.rs` lists where): an output takes it
+//! through the method for its place, which renders it so that it says what it says there
+//! and nothing else (no escape sequence on a terminal, no workflow command in a GitHub
+//! log, no formula in a spreadsheet, no markup in a report).
+//!
+//! The renderings that text of the grader's own may need too (an instructor's names, whole
+//! results files read back as JSON) are functions of this module beside the methods.
 
 use std::borrow::Cow;
 
@@ -143,12 +147,6 @@ impl StudentText {
     /// Each of its lines (as `str::lines` cuts them), as student text.
     pub fn lines(&self) -> impl Iterator<Item = StudentText> + '_ {
         self.0.lines().map(StudentText::from)
-    }
-
-    /// This text, then `more`.
-    pub fn then(mut self, more: &str) -> StudentText {
-        self.0.push_str(more);
-        self
     }
 
     /// The text itself, to compare with another or parse, never to write: only what a
