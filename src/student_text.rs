@@ -34,6 +34,25 @@ impl From<&str> for StudentText {
     }
 }
 
+/// Student text with the grader's words after it is student text still.
+impl std::ops::Add<&str> for StudentText {
+    type Output = StudentText;
+
+    fn add(mut self, words: &str) -> StudentText {
+        self.0.push_str(words);
+        self
+    }
+}
+
+impl std::ops::Add<&StudentText> for StudentText {
+    type Output = StudentText;
+
+    fn add(mut self, more: &StudentText) -> StudentText {
+        self.0.push_str(&more.0);
+        self
+    }
+}
+
 /// As a terminal would show it, so that a test's assertion or a panic cannot send it raw.
 impl std::fmt::Debug for StudentText {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
