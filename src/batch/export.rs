@@ -622,6 +622,41 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_refusal_names_roster_cells_and_folders_on_its_line_with_no_control_or_command() {
+        let hostile = "al\u{1b}]0;pwned\u{7}ice\n::error::forged\r##[group]x";
+        let roster = Roster {
+            path: PathBuf::from("roster.csv"),
+            header: vec!["submission".into()],
+            rows: [2, 3]
+                .map(|line| Row {
+                    line,
+                    cells: vec![hostile.into()],
+                })
+                .into(),
+        };
+        let folders = [hostile.into(), format!("submission_{hostile}").into()];
+        let folders: Vec<&StudentText> = folders.iter().collect();
+        let refused = submissions_of(
+            &roster,
+            &students(&roster, 0),
+            (0, "submission"),
+            &folders,
+            false,
+        )
+        .unwrap_err();
+        assert!(refused.contains("are the same student"), "{refused}");
+        assert!(
+            refused.contains("matches more than one submission"),
+            "{refused}"
+        );
+        assert!(
+            !refused.contains(['\u{1b}', '\u{7}', '\n', '\r']) && !refused.contains("##["),
+            "{refused:?}"
+        );
+        assert!(refused.contains("al␛]0;pwned␇ice␊::error::forged␍#\\#[group]x"));
+    }
+
+    #[test]
     fn canvas_download_names_carry_the_user_id() {
         assert_eq!(
             canvas_user_id("smithjohn_12345_678901_crate"),
