@@ -2,7 +2,7 @@
 //! child (the same sandbox, the same results), a few at a time, sharing one dependency
 //! dir; each result written as soon as it is done, so a killed batch resumes where it was.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -228,6 +228,11 @@ pub struct Manifest {
     /// The submissions of this shard.
     pub submissions: Vec<StudentText>,
     pub graded_with: GradedWith,
+    /// Each submission of the class with the time the roster gives it (none where its cell
+    /// could not be read); none without `--roster`. Every shard reads the whole class's, so
+    /// that `merge` can refuse shards whose late penalties came from different times.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub submission_times: Option<BTreeMap<StudentText, Option<String>>>,
 }
 
 fn batch(args: &BatchArgs) -> Result<(), String> {
@@ -287,6 +292,12 @@ fn batch(args: &BatchArgs) -> Result<(), String> {
         class,
         submissions: submissions.iter().map(|s| s.name.clone()).collect(),
         graded_with: graded_with.clone(),
+        submission_times: args.roster.as_ref().map(|_| {
+            times
+                .iter()
+                .map(|(name, time)| (name.clone(), time.as_ref().ok().cloned()))
+                .collect()
+        }),
     };
     write_atomically(
         out,

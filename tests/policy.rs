@@ -296,6 +296,70 @@ fn a_batch_takes_the_late_penalty_from_each_students_time_on_the_roster() {
 }
 
 #[test]
+fn merge_refuses_shards_whose_late_penalties_came_from_different_rosters() {
+    let spec = spec_with(
+        "shards",
+        "policy: { late: { after: 2026-12-01, penalty_per_day: 10%, floor: 50% } }",
+    );
+    // Folders that are no crate: graded at once, and the roster is read all the same.
+    let class = scratch().join("policy-shards-class");
+    let _ = std::fs::remove_dir_all(&class);
+    for student in ["ada", "bea", "cy", "dan"] {
+        std::fs::create_dir_all(class.join(student)).unwrap();
+        std::fs::write(class.join(student).join("notes.txt"), "no crate").unwrap();
+    }
+    let times = "submission,Submitted\nada,2026-12-01T10:00:00Z\nbea,2026-12-02T10:00:00Z\ncy,2026-12-01T10:00:00Z\ndan,2026-12-01T10:00:00Z\n";
+    let roster = scratch_file("policy-shards-roster.csv", times);
+    // The same roster, but bea's time as the registrar corrected it later.
+    let corrected = scratch_file(
+        "policy-shards-roster-corrected.csv",
+        times.replace("2026-12-02T10", "2026-12-01T11"),
+    );
+    let shard = |k: usize, roster: Option<&Path>| {
+        let out = scratch().join(format!("policy-shards-{k}-{}", roster.is_some()));
+        let _ = std::fs::remove_dir_all(&out);
+        let cut = format!("{k}/2");
+        let mut extra = vec!["--shard", cut.as_str()];
+        if let Some(roster) = roster {
+            extra.extend(["--roster", roster.to_str().unwrap()]);
+        }
+        succeeds(&mut batch_checking(
+            &class,
+            &out,
+            &extra,
+            &["--spec", spec.to_str().unwrap()],
+        ));
+        out
+    };
+    let merge = |shards: [&Path; 2]| {
+        let out = scratch().join("policy-shards-merged");
+        let _ = std::fs::remove_dir_all(&out);
+        let mut args = vec!["batch", "merge"];
+        args.extend(shards.iter().map(|shard| shard.to_str().unwrap()));
+        args.extend(["--out", out.to_str().unwrap()]);
+        grader(&args)
+    };
+    let first = shard(1, Some(&roster));
+    let merged = merge([&first, &shard(2, Some(&roster))]);
+    assert!(merged.status.success(), "{merged:?}");
+
+    let refused = merge([&first, &shard(2, Some(&corrected))]);
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("took submission times from different rosters (bea: 2026-12-02T10:00:00Z and 2026-12-01T11:00:00Z)"),
+        "{said}"
+    );
+    let refused = merge([&first, &shard(2, None)]);
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("one was graded with a roster and the other without"),
+        "{said}"
+    );
+}
+
+#[test]
 fn a_batch_refuses_a_roster_its_specs_cannot_use() {
     let class = scratch().join("policy-batch-unused");
     std::fs::create_dir_all(class.join("alice")).unwrap();

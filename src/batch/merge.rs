@@ -1,6 +1,7 @@
 //! `grader batch merge`: the results of a batch's shards joined into one folder, once the
 //! shards are known to be the whole class, each submission in one, graded the same way.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::shard::shard_of;
@@ -49,6 +50,34 @@ fn listed<'n>(names: impl IntoIterator<Item = &'n StudentText>) -> String {
     line.on_a_line()
 }
 
+/// The first student two shards' rosters time differently, in words: a merged gradebook
+/// would hold late penalties from both.
+fn first_difference(
+    first: &Option<BTreeMap<StudentText, Option<String>>>,
+    other: &Option<BTreeMap<StudentText, Option<String>>>,
+) -> String {
+    let (Some(first), Some(other)) = (first, other) else {
+        return "one was graded with a roster and the other without".to_string();
+    };
+    // A time is a roster's cell that read as one.
+    let shown = |time: Option<&Option<String>>| match time {
+        Some(Some(time)) => StudentText::from(time.as_str()).on_a_line(),
+        _ => "no time".to_string(),
+    };
+    first
+        .keys()
+        .chain(other.keys())
+        .find(|name| first.get(*name) != other.get(*name))
+        .map_or_else(String::new, |name| {
+            format!(
+                "{}: {} and {}",
+                name.on_a_line(),
+                shown(first.get(name)),
+                shown(other.get(name))
+            )
+        })
+}
+
 /// `K/N` as a shard is named.
 fn shard_name((k, n): (usize, usize)) -> String {
     format!("{k}/{n}")
@@ -79,6 +108,14 @@ pub fn merged(args: &MergeArgs) -> Result<String, String> {
                 "{} and {} are shards of different classes: merge the shards of one batch",
                 args.shards[0].display(),
                 shard.display()
+            ));
+        }
+        if manifest.submission_times != first.submission_times {
+            return Err(format!(
+                "{} and {} took submission times from different rosters ({}): grade every shard with one --roster (--resume grades again only the students whose time changed)",
+                args.shards[0].display(),
+                shard.display(),
+                first_difference(&first.submission_times, &manifest.submission_times)
             ));
         }
     }
@@ -172,6 +209,7 @@ pub fn merged(args: &MergeArgs) -> Result<String, String> {
         class: first.class.clone(),
         submissions: first.class.clone(),
         graded_with: first.graded_with.clone(),
+        submission_times: first.submission_times.clone(),
     };
     write_atomically(
         &args.out,

@@ -85,6 +85,29 @@ impl Oracle {
     }
 }
 
+/// `source` with each path `crate::{used}` made `crate::{root}::{used}`. A module the
+/// assignment uses is inlined in its own (`mutant::module_source`), where a crate of its own
+/// finds it at the root as the reference does (`crate::poker::Hand`); in the oracle that
+/// root is the implementation's module, and each implementation has its own copy, since a
+/// bug may edit it.
+fn rerooted(source: &str, used: &str, root: &str) -> String {
+    let path = format!("crate::{used}");
+    let mut out = String::with_capacity(source.len());
+    let mut rest = source;
+    while let Some(at) = rest.find(&path) {
+        let after = &rest[at + path.len()..];
+        out.push_str(&rest[..at]);
+        // `crate::poker_rules` is another module's path, not this one's.
+        match after.chars().next() {
+            Some(c) if c.is_alphanumeric() || c == '_' => out.push_str(&path),
+            _ => out.push_str(&format!("crate::{root}::{used}")),
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The whole seconds of CPU a run of `timeout` may use, at least one.
 fn cpu_seconds(timeout: Duration) -> u32 {
     u32::try_from(timeout.as_secs() + 1).unwrap_or(u32::MAX)
@@ -102,6 +125,9 @@ fn crate_text(library: &Library, bugs: &[Bug]) -> Result<String, String> {
     );
     let mut registers = String::new();
     for (n, source) in modules.iter().enumerate() {
+        let source = library.uses.iter().fold(source.clone(), |source, used| {
+            rerooted(&source, used, &format!("implementation_{n}"))
+        });
         text.push_str(&format!("mod implementation_{n} {{\n{source}\n}}\n"));
         registers.push_str(&format!("implementation_{n}::register, "));
     }
@@ -110,4 +136,21 @@ fn crate_text(library: &Library, bugs: &[Bug]) -> Result<String, String> {
         library.assignment
     ));
     Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rerooted;
+
+    #[test]
+    fn a_used_modules_paths_are_found_under_the_implementations_module() {
+        assert_eq!(
+            rerooted(
+                "use crate::poker::Hand;\nfn f() -> crate::poker::Hand {}\nuse crate::poker_rules::X;\nuse crate::poker;",
+                "poker",
+                "implementation_3"
+            ),
+            "use crate::implementation_3::poker::Hand;\nfn f() -> crate::implementation_3::poker::Hand {}\nuse crate::poker_rules::X;\nuse crate::implementation_3::poker;"
+        );
+    }
 }

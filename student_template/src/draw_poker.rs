@@ -25,11 +25,12 @@ impl DrawGame for Game {
         todo!()
     }
 
-    /// The assignment's stub: the dealer keeps every card. Replace it with a strategy of your
-    /// own if you like: at most 3 positions, each 1 to 5, none twice.
+    /// The positions (1 to 5) the dealer discards: at most 3, none twice. The assignment lets
+    /// this stay a stub, `Vec::new()` (the dealer keeps every card), until you write a
+    /// strategy of your own; write at least that, so the dealer can play.
     fn dealer_discards(&self, hand: &[Card]) -> Vec<u32> {
         let _ = hand;
-        Vec::new()
+        todo!()
     }
 }
 
