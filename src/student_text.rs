@@ -336,18 +336,29 @@ mod tests {
     #[test]
     fn a_cell_a_spreadsheet_would_evaluate_is_text() {
         for formula in [
-            "=HYPERLINK(\"x\")",
+            "=HYPERLINK(\"http://x\")",
             "+cmd|' /C calc'!A0",
             "-2+3",
             "@SUM(1+1)",
+            "\t=1+1",
+            "\r=1+1",
         ] {
-            let cell = StudentText::from(formula);
-            assert_eq!(cell.in_csv_cell(), format!("'{formula}"));
+            assert_eq!(
+                StudentText::from(formula).in_csv_cell(),
+                format!("'{formula}")
+            );
         }
-        for text in ["alice", "2+3", " =1"] {
+        for text in [
+            "alice",
+            "Smith, John",
+            " =1+1",
+            "'quoted",
+            "",
+            "12345",
+            "2+3",
+        ] {
             assert_eq!(StudentText::from(text).in_csv_cell(), text);
         }
-        assert_eq!(StudentText::from("\t=1").in_csv_cell(), "'\t=1");
     }
 
     /// Whether `c` may stand in an XML 1.0 document: its `Char` production.
