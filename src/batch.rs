@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::check::{self, CheckArgs};
 use crate::exit;
+use crate::student_text::StudentText;
 
 mod class_report;
 mod export;
@@ -223,15 +224,15 @@ pub struct Manifest {
     /// whole class.
     pub shard: Option<Shard>,
     /// The submissions of the class, every shard's.
-    pub class: Vec<String>,
+    pub class: Vec<StudentText>,
     /// The submissions of this shard.
-    pub submissions: Vec<String>,
+    pub submissions: Vec<StudentText>,
     pub graded_with: GradedWith,
     /// Each submission of the class with the time the roster gives it (none where its cell
     /// could not be read); none without `--roster`. Every shard reads the whole class's, so
     /// that `merge` can refuse shards whose late penalties came from different times.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub submission_times: Option<BTreeMap<String, Option<String>>>,
+    pub submission_times: Option<BTreeMap<StudentText, Option<String>>>,
 }
 
 fn batch(args: &BatchArgs) -> Result<(), String> {
@@ -268,8 +269,8 @@ fn batch(args: &BatchArgs) -> Result<(), String> {
     }
     std::fs::create_dir_all(out).map_err(|e| format!("cannot make {}: {e}", out.display()))?;
     let mut submissions = intake::submissions(dir, out)?;
-    let class: Vec<String> = submissions.iter().map(|s| s.name.clone()).collect();
-    let times: HashMap<String, late::Time> = match &args.roster {
+    let class: Vec<StudentText> = submissions.iter().map(|s| s.name.clone()).collect();
+    let times: HashMap<StudentText, late::Time> = match &args.roster {
         None => HashMap::new(),
         Some(roster) => {
             let times = late::submission_times(roster, (&args.by, &args.submitted_column), &class)?;
@@ -284,7 +285,7 @@ fn batch(args: &BatchArgs) -> Result<(), String> {
         graded_with.at(time.map(String::as_str))
     };
     if let Some(shard) = &shard {
-        submissions.retain(|submission| shard.holds(&submission.name));
+        submissions.retain(|submission| shard.holds(submission.name.raw_for_comparison()));
     }
     let manifest = Manifest {
         shard,
@@ -314,12 +315,12 @@ fn batch(args: &BatchArgs) -> Result<(), String> {
             done.len()
         ));
     }
-    let stale: Vec<&str> = done
+    let stale: Vec<&StudentText> = done
         .iter()
         .filter(|s| {
             results_of(out, s).and_then(|r| GradedWith::of_results(&r)) != Some(graded_at(s))
         })
-        .map(|s| s.name.as_str())
+        .map(|s| &s.name)
         .collect();
     if !stale.is_empty() {
         eprintln!(
@@ -330,13 +331,13 @@ fn batch(args: &BatchArgs) -> Result<(), String> {
                 "grading again"
             },
             stale.len(),
-            stale.join(", ")
+            StudentText::joined(stale.iter().copied(), ", ").on_a_line()
         );
     }
     let todo: Vec<&Submission> = submissions
         .iter()
         .filter(|s| {
-            results_of(out, s).is_none() || (!args.resume_stale && stale.contains(&s.name.as_str()))
+            results_of(out, s).is_none() || (!args.resume_stale && stale.contains(&&s.name))
         })
         .collect();
     eprintln!(
@@ -374,10 +375,7 @@ fn batch(args: &BatchArgs) -> Result<(), String> {
             scope.spawn(|| {
                 while let Some(submission) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
                     if let Some(bar) = &progress {
-                        bar.set_message(format!(
-                            "grading {}",
-                            crate::results::name_on_a_line(&submission.name)
-                        ));
+                        bar.set_message(format!("grading {}", submission.name.on_a_line()));
                     }
                     let line = grade(
                         out,
@@ -434,12 +432,18 @@ fn roster_usable(check_options: &[String]) -> Result<(), String> {
 
 /// A submission of the class: its name and its folder.
 pub struct Submission {
-    pub name: String,
+    /// Its folder's or zip's, as the student named it.
+    pub name: StudentText,
     pub path: PathBuf,
 }
 
-fn results_path(out: &Path, name: &str) -> PathBuf {
-    out.join(format!("{name}.json"))
+/// The name of the results file of the submission `name`, in a batch's results folder.
+fn results_file(name: &StudentText) -> String {
+    format!("{}.json", name.raw_for_path())
+}
+
+fn results_path(out: &Path, name: &StudentText) -> PathBuf {
+    out.join(results_file(name))
 }
 
 /// A submission's results, when a complete file of them is there.
@@ -447,7 +451,7 @@ fn results_of(out: &Path, submission: &Submission) -> Option<serde_json::Value> 
     results_named(out, &submission.name)
 }
 
-fn results_named(out: &Path, name: &str) -> Option<serde_json::Value> {
+fn results_named(out: &Path, name: &StudentText) -> Option<serde_json::Value> {
     let text = std::fs::read_to_string(results_path(out, name)).ok()?;
     let results: serde_json::Value = serde_json::from_str(&text).ok()?;
     (results["schema"] == "cardgrade.results.v1").then_some(results)
@@ -504,7 +508,7 @@ fn grade(
     let results = results.map(|mut results| {
         results["graded_with"] = serde_json::to_value(graded_with).unwrap_or_default();
         let text = serde_json::to_string_pretty(&results).unwrap_or_default() + "\n";
-        if let Err(error) = write_atomically(out, &format!("{}.json", submission.name), &text) {
+        if let Err(error) = write_atomically(out, &results_file(&submission.name), &text) {
             eprintln!("warning: {error}");
         }
         results
@@ -512,7 +516,7 @@ fn grade(
     match (status, results) {
         (_, Some(results)) => format!(
             "{}: {} / {} ({}{}, {seconds:.1}s)",
-            crate::results::name_on_a_line(&submission.name),
+            submission.name.on_a_line(),
             results["score"],
             results["max_score"],
             results["outcome"].as_str().unwrap_or(""),
@@ -522,13 +526,13 @@ fn grade(
         ),
         (Ok(status), None) => format!(
             "{}: not graded: grader check ended with {} and wrote no results",
-            crate::results::name_on_a_line(&submission.name),
+            submission.name.on_a_line(),
             status.map_or_else(|| "a kill".to_string(), |s| s.to_string())
         ),
         (Err(error), None) => format!(
             "{}: not graded: {}",
-            crate::results::name_on_a_line(&submission.name),
-            crate::results::name_on_a_line(&error.to_string())
+            submission.name.on_a_line(),
+            StudentText::from(error.to_string()).on_a_line()
         ),
     }
 }
@@ -586,9 +590,9 @@ fn append_log(out: &Path, line: &str) {
 }
 
 /// Each submission by name, with its results if it has them.
-type Graded = Vec<(String, Option<serde_json::Value>)>;
+type Graded = Vec<(StudentText, Option<serde_json::Value>)>;
 
-fn graded(out: &Path, names: &[String]) -> Graded {
+fn graded(out: &Path, names: &[StudentText]) -> Graded {
     names
         .iter()
         .map(|name| (name.clone(), results_named(out, name)))

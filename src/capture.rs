@@ -10,6 +10,8 @@ use std::time::Instant;
 
 use grader_api::protocol::{OUTPUT_MARKER_LEN, OUTPUT_MARKER_PREFIX};
 
+use crate::student_text::StudentText;
+
 /// Bytes of output kept per request and stream; the rest is counted, not kept.
 pub const OUTPUT_CAP: usize = 4 * 1024;
 
@@ -27,12 +29,12 @@ impl Printed {
     }
 
     /// What was kept, a line printed several times in a row shown once with its count.
-    pub fn text(&self) -> String {
+    pub fn text(&self) -> StudentText {
         let mut text = collapse_repeats(&String::from_utf8_lossy(&self.kept));
         if self.dropped > 0 {
             text.push_str(&format!("\n… {} more bytes not shown", self.dropped));
         }
-        text
+        text.into()
     }
 
     /// Adds what was printed after this, as if on one stream.
@@ -238,7 +240,7 @@ mod tests {
         }
     }
 
-    fn segments(bytes: Vec<u8>, step: usize) -> Vec<(Option<u64>, String)> {
+    fn segments(bytes: Vec<u8>, step: usize) -> Vec<(Option<u64>, StudentText)> {
         let mut out = Vec::new();
         split_at_markers(Trickle(bytes, step), |s| {
             out.push((s.sequence, s.printed.text()));
@@ -260,7 +262,7 @@ mod tests {
                 segments(bytes.clone(), step),
                 vec![
                     (Some(0), "first".into()),
-                    (Some(1), String::new()),
+                    (Some(1), StudentText::default()),
                     (Some(2), "third\n".into()),
                     (None, "tail".into()),
                 ],
@@ -289,7 +291,8 @@ mod tests {
         assert_eq!(
             capture
                 .take(1, Instant::now() + Duration::from_secs(5))
-                .text(),
+                .text()
+                .raw_for_comparison(),
             "new"
         );
     }

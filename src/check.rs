@@ -11,10 +11,11 @@ use grader_api::ASSIGNMENTS;
 use crate::compile::{self, BuildError};
 use crate::exit::{self, Stop};
 use crate::reporter::{Event, Github, Libtest, Reporter, Reporters, ResultsFile, ResultsOnStdout};
-use crate::results::{self, Results};
+use crate::results::Results;
 use crate::sandbox::{Mode, Sandbox};
 use crate::spec::{self, SpecErrors, Suite};
 use crate::student_tests::StudentTestsRun;
+use crate::student_text::StudentText;
 use crate::verdict::Verdict;
 use libtest_mimic::{Arguments, FormatSetting, Trial};
 
@@ -63,7 +64,8 @@ fn graded_or_stopped(args: CheckArgs) -> ExitCode {
 /// The reporters that write results for machines and CI, as `args` ask: a results file,
 /// results on stdout, GitHub's files.
 fn written_reporters(args: &CheckArgs, root: &Path) -> Reporters {
-    let submission = root.display().to_string();
+    // Its folder's name is the student's.
+    let submission = StudentText::from(root.display().to_string());
     let mut reporters: Vec<Box<dyn Reporter>> = Vec::new();
     if args.format == Format::Github {
         reporters.push(Box::new(Github));
@@ -161,7 +163,7 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
                 let results = Results::nothing_graded(
                     &suite,
                     "not a crate",
-                    &stop.to_string(),
+                    stop.to_string().into(),
                     started.elapsed(),
                 );
                 written_reporters(&args, &args.path)
@@ -176,7 +178,7 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         eprintln!(
             "{:>12} runner for {} (release)",
             "Building".green().bold(),
-            results::visible_controls(&submission.package)
+            submission.package.on_terminal()
         );
     }
     let mut reporters = written_reporters(&args, &submission.root);
@@ -375,8 +377,9 @@ fn build_failed(
     error: &BuildError,
     started: Instant,
 ) -> Result<ExitCode, Stop> {
-    let (error, summary) = (error.to_string(), error.summary());
-    let results = Results::nothing_graded(suite, summary, &error, started.elapsed());
+    // The compiler's messages quote the submission's code.
+    let (error, summary) = (StudentText::from(error.to_string()), error.summary());
+    let results = Results::nothing_graded(suite, summary, error.clone(), started.elapsed());
     reporters
         .report(Event::BuildFailed {
             error: &error,

@@ -30,6 +30,7 @@ pub mod show;
 pub mod spec;
 pub mod split;
 pub mod student_tests;
+pub mod student_text;
 pub mod temp;
 pub mod verdict;
 pub mod watch;

@@ -4,6 +4,7 @@
 
 use crate::results::Results;
 use crate::spec::Suite;
+use crate::student_text::StudentText;
 use crate::verdict::Verdict;
 
 pub mod github_log;
@@ -28,7 +29,10 @@ pub enum Event<'a> {
     },
     /// The submission did not build, or its runner did not start: `error` in full, and
     /// `summary` in a few words, which every test's failure gives.
-    BuildFailed { error: &'a str, summary: &'a str },
+    BuildFailed {
+        error: &'a StudentText,
+        summary: &'a str,
+    },
     /// Grading stopped before any test could run (a spec that does not load, a path that is
     /// not a crate, a bad flag): `why`, which a promised results file says.
     Stopped { why: &'a str },

@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use crate::policy::Applied;
 use crate::spec::{Group, HIDDEN_GROUP, Suite, TestCase};
+use crate::student_text::{StudentText, in_file};
 use crate::verdict::{Credit, Failure, Verdict};
 
 mod github;
@@ -40,13 +41,14 @@ pub struct Results<'a> {
     pub suite: &'a Suite,
     /// One entry per test of the suite, group by group, in order.
     pub tests: Vec<TestResult>,
-    /// The compiler's messages when the submission did not build.
-    pub build_failure: Option<String>,
+    /// The compiler's messages when the submission did not build, quoting its code.
+    pub build_failure: Option<StudentText>,
     pub elapsed: Duration,
     /// Time spent building the runner (cargo and rustc), part of `elapsed`.
     pub build_time: Duration,
-    /// Lines beyond pass and fail, such as each strategy's win rate.
-    pub notes: Vec<String>,
+    /// Lines beyond pass and fail, such as each strategy's win rate, by the name the
+    /// submission gave it.
+    pub notes: Vec<StudentText>,
     /// The bugs the student's own tests caught, by the index of the bug's test.
     pub caught: BTreeMap<usize, Caught>,
     /// Runner processes started, and the time their starts took together (part of
@@ -62,7 +64,7 @@ impl<'a> Results<'a> {
     pub fn nothing_graded(
         suite: &'a Suite,
         why: &str,
-        failure: &str,
+        failure: StudentText,
         elapsed: Duration,
     ) -> Results<'a> {
         Results {
@@ -75,7 +77,7 @@ impl<'a> Results<'a> {
                     out_of_time: false,
                 })
                 .collect(),
-            build_failure: Some(failure.to_string()),
+            build_failure: Some(failure),
             elapsed,
             build_time: elapsed,
             notes: Vec::new(),
@@ -399,19 +401,20 @@ fn credit(result: &TestResult) -> Option<&Credit> {
     }
 }
 
-/// What a failed test found, in plain text, after the line [`scored`] gives it.
-fn failure_text(failure: &Failure, result: &TestResult, worth: Points) -> String {
+/// What a failed test found, in plain text, after the line [`scored`] gives it: student
+/// text, as its fields quote the submission.
+fn failure_text(failure: &Failure, result: &TestResult, worth: Points) -> StudentText {
     let found = failure.render(false);
-    match scored(result, worth) {
+    StudentText::from(match scored(result, worth) {
         Some(line) => format!("{line}\n{}", found.trim_end()),
         None => found.trim_end().to_string(),
-    }
+    })
 }
 
-fn output(result: &TestResult, worth: Points) -> String {
+fn output(result: &TestResult, worth: Points) -> StudentText {
     match &result.verdict {
         Some(Verdict::Failed(failure)) => failure_text(failure, result, worth),
-        Some(Verdict::Passed) => String::new(),
+        Some(Verdict::Passed) => StudentText::default(),
         None if result.out_of_time => OUT_OF_TIME.into(),
         None => "not run: filtered out".into(),
     }
@@ -426,102 +429,15 @@ fn machine_json(report: impl Serialize) -> serde_json::Value {
     json
 }
 
+/// Every string of a results file may hold student text: JSON holds it as it is, and so
+/// each is rendered for a file once the whole is JSON.
 fn clean_strings(value: &mut serde_json::Value) {
     match value {
-        serde_json::Value::String(text) => *text = visible_controls(&plain(text)),
+        serde_json::Value::String(text) => *text = in_file(text),
         serde_json::Value::Array(items) => items.iter_mut().for_each(clean_strings),
         serde_json::Value::Object(fields) => fields.values_mut().for_each(clean_strings),
         _ => {}
     }
-}
-
-/// Text inside a Markdown code fence: no fence of its own can close ours.
-fn fence(text: &str) -> String {
-    visible_controls(&plain(text)).replace("```", "ʼʼʼ")
-}
-
-/// Text without terminal color codes (and other `ESC [` sequences), for files.
-pub fn plain(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' && chars.peek() == Some(&'[') {
-            chars.next();
-            // Parameters and intermediates, up to the final byte `@` to `~`.
-            for code in chars.by_ref() {
-                if ('@'..='~').contains(&code) {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// `text` with every control character but newline and tab shown as a visible sign
-/// (`ESC` as `␛`, `BEL` as `␇`, DEL as `␡`, a C1 control as `\u{9b}`), and every mark
-/// that reorders text (a bidi override or isolate, as `\u{202e}`), so printed text
-/// cannot retitle a terminal, ring it, move its cursor, or read backwards; `\r\n` becomes
-/// `\n`.
-pub fn visible_controls(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\n' | '\t' => out.push(c),
-            '\r' if chars.peek() == Some(&'\n') => {}
-            // The Control Pictures block draws each C0 control at U+2400 plus its code.
-            '\0'..='\u{1f}' => out.extend(char::from_u32(0x2400 + u32::from(c))),
-            '\u{7f}' => out.push('\u{2421}'),
-            '\u{80}'..='\u{9f}'
-            | '\u{61c}'
-            | '\u{200e}'
-            | '\u{200f}'
-            | '\u{202a}'..='\u{202e}'
-            | '\u{2066}'..='\u{2069}' => out.push_str(&c.escape_unicode().to_string()),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
-/// A name a submission chose (its folder's, its zip's, an entry's) on a line of the
-/// grader's: every control shown, a line break or tab too, and nothing a GitHub runner
-/// would read as a command, so a name is one line that says only what it is.
-pub fn name_on_a_line(name: &str) -> String {
-    let shown: String = visible_controls(name)
-        .chars()
-        .map(|c| match c {
-            '\n' => '\u{240a}',
-            '\t' => '\u{2409}',
-            c => c,
-        })
-        .collect();
-    inert_in_github_log(&shown)
-}
-
-/// `text` as a GitHub Actions log shows it and its runner reads no command in it: where a
-/// line (after a line feed or a carriage return, which the runner also breaks lines at)
-/// would start with `::` after its whitespace, a backslash comes first, and `##[` anywhere
-/// reads `#\#[`. Visibly, so that a reader sees what was written.
-pub fn inert_in_github_log(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    // Only whitespace since the last line break.
-    let mut line_start = true;
-    for (at, c) in text.char_indices() {
-        let rest = &text[at..];
-        if line_start && rest.starts_with("::") {
-            out.push('\\');
-        }
-        out.push(c);
-        if rest.starts_with("##[") {
-            out.push('\\');
-        }
-        line_start = matches!(c, '\n' | '\r') || (line_start && c.is_whitespace());
-    }
-    out
 }
 
 #[cfg(test)]
@@ -529,28 +445,6 @@ mod tests {
     use super::*;
     use crate::spec;
 
-    #[test]
-    fn a_name_is_one_line_with_no_control_and_no_command() {
-        assert_eq!(
-            name_on_a_line("al\nice\r::error::x\t##[group]\u{1b}]0;t\u{7}"),
-            "al␊ice␍::error::x␉#\\#[group]␛]0;t␇"
-        );
-        assert_eq!(name_on_a_line("::add-mask::x"), "\\::add-mask::x");
-    }
-
-    #[test]
-    fn no_line_of_text_in_a_github_log_is_a_workflow_command() {
-        let text =
-            "fine::here\n  ::notice::x\r::error::y\n\t##[group]z\nand ##[error] in the middle";
-        let inert = inert_in_github_log(text);
-        assert_eq!(
-            inert,
-            "fine::here\n  \\::notice::x\r\\::error::y\n\t#\\#[group]z\nand #\\#[error] in the middle"
-        );
-        for line in inert.split(['\n', '\r']).map(str::trim_start) {
-            assert!(!line.starts_with("::") && !line.contains("##["), "{line}");
-        }
-    }
     use crate::verdict::Failure;
 
     /// One group of three tests worth 10 points, which do not divide into hundredths: the
@@ -605,7 +499,7 @@ mod tests {
     fn three_tests_of_a_ten_point_group_add_up_to_ten() {
         let suite = three_for_ten();
         let passed = results(&suite, Some(Verdict::Passed));
-        let json = passed.cardgrade_json("s");
+        let json = passed.cardgrade_json(&"s".into());
         assert_eq!(hundredths(&json, "max_score"), [334, 333, 333]);
         assert_eq!(hundredths(&json, "score"), [334, 333, 333]);
         assert_eq!(json["score"], 10.0);
@@ -619,7 +513,7 @@ mod tests {
         let whole: f64 = suite.groups.iter().map(|group| group.points).sum();
         assert_eq!(whole.fract(), 0.0, "the built-in specs give whole points");
         let passed = results(&suite, Some(Verdict::Passed));
-        let ours = passed.cardgrade_json("s");
+        let ours = passed.cardgrade_json(&"s".into());
         let gradescope = passed.gradescope_json();
         assert_eq!(ours["score"].as_f64(), Some(whole));
         assert_eq!(ours["max_score"].as_f64(), Some(whole));
@@ -657,19 +551,6 @@ mod tests {
         assert_eq!(Points::from_f64(2.5).to_string(), "2.5");
         assert_eq!(Points::from_f64(10.0 / 3.0).to_string(), "3.33");
         assert_eq!(Points::from_f64(3.05).to_string(), "3.05");
-    }
-
-    #[test]
-    fn plain_strips_color_codes_only() {
-        assert_eq!(plain("\u{1b}[1;31mtrue\u{1b}[0m or ♥"), "true or ♥");
-    }
-
-    #[test]
-    fn control_characters_are_shown_not_sent() {
-        assert_eq!(
-            visible_controls("a\u{1b}]0;pwned\u{7}b\r\n\tc\u{7f}\u{9b}\rd\u{202e}e"),
-            "a␛]0;pwned␇b\n\tc␡\\u{9b}␍d\\u{202e}e"
-        );
     }
 
     #[test]

@@ -22,6 +22,7 @@ use grader_api::source::Window;
 use crate::capture::{Capture, Printed};
 use crate::sandbox::cgroup::{Cgroup, Population};
 use crate::sandbox::{self, Forker, Jail, Limits, Sandbox};
+use crate::student_text::StudentText;
 
 mod channel;
 mod home;
@@ -600,7 +601,10 @@ fn explain_death(status: &str, stderr: &Printed) -> String {
     }
 }
 
-fn quote_stderr(said: &str) -> String {
+/// What a runner printed on stderr, for the message that it did not start: shown as a
+/// terminal shows it, as every message is.
+fn quote_stderr(said: &StudentText) -> String {
+    let said = said.on_terminal();
     if said.trim().is_empty() {
         String::new()
     } else {

@@ -19,6 +19,7 @@ use reference::bugs::{Bug, Library};
 use crate::compile::{self, Build, stable_hash};
 use crate::runner::{Launcher, once::Ending};
 use crate::sandbox::Sandbox;
+use crate::student_text::StudentText;
 use oracle::{Implementation, Oracle};
 use run::{Outcome, Run, Runs, Target};
 
@@ -192,30 +193,31 @@ fn crate_name(root: &Path) -> Option<String> {
     identifier.then_some(name)
 }
 
-/// How the group's tests came out.
+/// How the group's tests came out: the student's tests by their names, with what they said
+/// or why they were not run (a compiler's errors on them), all student text.
 #[derive(Debug)]
 pub struct Graded {
     /// Where the tests were looked for.
     pub file: Option<String>,
     /// Why nothing could be graded, if so.
-    pub stopped: Option<String>,
+    pub stopped: Option<StudentText>,
     /// Tests the harness could not build against the contract, each with why.
-    pub left_out: Vec<(String, String)>,
+    pub left_out: Vec<(StudentText, StudentText)>,
     /// Tests that fail on the reference, each with what it said.
-    pub invalid: Vec<(String, String)>,
+    pub invalid: Vec<(StudentText, StudentText)>,
     /// Tests that pass on the reference, by their shown names.
-    pub valid: Vec<String>,
+    pub valid: Vec<StudentText>,
     /// Tests whose run on the reference did not start before the group's time ran out.
-    pub not_run: Vec<String>,
+    pub not_run: Vec<StudentText>,
     /// How many runs, of every test on every implementation, did not start in time.
     pub runs_not_run: usize,
     /// Each bug graded, and the valid test that caught it, with what it said.
-    pub caught: BTreeMap<String, Option<(String, String)>>,
+    pub caught: BTreeMap<String, Option<(StudentText, StudentText)>>,
     /// The student's tests on their own code: the ones that failed, or why they could not run.
-    pub yours: Result<Vec<(String, String)>, String>,
+    pub yours: Result<Vec<(StudentText, StudentText)>, StudentText>,
     /// Integration tests that do not build against the student's assignment file alone
     /// (they use another module of the crate), each with why.
-    pub not_run_on_yours: Vec<(String, String)>,
+    pub not_run_on_yours: Vec<(StudentText, StudentText)>,
 }
 
 impl Default for Graded {
@@ -253,8 +255,8 @@ pub struct Grading<'a> {
 pub fn grade(root: &Path, grading: &Grading) -> Graded {
     let bugs = grading.bugs;
     let stopped = |why: String| Graded {
-        stopped: Some(why.clone()),
-        yours: Err(why),
+        stopped: Some(why.as_str().into()),
+        yours: Err(why.into()),
         ..Graded::default()
     };
     let assignment = grading.library.assignment;
@@ -335,8 +337,8 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
     };
     let mut graded = Graded {
         file: Some(searched),
-        left_out: built.left_out.clone(),
-        not_run_on_yours: built.not_run_on_yours.clone(),
+        left_out: student_texts(&built.left_out),
+        not_run_on_yours: student_texts(&built.not_run_on_yours),
         yours: match built.yours {
             true => Ok(on_yours
                 .iter()
@@ -344,12 +346,12 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
                     let on_yours = format!("{}::{}", harness::YOURS, test.in_harness);
                     match outcome(on_yours, Target::Yours) {
                         Outcome::Passed => None,
-                        Outcome::Failed(said) => Some((test.shown.clone(), said)),
-                        Outcome::NotRun => Some((test.shown.clone(), NOT_RUN.to_string())),
+                        Outcome::Failed(said) => Some((test.shown.as_str().into(), said.into())),
+                        Outcome::NotRun => Some((test.shown.as_str().into(), NOT_RUN.into())),
                     }
                 })
                 .collect()),
-            false => Err(built.yours_left_out.clone().unwrap_or_default()),
+            false => Err(built.yours_left_out.clone().unwrap_or_default().into()),
         },
         runs_not_run,
         ..Graded::default()
@@ -361,11 +363,13 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
             Target::Implementation(Implementation::Reference),
         ) {
             Outcome::Passed => {
-                graded.valid.push(test.shown.clone());
+                graded.valid.push(test.shown.as_str().into());
                 valid.push(*test);
             }
-            Outcome::Failed(said) => graded.invalid.push((test.shown.clone(), said)),
-            Outcome::NotRun => graded.not_run.push(test.shown.clone()),
+            Outcome::Failed(said) => graded
+                .invalid
+                .push((test.shown.as_str().into(), said.into())),
+            Outcome::NotRun => graded.not_run.push(test.shown.as_str().into()),
         }
     }
     graded.caught = bugs
@@ -377,7 +381,7 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
                     under_test(test),
                     Target::Implementation(Implementation::Bug(n)),
                 ) {
-                    Outcome::Failed(said) => Some((test.shown.clone(), said)),
+                    Outcome::Failed(said) => Some((test.shown.as_str().into(), said.into())),
                     Outcome::Passed | Outcome::NotRun => None,
                 }
             });
@@ -385,6 +389,14 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
         })
         .collect();
     graded
+}
+
+/// Tests by name, each with what it said or why it did not run, as student text.
+fn student_texts(tests: &[(String, String)]) -> Vec<(StudentText, StudentText)> {
+    tests
+        .iter()
+        .map(|(test, said)| (test.as_str().into(), said.as_str().into()))
+        .collect()
 }
 
 /// The outcome without tests, nothing built or run: every bug is missed.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use colored::Colorize;
 
 use crate::diagnosis::{Diagnosis, Fingerprint, WrongAnswers};
-use crate::results::visible_controls;
+use crate::student_text::{StudentText, visible_controls};
 
 /// The outcome of one test.
 #[derive(Debug, Clone)]
@@ -78,7 +78,8 @@ impl Trouble {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Unwritten {
     pub question: String,
-    pub todo: String,
+    /// The panic's message, the submission's.
+    pub todo: StudentText,
 }
 
 /// The share of its points a test earns, `right` of `of`, under its group's scoring, and
@@ -99,9 +100,11 @@ pub struct Field {
     pub value: Value,
 }
 
+/// A field's value: student text, as any of it may quote the submission (its answer, its
+/// panic, what it printed).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
-    Text(Tone, String),
+    Text(Tone, StudentText),
     Diff(Diff),
     /// The kinds of wrong answer of a bulk group, most frequent first, and how many more
     /// kinds there were than are listed.
@@ -133,20 +136,20 @@ pub struct Diff {
 #[derive(Debug, Clone, PartialEq)]
 pub struct DiffLine {
     pub expected: bool,
-    pub parts: Vec<(bool, String)>,
+    pub parts: Vec<(bool, StudentText)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct WrongKind {
     pub question: String,
     pub expected: String,
-    pub actual: String,
+    pub actual: StudentText,
     pub count: String,
 }
 
 impl Failure {
     /// A failure of one line.
-    pub fn line(text: impl Into<String>) -> Failure {
+    pub fn line(text: impl Into<StudentText>) -> Failure {
         let mut failure = Failure::default();
         failure.text("", Tone::Plain, text);
         failure
@@ -159,7 +162,7 @@ impl Failure {
         });
     }
 
-    pub fn text(&mut self, name: &str, tone: Tone, text: impl Into<String>) {
+    pub fn text(&mut self, name: &str, tone: Tone, text: impl Into<StudentText>) {
         self.push(name, Value::Text(tone, text.into()));
     }
 
@@ -172,7 +175,7 @@ impl Failure {
         self
     }
 
-    /// The failure as a report shows it, painted when `color`.
+    /// The failure as a terminal shows it, painted when `color`.
     pub fn render(&self, color: bool) -> String {
         let mut out = String::new();
         for field in &self.fields {
@@ -184,17 +187,16 @@ impl Failure {
 
 impl Value {
     /// The value alone, unpainted, as a machine format carries a field.
-    pub fn plain(&self) -> String {
+    pub fn plain(&self) -> StudentText {
         let mut out = String::new();
         render_value(&mut out, self, false);
-        out.trim_end().to_string()
+        StudentText::from(out.trim_end())
     }
 }
 
-/// `text` for a terminal, in `tone`'s colour where there is colour: whatever control
-/// characters it holds (a student's, most likely) made visible, so only the grader colours.
+/// `text`, already shown as a terminal shows it, in `tone`'s colour where there is
+/// colour, so only the grader colours.
 fn paint(text: &str, tone: Tone, color: bool) -> String {
-    let text = &visible_controls(text);
     if !color {
         return text.to_string();
     }
@@ -241,7 +243,7 @@ fn render_value(out: &mut String, value: &Value, color: bool) {
     match value {
         Value::Text(tone, text) => {
             // Each line painted alone, so a continuation line is painted too.
-            for line in text.lines() {
+            for line in text.on_terminal().lines() {
                 let _ = writeln!(out, "{}", paint(line, *tone, color));
             }
         }
@@ -262,7 +264,7 @@ fn render_value(out: &mut String, value: &Value, color: bool) {
                 };
                 out.push_str(&paint(sign, tone, color));
                 for (emphasized, text) in &line.parts {
-                    let painted = paint(text, tone, color);
+                    let painted = paint(&text.on_terminal(), tone, color);
                     if *emphasized && color {
                         out.push_str(&painted.bold().underline().to_string());
                     } else {
@@ -278,8 +280,8 @@ fn render_value(out: &mut String, value: &Value, color: bool) {
                     out,
                     "{}: expected {} but got {}  ×{}",
                     visible_controls(&kind.question),
-                    paint(&kind.expected, Tone::Expected, color),
-                    paint(&kind.actual, Tone::Actual, color),
+                    paint(&visible_controls(&kind.expected), Tone::Expected, color),
+                    paint(&kind.actual.on_terminal(), Tone::Actual, color),
                     kind.count
                 );
             }
@@ -319,7 +321,7 @@ mod tests {
             }],
         });
         assert_eq!(
-            diff.plain(),
+            diff.plain().raw_for_comparison(),
             "length 14 where 15 was expected\n- expected cell 14 = 0"
         );
     }

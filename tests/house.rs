@@ -369,3 +369,54 @@ fn imports_are_read_from_paths_lists_and_parents() {
     let found: Vec<&str> = found.iter().map(String::as_str).collect();
     assert_eq!(found, ["card", "deck", "spec", "text", "wire"]);
 }
+
+/// The files of the core that read student text raw (by `StudentText::raw_for_comparison`
+/// or `raw_for_path`), outside their tests, and what for: everywhere else it leaves the
+/// grader only through a rendering for its place.
+const READS_STUDENT_TEXT_RAW: &[(&str, &str)] = &[
+    (
+        "src/batch.rs",
+        "finds a submission's results file by its name, and its shard by the name's hash",
+    ),
+    (
+        "src/batch/merge.rs",
+        "checks that each shard holds the names their hash gives it",
+    ),
+    (
+        "src/batch/export.rs",
+        "matches a roster's cells with submissions' names, and reads its points possible",
+    ),
+];
+
+#[test]
+fn student_text_is_read_raw_only_where_listed() {
+    let mut files = vec![repo().join("src")];
+    let mut reading = BTreeSet::new();
+    while let Some(path) = files.pop() {
+        if path.is_dir() {
+            files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+            continue;
+        }
+        let name = path
+            .strip_prefix(repo())
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        if name == "src/student_text.rs" {
+            continue;
+        }
+        let text = read(&path);
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        if without_comments(code).contains("raw_for_") {
+            reading.insert(name);
+        }
+    }
+    let listed: BTreeSet<String> = READS_STUDENT_TEXT_RAW
+        .iter()
+        .map(|(file, _)| file.to_string())
+        .collect();
+    assert_eq!(
+        reading, listed,
+        "a file that reads student text raw says why in READS_STUDENT_TEXT_RAW, and only such a file is there"
+    );
+}

@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 
 use super::misconceptions::{misconceptions, shared_answers};
+use crate::student_text::{StudentText, html_escaped};
 use crate::verdict::Trouble;
 
 /// What the page may load and run: its own inline style and data images, no script, no
@@ -19,7 +20,7 @@ const BINS: usize = 10;
 
 /// One submission's results: its name and our JSON.
 pub struct Graded<'a> {
-    pub name: &'a str,
+    pub name: &'a StudentText,
     pub results: &'a serde_json::Value,
 }
 
@@ -29,7 +30,7 @@ struct TestRow<'a> {
     passed: usize,
     ran: usize,
     /// The first failing submission and what its failure said.
-    typical: Option<(&'a str, &'a str)>,
+    typical: Option<(&'a StudentText, &'a str)>,
 }
 
 /// Why a submission's tests say nothing of the tests themselves, if they do not: each
@@ -64,7 +65,7 @@ pub fn html(class: &[Graded]) -> String {
             if max > 0.0 { score / max } else { 0.0 }
         })
         .collect();
-    let set_apart: Vec<(&str, Vec<&str>)> = class
+    let set_apart: Vec<(&StudentText, Vec<&str>)> = class
         .iter()
         .map(|g| (g.name, troubles(g.results)))
         .filter(|(_, troubles)| !troubles.is_empty())
@@ -104,9 +105,9 @@ pub fn html(class: &[Graded]) -> String {
             let _ = writeln!(
                 page,
                 "<tr><td><code>{}</code></td><td>{}</td><td>{}</td></tr>",
-                escape(name),
+                name.in_html(),
                 troubles.join(", "),
-                escape(&score)
+                html_escaped(&score)
             );
         }
         page.push_str("</table>\n");
@@ -129,10 +130,11 @@ pub fn html(class: &[Graded]) -> String {
             let _ = writeln!(
                 page,
                 "<tr><td><code>{}</code></td><td>{} of {}</td><td><a href=\"#failure-{index}\">{}</a></td></tr>",
-                escape(row.id),
+                html_escaped(row.id),
                 row.passed,
                 row.ran,
-                row.typical.map_or(String::new(), |(name, _)| escape(name))
+                row.typical
+                    .map_or(String::new(), |(name, _)| name.in_html())
             );
         }
         let _ = writeln!(
@@ -146,9 +148,9 @@ pub fn html(class: &[Graded]) -> String {
                 let _ = writeln!(
                     page,
                     "<h3 id=\"failure-{index}\"><code>{}</code>, as <code>{}</code> failed it</h3>\n<pre>{}</pre>",
-                    escape(row.id),
-                    escape(name),
-                    escape(output)
+                    html_escaped(row.id),
+                    name.in_html(),
+                    html_escaped(output)
                 );
             }
         }
@@ -162,7 +164,7 @@ pub fn html(class: &[Graded]) -> String {
             let _ = writeln!(
                 page,
                 "<tr><td><code>{}</code></td><td>{} of {}</td></tr>",
-                escape(row.id),
+                html_escaped(row.id),
                 row.passed,
                 row.ran
             );
@@ -240,11 +242,11 @@ fn known_mistakes(class: &[Graded]) -> String {
                 "<tr><td>{} of {}</td><td><code>{}::{}</code></td><td><code>{}</code></td><td><code>{}</code></td><td>{}</td></tr>",
                 row.submissions.len(),
                 class.len(),
-                escape(row.assignment),
-                escape(row.group),
-                escape(row.check),
-                escape(&row.names()),
-                escape(&row.descriptions())
+                html_escaped(row.assignment),
+                html_escaped(row.group),
+                html_escaped(row.check),
+                html_escaped(&row.names()),
+                html_escaped(&row.descriptions())
             );
         }
         section.push_str("</table>\n");
@@ -253,21 +255,21 @@ fn known_mistakes(class: &[Graded]) -> String {
     if !shared.is_empty() {
         section.push_str("<h3 id=\"shared-answers\">Wrong answers shared that no known mistake explains</h3>\n<p>Submissions whose wrong answers to a check are the same on every input of every test, by what they answered, not by how their code reads (tests of a group in which a known mistake was found are left out). Listed for staff to look at; alike answers are no verdict.</p>\n<table><tr><th>check</th><th>inputs wrong alike</th><th>tests</th><th>submissions</th></tr>\n");
         for row in &shared {
-            let code = |texts: &[&str]| -> String {
+            let code = |texts: Vec<String>| -> String {
                 let coded: Vec<String> = texts
                     .iter()
-                    .map(|text| format!("<code>{}</code>", escape(text)))
+                    .map(|text| format!("<code>{text}</code>"))
                     .collect();
                 coded.join(", ")
             };
             let _ = writeln!(
                 section,
                 "<tr><td><code>{}::{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                escape(row.assignment),
-                escape(row.check),
+                html_escaped(row.assignment),
+                html_escaped(row.check),
                 grader_api::protocol::group_digits(row.wrong),
-                code(&row.tests),
-                code(&row.submissions)
+                code(row.tests.iter().map(|test| html_escaped(test)).collect()),
+                code(row.submissions.iter().map(|name| name.in_html()).collect())
             );
         }
         section.push_str("</table>\n");
@@ -322,7 +324,7 @@ fn pass_rates(rows: &[TestRow]) -> String {
             "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text><rect x=\"{}\" y=\"{y}\" width=\"{bar}\" height=\"{}\" fill=\"#eee\"/><rect x=\"{}\" y=\"{y}\" width=\"{}\" height=\"{}\" fill=\"#3a9d5d\"/><text x=\"{}\" y=\"{}\">{:.0}%</text>",
             label - 6,
             y + 13,
-            escape(row.id),
+            html_escaped(row.id),
             label,
             line - 4,
             label,
@@ -335,13 +337,6 @@ fn pass_rates(rows: &[TestRow]) -> String {
     }
     svg.push_str("</svg>\n");
     svg
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 #[cfg(test)]
@@ -358,11 +353,11 @@ mod tests {
             {"name": "t::hard", "status": "failed", "output": "again"}]});
         let page = html(&[
             Graded {
-                name: "alice",
+                name: &"alice".into(),
                 results: &a,
             },
             Graded {
-                name: "bob",
+                name: &"bob".into(),
                 results: &b,
             },
         ]);
@@ -386,7 +381,7 @@ mod own_tests {
             {"name": "t::your_tests::bug_x", "grades": "tests", "status": "failed"},
             {"name": "t::your_tests::bug_y", "grades": "tests", "status": "passed"}]});
         let page = html(&[Graded {
-            name: "alice",
+            name: &"alice".into(),
             results: &a,
         }]);
         let own = page.find("id=\"own-tests\"").expect("a section of its own");
@@ -431,19 +426,19 @@ mod set_apart {
             troubled("t::hard", "crashed")]});
         let page = html(&[
             Graded {
-                name: "alice",
+                name: &"alice".into(),
                 results: &ran,
             },
             Graded {
-                name: "bob",
+                name: &"bob".into(),
                 results: &unbuilt,
             },
             Graded {
-                name: "carol",
+                name: &"carol".into(),
                 results: &flood,
             },
             Graded {
-                name: "dave",
+                name: &"dave".into(),
                 results: &looped,
             },
         ]);

@@ -8,8 +8,8 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::gradebook::untrusted_cell;
 use super::{MANIFEST, Manifest, results_named};
+use crate::student_text::StudentText;
 
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("lms").required(true).args(["canvas", "moodle"])))]
@@ -76,10 +76,11 @@ pub(super) const BY: &str = "name the column that names each submission folder w
 /// How many faults, or lines, a refusal names before it counts the rest.
 const NAMED_AT_MOST: usize = 10;
 
-/// A roster: its header and rows, each cell as the file has it.
+/// A roster: its header and rows, each cell as the file has it. Staff's file, but its
+/// cells are not theirs alone: a student may have chosen a name or an email address.
 pub(super) struct Roster {
     path: PathBuf,
-    header: Vec<String>,
+    header: Vec<StudentText>,
     rows: Vec<Row>,
 }
 
@@ -87,40 +88,52 @@ pub(super) struct Roster {
 /// names it.
 pub(super) struct Row {
     pub(super) line: u64,
-    cells: Vec<String>,
+    cells: Vec<StudentText>,
 }
 
 impl Row {
-    pub(super) fn cell(&self, column: usize) -> &str {
-        self.cells.get(column).map_or("", String::as_str)
+    /// Its cell in column `column`; none where the row is short.
+    fn cell(&self, column: usize) -> Option<&StudentText> {
+        self.cells.get(column)
     }
 
-    /// The value of column `column` that names a submission (`--by`'s).
+    /// The text of its cell in column `column`, to match or read a value by: empty where
+    /// the row is short.
+    pub(super) fn text(&self, column: usize) -> &str {
+        self.cell(column)
+            .map_or("", StudentText::raw_for_comparison)
+    }
+
+    /// The value of column `column` that names a submission (`--by`'s), to match by.
     fn name(&self, column: usize) -> &str {
-        name_in(self.cell(column))
+        name_in(self.text(column))
+    }
+
+    /// Its cell in column `column` as a message shows it.
+    fn shown(&self, column: usize) -> String {
+        self.cell(column)
+            .map_or_else(String::new, StudentText::on_a_line)
     }
 
     /// Canvas's Points Possible row, which is no student's (Canvas writes its first cell
     /// as `    Points Possible`).
     fn is_points_possible(&self) -> bool {
-        self.cell(0).trim() == POINTS_POSSIBLE
+        self.text(0).trim() == POINTS_POSSIBLE
     }
 }
 
 impl Roster {
     /// The column named `name`; spaces around a header's name are not part of it.
     pub(super) fn column(&self, name: &str) -> Option<usize> {
-        self.header.iter().position(|header| header.trim() == name)
+        self.header
+            .iter()
+            .position(|header| header.raw_for_comparison().trim() == name)
     }
 
     /// The column named `name`, or a refusal naming the columns it has, and `hint`.
     pub(super) fn required(&self, name: &str, hint: &str) -> Result<usize, String> {
         self.column(name).ok_or_else(|| {
-            let header: Vec<String> = self
-                .header
-                .iter()
-                .map(|column| crate::results::name_on_a_line(column))
-                .collect();
+            let header: Vec<String> = self.header.iter().map(StudentText::on_a_line).collect();
             format!(
                 "the roster {} has no column `{name}` (it has {}): {hint}",
                 self.path.display(),
@@ -184,11 +197,11 @@ pub(super) fn read_roster(path: &Path) -> Result<Roster, String> {
     let mut reader = csv::ReaderBuilder::new()
         .flexible(true)
         .from_reader(text.as_bytes());
-    let header: Vec<String> = reader
+    let header: Vec<StudentText> = reader
         .headers()
         .map_err(|e| format!("{}: {e}", path.display()))?
         .iter()
-        .map(String::from)
+        .map(StudentText::from)
         .collect();
     let mut rows = Vec::new();
     let mut faults = Vec::new();
@@ -204,7 +217,7 @@ pub(super) fn read_roster(path: &Path) -> Result<Roster, String> {
         }
         rows.push(Row {
             line,
-            cells: record.iter().map(String::from).collect(),
+            cells: record.iter().map(StudentText::from).collect(),
         });
     }
     if !faults.is_empty() {
@@ -308,7 +321,7 @@ pub(super) fn submissions_of(
     roster: &Roster,
     students: &[&Row],
     (by_column, by): (usize, &str),
-    folders: &[&str],
+    folders: &[&StudentText],
     canvas: bool,
 ) -> Result<Vec<Option<usize>>, String> {
     if students.is_empty() {
@@ -320,23 +333,25 @@ pub(super) fn submissions_of(
         }]));
     }
     let mut faults = Vec::new();
-    // Each student's name for a submission and the lines it is on, in the roster's order.
-    let mut lines_of_name: Vec<(&str, Vec<u64>)> = Vec::new();
+    // Each student's name for a submission, by its first row, and the lines it is on, in
+    // the roster's order.
+    let mut lines_of_name: Vec<(&Row, Vec<u64>)> = Vec::new();
     let mut seen: HashMap<&str, usize> = HashMap::new();
     for student in students {
         match seen.get(student.name(by_column)) {
             Some(&index) => lines_of_name[index].1.push(student.line),
             None => {
                 seen.insert(student.name(by_column), lines_of_name.len());
-                lines_of_name.push((student.name(by_column), vec![student.line]));
+                lines_of_name.push((student, vec![student.line]));
             }
         }
     }
-    for (name, on) in &lines_of_name {
+    for (first, on) in &lines_of_name {
         if on.len() > 1 {
             faults.push(format!(
-                "{} are the same student (`{by}` {name})",
-                lines(on)
+                "{} are the same student (`{by}` {})",
+                lines(on),
+                first.shown(by_column)
             ));
         }
     }
@@ -346,12 +361,14 @@ pub(super) fn submissions_of(
     for student in students {
         let name = student.name(by_column);
         let theirs: Vec<usize> = (0..folders.len())
-            .filter(|&index| is_of(folders[index], name, canvas))
+            .filter(|&index| is_of(folders[index].raw_for_comparison(), name, canvas))
             .collect();
         if let [first, second, ..] = theirs[..] {
             faults.push(format!(
                 "line {} matches more than one submission: {} and {}",
-                student.line, folders[first], folders[second]
+                student.line,
+                folders[first].on_a_line(),
+                folders[second].on_a_line()
             ));
         }
         for &index in &theirs {
@@ -366,8 +383,9 @@ pub(super) fn submissions_of(
         if claimed.len() > 1 {
             let on: Vec<u64> = claimed.iter().map(|(_, line)| *line).collect();
             faults.push(format!(
-                "{} are different students who match one submission, {folder}",
-                lines(&on)
+                "{} are different students who match one submission, {}",
+                lines(&on),
+                folder.on_a_line()
             ));
         }
     }
@@ -376,9 +394,11 @@ pub(super) fn submissions_of(
         faults.push(format!(
             "no student of it has a submission: the `{by}` of {} (such as `{}`) names none of the batch's {} submissions (such as `{}`); name the column that names each submission folder with --by",
             lines(&on),
-            students[0].name(by_column),
+            students[0].shown(by_column),
             folders.len(),
-            folders.first().copied().unwrap_or_default()
+            folders
+                .first()
+                .map_or_else(String::new, |folder| folder.on_a_line())
         ));
     }
     if faults.is_empty() {
@@ -422,7 +442,7 @@ fn same_points(a: f64, b: f64) -> bool {
 fn scale(roster: &Roster, column: &str, maximum: f64, asked: Option<f64>) -> Result<Scale, String> {
     let rostered = roster.column(column).and_then(|index| {
         let row = roster.rows.iter().find(|row| row.is_points_possible())?;
-        let points = row.cell(index).trim().parse::<f64>().ok()?;
+        let points = row.text(index).trim().parse::<f64>().ok()?;
         Some((points, row.line))
     });
     match (rostered, asked) {
@@ -449,24 +469,29 @@ fn scale(roster: &Roster, column: &str, maximum: f64, asked: Option<f64>) -> Res
     Ok(Scale { maximum, possible })
 }
 
-/// The columns written before the score, each its header and the roster's column it copies:
-/// Canvas's own, or those of the roster that identify a student to Moodle, and `--by`'s.
-fn identity(roster: &Roster, by_column: usize, canvas: bool) -> Vec<(&str, Option<usize>)> {
+/// The columns written before the score, each its header's cell and the roster's column it
+/// copies: Canvas's own, or those of the roster that identify a student to Moodle, and
+/// `--by`'s.
+fn identity(roster: &Roster, by_column: usize, canvas: bool) -> Vec<(String, Option<usize>)> {
     if canvas {
         return CANVAS_IDENTITY
             .iter()
-            .map(|name| (*name, roster.column(name)))
+            .map(|name| (name.to_string(), roster.column(name)))
             .collect();
     }
-    let mut kept: Vec<(&str, Option<usize>)> = roster
+    let header_cell = |index: usize| (roster.header[index].in_csv_cell().into_owned(), Some(index));
+    let mut kept: Vec<(String, Option<usize>)> = roster
         .header
         .iter()
         .enumerate()
-        .filter(|(_, name)| MOODLE_IDENTITY.contains(&name.trim().to_lowercase().as_str()))
-        .map(|(index, name)| (name.as_str(), Some(index)))
+        .filter(|(_, name)| {
+            let name = name.raw_for_comparison().trim().to_lowercase();
+            MOODLE_IDENTITY.contains(&name.as_str())
+        })
+        .map(|(index, _)| header_cell(index))
         .collect();
     if !kept.iter().any(|(_, column)| *column == Some(by_column)) {
-        kept.push((&roster.header[by_column], Some(by_column)));
+        kept.push(header_cell(by_column));
     }
     kept
 }
@@ -495,27 +520,29 @@ pub fn export(args: &ExportArgs) -> Result<String, String> {
         .unwrap_or_else(|| if canvas { "ID" } else { "Email address" }.to_string());
     let by_column = roster.required(&by, BY)?;
     let identity = identity(&roster, by_column, canvas);
-    let scores: Vec<(&str, Option<serde_json::Value>)> = manifest
+    let scores: Vec<(&StudentText, Option<serde_json::Value>)> = manifest
         .submissions
         .iter()
-        .map(|name| (name.as_str(), results_named(&args.results, name)))
+        .map(|name| (name, results_named(&args.results, name)))
         .collect();
     let maximum = scores
         .iter()
         .filter_map(|(_, r)| r.as_ref()?["max_score"].as_f64())
         .fold(0.0, f64::max);
     let students = students(&roster, by_column);
-    let folders: Vec<&str> = scores.iter().map(|(folder, _)| *folder).collect();
+    let folders: Vec<&StudentText> = scores.iter().map(|(folder, _)| *folder).collect();
     let submissions = submissions_of(&roster, &students, (by_column, &by), &folders, canvas)?;
     let scale = scale(&roster, &args.column, maximum, args.points_possible)?;
 
     // Built whole before the file is opened, so a refused export writes nothing.
     let mut records: Vec<Vec<String>> = Vec::new();
-    let mut header: Vec<String> = identity
-        .iter()
-        .map(|(name, _)| untrusted_cell(name).into_owned())
-        .collect();
-    header.push(untrusted_cell(&args.column).into_owned());
+    let mut header: Vec<String> = identity.iter().map(|(cell, _)| cell.clone()).collect();
+    // The column's name is staff's, on the command line; written as a roster's would be.
+    header.push(
+        StudentText::from(args.column.as_str())
+            .in_csv_cell()
+            .into_owned(),
+    );
     records.push(header);
     if canvas {
         // Canvas reads the assignment's points from this row when it creates the column.
@@ -528,9 +555,9 @@ pub fn export(args: &ExportArgs) -> Result<String, String> {
         let mut record: Vec<String> = identity
             .iter()
             .map(|(_, column)| {
-                column.map_or(String::new(), |index| {
-                    untrusted_cell(student.cell(index)).into_owned()
-                })
+                column
+                    .and_then(|index| student.cell(index))
+                    .map_or_else(String::new, |cell| cell.in_csv_cell().into_owned())
             })
             .collect();
         // No submission, or no results: left blank, which both LMSs read as "leave the
@@ -550,7 +577,7 @@ pub fn export(args: &ExportArgs) -> Result<String, String> {
         .flush()
         .map_err(|e| format!("cannot write {}: {e}", args.out.display()))?;
 
-    let unmatched: Vec<&str> = folders
+    let unmatched: Vec<&StudentText> = folders
         .iter()
         .enumerate()
         .filter(|(index, _)| !submissions.contains(&Some(*index)))
@@ -584,7 +611,7 @@ pub fn export(args: &ExportArgs) -> Result<String, String> {
             } else {
                 "submissions"
             },
-            unmatched.join(", ")
+            StudentText::joined(unmatched, ", ").on_a_line()
         ));
     }
     Ok(said)
@@ -593,6 +620,41 @@ pub fn export(args: &ExportArgs) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refusal_names_roster_cells_and_folders_on_its_line_with_no_control_or_command() {
+        let hostile = "al\u{1b}]0;pwned\u{7}ice\n::error::forged\r##[group]x";
+        let roster = Roster {
+            path: PathBuf::from("roster.csv"),
+            header: vec!["submission".into()],
+            rows: [2, 3]
+                .map(|line| Row {
+                    line,
+                    cells: vec![hostile.into()],
+                })
+                .into(),
+        };
+        let folders = [hostile.into(), format!("submission_{hostile}").into()];
+        let folders: Vec<&StudentText> = folders.iter().collect();
+        let refused = submissions_of(
+            &roster,
+            &students(&roster, 0),
+            (0, "submission"),
+            &folders,
+            false,
+        )
+        .unwrap_err();
+        assert!(refused.contains("are the same student"), "{refused}");
+        assert!(
+            refused.contains("matches more than one submission"),
+            "{refused}"
+        );
+        assert!(
+            !refused.contains(['\u{1b}', '\u{7}', '\n', '\r']) && !refused.contains("##["),
+            "{refused:?}"
+        );
+        assert!(refused.contains("al␛]0;pwned␇ice␊::error::forged␍#\\#[group]x"));
+    }
 
     #[test]
     fn canvas_download_names_carry_the_user_id() {

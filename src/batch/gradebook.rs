@@ -1,11 +1,11 @@
 //! The class's gradebook, gradebook.csv: a row per submission, its score, outcome, time
 //! and what went wrong, in one line.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::{GRADEBOOK, Graded, write_atomically};
+use crate::student_text::StudentText;
 
 /// The gradebook's column of the points a late penalty took off `score`.
 const LATE_PENALTY: &str = "late_penalty";
@@ -55,26 +55,28 @@ pub(super) fn gradebook(out: &Path, class: &Graded) -> Result<PathBuf, String> {
     if penalized {
         header.push(LATE_PENALTY.to_string());
     }
-    header.extend(
-        columns
-            .iter()
-            .map(|column| untrusted_cell(column).into_owned()),
-    );
+    header.extend(columns.iter().map(|column| {
+        StudentText::from(column.as_str())
+            .in_csv_cell()
+            .into_owned()
+    }));
     csv.write_record(&header).map_err(cannot)?;
     for (name, results, groups) in rows {
-        let mut record: Vec<String> = vec![untrusted_cell(&name).into_owned()];
+        let mut record: Vec<String> = vec![name.in_csv_cell().into_owned()];
         match results {
             None => record.extend(["", "", "not_graded", "", ""].map(String::from)),
             Some(results) => record.extend([
                 number_cell(&results["score"]),
                 // Unknown when a check was killed before it wrote results.
                 number_cell(&results["max_score"]),
-                untrusted_cell(results["outcome"].as_str().unwrap_or("")).into_owned(),
+                StudentText::from(results["outcome"].as_str().unwrap_or(""))
+                    .in_csv_cell()
+                    .into_owned(),
                 format!(
                     "{:.1}",
                     results["execution_time_ms"].as_f64().unwrap_or(0.0) / 1000.0
                 ),
-                untrusted_cell(&note(results)).into_owned(),
+                StudentText::from(note(results)).in_csv_cell().into_owned(),
             ]),
         }
         if penalized {
@@ -104,21 +106,6 @@ fn number_cell(value: &serde_json::Value) -> String {
         value.to_string()
     } else {
         String::new()
-    }
-}
-
-/// A cell of text the grader did not write itself (a submission's name, a roster's cell,
-/// a note, a group's name), made so that a spreadsheet opening the CSV shows it and never
-/// evaluates it: text a spreadsheet would read as a formula, starting with `=`, `+`, `-`
-/// or `@`, or with a tab or carriage return (which some spreadsheets skip before looking
-/// for one), gets a leading `'`, which spreadsheets read as "this cell is text" (OWASP's
-/// advice against CSV injection). Anything else is kept as it is, leading tabs included;
-/// quoting is the csv crate's. Every CSV writer of `grader batch` renders text with it.
-pub(super) fn untrusted_cell(text: &str) -> Cow<'_, str> {
-    if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
-        Cow::Owned(format!("'{text}"))
-    } else {
-        Cow::Borrowed(text)
     }
 }
 
@@ -155,23 +142,6 @@ fn note(results: &serde_json::Value) -> String {
 mod tests {
     use super::*;
 
-    #[test]
-    fn text_that_a_spreadsheet_would_evaluate_is_rendered_as_text() {
-        for formula in [
-            "=HYPERLINK(\"http://x\")",
-            "+cmd|' /C calc'!A0",
-            "-2+3",
-            "@SUM(1+1)",
-            "\t=1+1",
-            "\r=1+1",
-        ] {
-            assert_eq!(untrusted_cell(formula), format!("'{formula}"));
-        }
-        for text in ["alice", "Smith, John", " =1+1", "'quoted", "", "12345"] {
-            assert_eq!(untrusted_cell(text), text);
-        }
-    }
-
     /// The results of a submission that failed, its one test earning `score`, in 1.2 s.
     fn failed(score: f64, max_score: f64) -> serde_json::Value {
         serde_json::json!({
@@ -191,9 +161,9 @@ mod tests {
         late["score"] = 4.0.into();
         late["penalty"] = serde_json::json!({"points": 1.0, "why": "late by 2 days, 10% a day"});
         let class = vec![
-            ("late".to_string(), Some(late)),
-            ("on-time".to_string(), Some(on_time)),
-            ("gone".to_string(), None),
+            ("late".into(), Some(late)),
+            ("on-time".into(), Some(on_time)),
+            ("gone".into(), None),
         ];
         let written = gradebook(out.path(), &class).unwrap();
         assert_eq!(
@@ -207,8 +177,8 @@ mod tests {
         let out = crate::temp::folder("test-gradebook").unwrap();
         let results = failed(1.5, 105.0);
         let class = vec![
-            ("=1+1, \"x\"".to_string(), Some(results)),
-            ("\tbob".to_string(), None),
+            ("=1+1, \"x\"".into(), Some(results)),
+            ("\tbob".into(), None),
         ];
         let written = gradebook(out.path(), &class).unwrap();
         let text = std::fs::read_to_string(written).unwrap();

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
 use super::Submission;
+use crate::student_text::StudentText;
 use crate::zip::{Limits, UnpackError};
 
 /// Where archives are unpacked, inside the batch's results folder.
@@ -71,7 +72,7 @@ pub fn submissions(path: &Path, out: &Path) -> Result<Vec<Submission>, String> {
         left_out.sort();
         let shown: Vec<String> = left_out
             .iter()
-            .map(|name| crate::results::name_on_a_line(name))
+            .map(|name| StudentText::from(name.as_str()).on_a_line())
             .collect();
         eprintln!(
             "left out, being neither a folder nor a zip: {}",
@@ -90,7 +91,7 @@ pub fn submissions(path: &Path, out: &Path) -> Result<Vec<Submission>, String> {
             "refused, not graded: {} would be graded under one name, case and accents aside, so their results would be one file; rename all but one and run the batch again with --resume",
             names
                 .iter()
-                .map(|name| crate::results::name_on_a_line(name))
+                .map(|name| StudentText::from(name.as_str()).on_a_line())
                 .collect::<Vec<_>>()
                 .join(" and ")
         );
@@ -106,7 +107,7 @@ pub fn submissions(path: &Path, out: &Path) -> Result<Vec<Submission>, String> {
         let folder = folder_of(&found, &unpacked)?;
         submissions.push(Submission {
             path: crate_in(&folder),
-            name: found.name,
+            name: found.name.into(),
         });
     }
     submissions.sort_by(|a, b| a.name.cmp(&b.name));
@@ -125,7 +126,7 @@ fn folder_of(found: &Found, unpacked: &Path) -> Result<PathBuf, String> {
     if let Err(error) = unpack(&found.path, &into, STUDENT) {
         eprintln!(
             "warning: {}; graded as a submission that is not a crate",
-            crate::results::name_on_a_line(&error.to_string())
+            StudentText::from(error.to_string()).on_a_line()
         );
         remove(&into)?;
         std::fs::create_dir_all(&into)
@@ -447,7 +448,7 @@ mod tests {
         }
         let out = dir.join("out");
         let kept = submissions(&class, &out).unwrap();
-        let names: Vec<&str> = kept.iter().map(|s| s.name.as_str()).collect();
+        let names: Vec<&str> = kept.iter().map(|s| s.name.raw_for_comparison()).collect();
         assert_eq!(names, ["bob", "carol"]);
         assert!(
             !out.join(UNPACKED).join("x").exists(),

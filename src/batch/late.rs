@@ -10,7 +10,7 @@
 use std::path::Path;
 
 use super::export::{BY, read_roster, students, submissions_of};
-use crate::results::name_on_a_line;
+use crate::student_text::StudentText;
 
 /// The roster's column of submission times when `--submitted-column` names none.
 pub const SUBMITTED: &str = "Submitted";
@@ -25,7 +25,7 @@ pub type Time = Result<String, String>;
 pub fn submission_times(
     path: &Path,
     (by, column): (&str, &str),
-    names: &[String],
+    names: &[StudentText],
 ) -> Result<Vec<Time>, String> {
     let roster = read_roster(path)?;
     let by_column = roster.required(by, BY)?;
@@ -34,7 +34,7 @@ pub fn submission_times(
         "name the column of submission times with --submitted-column",
     )?;
     let students = students(&roster, by_column);
-    let folders: Vec<&str> = names.iter().map(String::as_str).collect();
+    let folders: Vec<&StudentText> = names.iter().collect();
     // Canvas's names carry the user ID, which its gradebook's `ID` column holds.
     let matched = submissions_of(&roster, &students, (by_column, by), &folders, true)?;
     let mut times: Vec<Time> =
@@ -43,7 +43,7 @@ pub fn submission_times(
         let Some(index) = *submission else {
             continue;
         };
-        let cell = student.cell(time_column).trim();
+        let cell = student.text(time_column).trim();
         times[index] = if cell.is_empty() {
             Err(format!(
                 "line {} of the roster has no `{column}`",
@@ -71,14 +71,14 @@ fn shown(cell: &str) -> String {
     if cell.chars().nth(AT_MOST).is_some() {
         shown.push('…');
     }
-    name_on_a_line(&shown)
+    StudentText::from(shown).on_a_line()
 }
 
 /// The warning a batch gives once for the submission `name`, graded with no penalty.
-pub fn untimed(name: &str, why: &str) -> String {
+pub fn untimed(name: &StudentText, why: &str) -> String {
     format!(
         "warning: {}: no submission time, so no late penalty: {why}",
-        name_on_a_line(name)
+        name.on_a_line()
     )
 }
 
@@ -95,7 +95,7 @@ mod tests {
             "submission,Submitted\nalice, 2026-12-01T10:00:00Z \nbob,\ncarol,=HYPERLINK(\"x\")\n",
         )
         .unwrap();
-        let names: Vec<String> = ["alice", "bob", "carol", "dave"].map(String::from).into();
+        let names = ["alice", "bob", "carol", "dave"].map(StudentText::from);
         let times = submission_times(&roster, ("submission", SUBMITTED), &names).unwrap();
         assert_eq!(times[0].as_deref(), Ok("2026-12-01T10:00:00Z"));
         assert_eq!(

@@ -4,13 +4,12 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::results::name_on_a_line;
-
 use super::shard::shard_of;
 use super::{
-    Graded, LOG, MANIFEST, Manifest, append_log, class_report, gradebook, results_named,
-    write_atomically,
+    Graded, LOG, MANIFEST, Manifest, append_log, class_report, gradebook, results_file,
+    results_named, write_atomically,
 };
+use crate::student_text::StudentText;
 
 #[derive(Debug, clap::Args)]
 pub struct MergeArgs {
@@ -43,28 +42,26 @@ fn manifest(shard: &Path) -> Result<Manifest, String> {
 }
 
 /// Submissions' names in a line; an empty shard's, said.
-fn listed<S: AsRef<str>>(names: &[S]) -> String {
-    if names.is_empty() {
+fn listed<'n>(names: impl IntoIterator<Item = &'n StudentText>) -> String {
+    let line = StudentText::joined(names, ", ");
+    if line.is_empty() {
         return "no submission".into();
     }
-    names
-        .iter()
-        .map(AsRef::as_ref)
-        .collect::<Vec<_>>()
-        .join(", ")
+    line.on_a_line()
 }
 
 /// The first student two shards' rosters time differently, in words: a merged gradebook
 /// would hold late penalties from both.
 fn first_difference(
-    first: &Option<BTreeMap<String, Option<String>>>,
-    other: &Option<BTreeMap<String, Option<String>>>,
+    first: &Option<BTreeMap<StudentText, Option<String>>>,
+    other: &Option<BTreeMap<StudentText, Option<String>>>,
 ) -> String {
     let (Some(first), Some(other)) = (first, other) else {
         return "one was graded with a roster and the other without".to_string();
     };
+    // A time is a roster's cell that read as one.
     let shown = |time: Option<&Option<String>>| match time {
-        Some(Some(time)) => name_on_a_line(time),
+        Some(Some(time)) => StudentText::from(time.as_str()).on_a_line(),
         _ => "no time".to_string(),
     };
     first
@@ -74,7 +71,7 @@ fn first_difference(
         .map_or_else(String::new, |name| {
             format!(
                 "{}: {} and {}",
-                name_on_a_line(name),
+                name.on_a_line(),
                 shown(first.get(name)),
                 shown(other.get(name))
             )
@@ -126,26 +123,31 @@ pub fn merged(args: &MergeArgs) -> Result<String, String> {
     // students in no shard or in two.
     for (shard, manifest) in args.shards.iter().zip(&manifests) {
         let Some(cut) = &manifest.shard else { continue };
-        let by_name: Vec<&String> = first.class.iter().filter(|name| cut.holds(name)).collect();
+        let by_name: Vec<&StudentText> = first
+            .class
+            .iter()
+            .filter(|name| cut.holds(name.raw_for_comparison()))
+            .collect();
         if manifest.submissions.iter().collect::<Vec<_>>() != by_name {
             return Err(format!(
                 "{} holds {}, where shard {} by name holds {}: it was cut otherwise; grade it again with this grader",
                 shard.display(),
                 listed(&manifest.submissions),
                 shard_name((cut.number, cut.count)),
-                listed(&by_name)
+                listed(by_name)
             ));
         }
     }
     // Overlap is refused even with --partial: which of two results counts is not ours to say.
-    let mut seen: Vec<(&str, &Path)> = Vec::new();
+    let mut seen: Vec<(&StudentText, &Path)> = Vec::new();
     for (shard, manifest) in args.shards.iter().zip(&manifests) {
         for name in &manifest.submissions {
-            if let Some((_, other)) = seen.iter().find(|(seen, _)| seen == name) {
+            if let Some((_, other)) = seen.iter().find(|(seen, _)| *seen == name) {
                 return Err(format!(
-                    "{} and {} both hold {name}: merge each shard once",
+                    "{} and {} both hold {}: merge each shard once",
                     other.display(),
-                    shard.display()
+                    shard.display(),
+                    name.on_a_line()
                 ));
             }
             seen.push((name, shard));
@@ -157,30 +159,27 @@ pub fn merged(args: &MergeArgs) -> Result<String, String> {
             .iter()
             .any(|m| m.shard.as_ref().map_or(1, |shard| shard.number) == k)
         {
-            let names: Vec<&str> = first
+            let names = first
                 .class
                 .iter()
-                .filter(|name| shard_of(name, total) == k)
-                .map(String::as_str)
-                .collect();
+                .filter(|name| shard_of(name.raw_for_comparison(), total) == k);
             missing.push(format!(
                 "shard {} ({})",
                 shard_name((k, total)),
-                listed(&names)
+                listed(names)
             ));
         }
     }
     for (shard, manifest) in args.shards.iter().zip(&manifests) {
-        let unresulted: Vec<&str> = manifest
+        let unresulted: Vec<&StudentText> = manifest
             .submissions
             .iter()
             .filter(|name| results_named(shard, name).is_none())
-            .map(String::as_str)
             .collect();
         if !unresulted.is_empty() {
             missing.push(format!(
                 "the results of {} in {}",
-                unresulted.join(", "),
+                listed(unresulted),
                 shard.display()
             ));
         }
@@ -198,7 +197,7 @@ pub fn merged(args: &MergeArgs) -> Result<String, String> {
         for name in &manifest.submissions {
             if let Some(results) = results_named(shard, name) {
                 let text = serde_json::to_string_pretty(&results).unwrap_or_default() + "\n";
-                write_atomically(&args.out, &format!("{name}.json"), &text)?;
+                write_atomically(&args.out, &results_file(name), &text)?;
             }
         }
         if let Ok(log) = std::fs::read_to_string(shard.join(LOG)) {

@@ -7,9 +7,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::gradebook::untrusted_cell;
 use super::{DIAGNOSIS, write_atomically};
 use crate::batch::class_report::Graded;
+use crate::student_text::StudentText;
 
 /// A known mistake (or two made together, or alternatives alike on the group's inputs)
 /// and the submissions whose wrong answers to one check of one group it explains.
@@ -21,7 +21,7 @@ pub struct Misconception<'a> {
     /// Each mistake's name and description.
     pub mistakes: Vec<(&'a str, &'a str)>,
     pub together: bool,
-    pub submissions: Vec<&'a str>,
+    pub submissions: Vec<&'a StudentText>,
 }
 
 impl Misconception<'_> {
@@ -97,7 +97,7 @@ pub struct SharedAnswers<'a> {
     pub tests: Vec<&'a str>,
     /// How many inputs they answered wrongly, alike.
     pub wrong: u64,
-    pub submissions: Vec<&'a str>,
+    pub submissions: Vec<&'a StudentText>,
 }
 
 /// An assignment and one of its checks.
@@ -107,7 +107,7 @@ type Fingerprints<'a> = Vec<(&'a str, &'a str, u64)>;
 
 /// Wrong answers two or more submissions share, the most inputs first.
 pub fn shared_answers<'a>(class: &[Graded<'a>]) -> Vec<SharedAnswers<'a>> {
-    let mut alike: BTreeMap<(Check, Fingerprints), Vec<&str>> = BTreeMap::new();
+    let mut alike: BTreeMap<(Check, Fingerprints), Vec<&StudentText>> = BTreeMap::new();
     for graded in class {
         let mut answered: BTreeMap<Check, Fingerprints> = BTreeMap::new();
         for test in graded.results["tests"].as_array().into_iter().flatten() {
@@ -165,15 +165,17 @@ pub fn write_csv(out: &Path, class: &[Graded]) -> Result<PathBuf, String> {
     ])
     .map_err(cannot)?;
     for found in misconceptions(class) {
-        let who = found.submissions.join("; ");
+        let who = StudentText::joined(found.submissions.iter().copied(), "; ");
         csv.write_record([
-            untrusted_cell(found.assignment).as_ref(),
-            untrusted_cell(found.group).as_ref(),
-            untrusted_cell(found.check).as_ref(),
-            untrusted_cell(&found.names()).as_ref(),
-            untrusted_cell(&found.descriptions()).as_ref(),
+            StudentText::from(found.assignment).in_csv_cell().as_ref(),
+            StudentText::from(found.group).in_csv_cell().as_ref(),
+            StudentText::from(found.check).in_csv_cell().as_ref(),
+            StudentText::from(found.names()).in_csv_cell().as_ref(),
+            StudentText::from(found.descriptions())
+                .in_csv_cell()
+                .as_ref(),
             &found.submissions.len().to_string(),
-            untrusted_cell(&who).as_ref(),
+            who.in_csv_cell().as_ref(),
         ])
         .map_err(cannot)?;
     }
@@ -195,8 +197,15 @@ mod tests {
               "mistakes": [{ "name": mistake, "description": "Counts badly." }] } ] })
     }
 
-    fn class_of<'a>(named: [(&'a str, &'a serde_json::Value); 3]) -> [Graded<'a>; 3] {
-        named.map(|(name, results)| Graded { name, results })
+    fn class_of<'a>(
+        names: &'a [StudentText; 3],
+        results: [&'a serde_json::Value; 3],
+    ) -> [Graded<'a>; 3] {
+        let mut names = names.iter();
+        results.map(|results| Graded {
+            name: names.next().expect("a name for each"),
+            results,
+        })
     }
 
     fn unexplained(test: &str, fingerprint: &str) -> serde_json::Value {
@@ -212,17 +221,18 @@ mod tests {
             json!({ "tests": [diagnosed("bug-common"), diagnosed("bug-common")] }),
             json!({ "tests": [diagnosed("bug-common")] }),
         );
-        let class = class_of([("ann", &ann), ("bob", &bob), ("cy", &cy)]);
+        let names = ["ann", "bob", "cy"].map(StudentText::from);
+        let class = class_of(&names, [&ann, &bob, &cy]);
         let found = misconceptions(&class);
-        let rows: Vec<(String, Vec<&str>)> = found
+        let rows: Vec<(String, Vec<&StudentText>)> = found
             .iter()
             .map(|m| (m.names(), m.submissions.clone()))
             .collect();
         assert_eq!(
             rows,
             [
-                ("bug-common".to_string(), vec!["bob", "cy"]),
-                ("bug-rare".to_string(), vec!["ann"])
+                ("bug-common".to_string(), vec![&names[1], &names[2]]),
+                ("bug-rare".to_string(), vec![&names[0]])
             ]
         );
     }
@@ -235,7 +245,8 @@ mod tests {
             // The same answers to one test, and others to another: alike on one only.
             json!({ "tests": [unexplained("a::g::t1", "00aa"), unexplained("a::g::t2", "00bb")] }),
         );
-        let class = class_of([("ann", &ann), ("bob", &bob), ("cy", &cy)]);
+        let names = ["ann", "bob", "cy"].map(StudentText::from);
+        let class = class_of(&names, [&ann, &bob, &cy]);
         assert_eq!(
             shared_answers(&class),
             [SharedAnswers {
@@ -243,7 +254,7 @@ mod tests {
                 check: "score()",
                 tests: vec!["a::g::t1", "a::g::t2"],
                 wrong: 24,
-                submissions: vec!["ann", "bob"],
+                submissions: vec![&names[0], &names[1]],
             }]
         );
     }

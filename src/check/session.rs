@@ -20,6 +20,7 @@ use crate::runner::{Launcher, Pool, Runner};
 use crate::sandbox::Sandbox;
 use crate::spec::{HIDDEN_GROUP, Suite, Visibility};
 use crate::student_tests::{StudentTestsRun, Told};
+use crate::student_text::StudentText;
 use crate::verdict::{Credit, Failure, Tone, Verdict};
 
 /// Whose report this is: a student's withholds what the spec does not let them see.
@@ -98,7 +99,7 @@ pub(crate) struct Session<'a> {
     /// and for reading by every other test.
     pub(crate) turns: RwLock<()>,
     /// Lines for the report beyond pass and fail, such as strategies' win rates.
-    pub(crate) notes: Mutex<Vec<String>>,
+    pub(crate) notes: Mutex<Vec<StudentText>>,
     /// The bugs the student's tests caught, by the index of the bug's test.
     pub(crate) caught: Mutex<BTreeMap<usize, Caught>>,
     pub(crate) results: Mutex<Vec<TestResult>>,
@@ -172,8 +173,9 @@ impl<'a> Session<'a> {
                 .map(|n| n.clone())
                 .unwrap_or_default()
                 .into_iter())
-            .chain(self.policy.notes.iter().cloned())
-            .chain(self.policy.told.words())
+            // The policy's own notes, among those that quote the submission.
+            .chain(self.policy.notes.iter().map(|note| note.as_str().into()))
+            .chain(self.policy.told.words().map(StudentText::from))
             .collect(),
             caught: self
                 .caught

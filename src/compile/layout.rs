@@ -55,12 +55,7 @@ impl Layout {
         submission: &SubmissionCrate,
         shared: Option<&Path>,
     ) -> io::Result<(Layout, Option<PathBuf>)> {
-        let name: String = submission
-            .package
-            .chars()
-            .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
-            .take(40)
-            .collect();
+        let name = submission.package.in_file_name(40);
         let tag = format!("{name}-{:016x}", stable_hash(&submission.root));
         let bin_name = format!("cardgrade-runner-{tag}");
         Ok(match shared {

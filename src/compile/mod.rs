@@ -28,6 +28,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use crate::sandbox::{self, Sandbox};
+use crate::student_text::StudentText;
 use copy::{Caps, Tree, UNCAPPED, copy_tree};
 use layout::{Builder, Layout, shared_api};
 
@@ -104,7 +105,7 @@ const SUBMISSION_CAPS: Caps = Caps {
 #[derive(Debug, Clone)]
 pub struct SubmissionCrate {
     pub root: PathBuf,
-    pub package: String,
+    pub package: StudentText,
     pub lib_name: String,
 }
 
@@ -263,7 +264,7 @@ pub fn locate(path: &Path) -> Result<SubmissionCrate, BuildError> {
         .unwrap_or_else(|| package.replace('-', "_"));
     Ok(SubmissionCrate {
         root,
-        package,
+        package: package.into(),
         lib_name,
     })
 }

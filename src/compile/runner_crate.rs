@@ -8,6 +8,7 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::sandbox::{self};
+use crate::student_text::StudentText;
 use serde::Serialize;
 
 use super::PINNED_LOCK;
@@ -40,7 +41,8 @@ pub(super) struct RunnerBin {
 #[derive(Serialize)]
 pub(super) struct PathDependency {
     pub(super) path: PathBuf,
-    pub(super) package: String,
+    /// The submission's own name, where it is the dependency: TOML's escaping renders it.
+    pub(super) package: StudentText,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(super) features: Vec<String>,
 }

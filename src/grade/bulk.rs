@@ -460,7 +460,7 @@ fn judge_bulk(reference: &Submission, group: &Group, request: &dyn Asked, all: R
             .map(|((question, expected, actual), count)| WrongKind {
                 question: question.clone(),
                 expected: expected.clone(),
-                actual: actual.clone(),
+                actual: actual.as_str().into(),
                 count: group_digits(**count),
             })
             .collect();

@@ -11,6 +11,7 @@ use grader_api::spec::{self as api_spec, Driven, Transport};
 use super::failure::{describe_ending, trouble_of};
 use crate::runner::{Ending, Runner};
 use crate::spec::{Group, TestCase};
+use crate::student_text::StudentText;
 use crate::verdict::{Failure, Tone, Trouble, Verdict};
 
 /// The runner as a driven test's transport: one request, one reply, within the group's
@@ -62,7 +63,7 @@ pub fn grade_driven(
     reference: &Submission,
     group: &Group,
     test: &TestCase,
-) -> (Verdict, Option<Runner>, Vec<String>) {
+) -> (Verdict, Option<Runner>, Vec<StudentText>) {
     let link = Rc::new(RunnerLink {
         runner: RefCell::new(runner),
         assignment: test.request.assignment(),
@@ -76,6 +77,8 @@ pub fn grade_driven(
         fields,
         notes,
     } = test.request.drive(reference, link.clone());
+    // They name the submission's strategies as it registered them.
+    let notes: Vec<StudentText> = notes.into_iter().map(StudentText::from).collect();
     let trouble = link.trouble.get();
     let survivor = Rc::try_unwrap(link)
         .ok()

@@ -9,9 +9,9 @@ use similar::{ChangeTag, TextDiff};
 
 use super::bulk::PANICS_BEFORE_GIVING_UP;
 use crate::capture::Printed;
-use crate::results::visible_controls;
 use crate::runner::{Ending, Exchange};
 use crate::spec::Group;
+use crate::student_text::StudentText;
 use crate::verdict::{Diff, DiffLine, Failure, Tone, Trouble, Unwritten, Value};
 
 /// Characters of one answer a report shows; a submission may return anything.
@@ -37,15 +37,15 @@ pub(super) fn printed(failure: &mut Failure, name: &str, printed: &Printed) {
         failure.text(
             &format!("{name} of your code"),
             Tone::Plain,
-            visible_controls(printed.text().trim_end()),
+            printed.text().trim_end(),
         );
     }
 }
 
-/// A reply as a report shows it, cut so that a huge one cannot flood the report, and
-/// with any control character a panic message holds made visible.
-pub(super) fn shown(text: &str) -> String {
-    visible_controls(&shorten(text, SHOWN_ANSWER))
+/// A reply as a report shows it, cut so that a huge one cannot flood the report: student
+/// text, as a reply may be a panic's message.
+pub(super) fn shown(text: &str) -> StudentText {
+    StudentText::from(shorten(text, SHOWN_ANSWER))
 }
 
 /// The trouble an ending is, where it kept answers from coming.
@@ -94,7 +94,9 @@ pub(super) fn show_difference(failure: &mut Failure, difference: Difference, mis
     failure.text(label, Tone::Plain, input);
     failure.text("check", Tone::Plain, difference.question);
     failure.text("expected", Tone::Expected, shown(&difference.expected));
-    let actual = difference.actual.map_or(missing, |actual| shown(&actual));
+    let actual = difference
+        .actual
+        .map_or_else(|| missing.into(), |actual| shown(&actual));
     failure.text("actual", Tone::Actual, actual);
     if let Some(diff) = difference
         .lines
@@ -119,7 +121,7 @@ pub(super) fn lines_diff(expected: Lines, actual: Lines) -> Option<Value> {
             if want.len().max(got.len()) > DIFFED_CELLS {
                 return Some(Value::Text(
                     Tone::Plain,
-                    format!("length {} where {} was expected", got.len(), want.len()),
+                    format!("length {} where {} was expected", got.len(), want.len()).into(),
                 ));
             }
             if want.len() != got.len() {
@@ -140,7 +142,7 @@ pub(super) fn lines_diff(expected: Lines, actual: Lines) -> Option<Value> {
             };
             let parts = change
                 .iter_strings_lossy()
-                .map(|(emphasized, text)| (emphasized, text.trim_end_matches('\n').to_string()))
+                .map(|(emphasized, text)| (emphasized, text.trim_end_matches('\n').into()))
                 .collect();
             diff.lines.push(DiffLine { expected, parts });
         }
@@ -153,7 +155,7 @@ pub(super) fn unwritten(request: &dyn Asked, position: usize, reply: &[u8]) -> O
     let panic = panic_of(reply).filter(|panic| panic.is_not_yet_implemented())?;
     Some(Unwritten {
         question: request.question(position),
-        todo: panic.to_string(),
+        todo: panic.to_string().into(),
     })
 }
 
@@ -179,6 +181,7 @@ mod tests {
         let mut got = want.clone();
         got[13] = 3;
         let diff = lines_diff(cells(&want), cells(&got)).unwrap().plain();
+        let diff = diff.raw_for_comparison();
         assert!(diff.contains("- expected cell 13 = 2"), "{diff}");
         assert!(diff.contains("+ actual   cell 13 = 3"), "{diff}");
         assert!(!diff.contains("cell  3"), "{diff}");
@@ -189,6 +192,7 @@ mod tests {
         let diff = lines_diff(cells(&[0; 15]), cells(&[0; 14]))
             .unwrap()
             .plain();
+        let diff = diff.raw_for_comparison();
         assert!(diff.contains("length 14 where 15 was expected"), "{diff}");
         assert!(diff.contains("- expected cell 14 = 0"), "{diff}");
     }

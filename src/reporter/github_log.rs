@@ -11,7 +11,7 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
-use crate::results::inert_in_github_log;
+use crate::student_text::StudentText;
 
 /// The log, once started.
 static LOG: OnceLock<Mutex<GithubLog>> = OnceLock::new();
@@ -69,7 +69,9 @@ fn relay(from: io::PipeReader, mut to: std::fs::File, marker: String, drained: S
             if text.trim_end() == marker {
                 let _ = drained.send(());
             } else {
-                let _ = to.write_all(inert_in_github_log(&text).as_bytes());
+                // Any line the grader prints may quote the submission.
+                let line = StudentText::from(text.into_owned());
+                let _ = to.write_all(line.in_github_log().as_bytes());
             }
             line.clear();
         }

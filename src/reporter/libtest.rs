@@ -8,7 +8,7 @@ use colored::Colorize;
 use libtest_mimic::{Arguments, ColorSetting, Completion, Trial};
 
 use super::{Event, Reporter};
-use crate::results::{self, OUT_OF_TIME};
+use crate::results::OUT_OF_TIME;
 use crate::spec::Suite;
 use crate::student_tests::suite;
 use crate::verdict::{Failure, Unwritten, Verdict};
@@ -195,7 +195,7 @@ fn unwritten_message(
     };
     let mut text = format!("not yet implemented, in {count}:\n");
     for Unwritten { question, todo } in todos {
-        text.push_str(&format!("  {question}: {todo}\n"));
+        text.push_str(&format!("  {question}: {}\n", todo.on_terminal()));
     }
     text.trim_end().to_string()
 }
@@ -220,11 +220,7 @@ impl Reporter for Libtest {
                 self.board.set(index, Slot::Done(verdict.clone()));
             }
             Event::BuildFailed { error, summary } => {
-                eprintln!(
-                    "{} {}",
-                    "error:".red().bold(),
-                    results::visible_controls(error)
-                );
+                eprintln!("{} {}", "error:".red().bold(), error.on_terminal());
                 eprintln!("score: 0 ({summary})");
             }
             Event::Stopped { .. } => {}
@@ -238,7 +234,7 @@ impl Reporter for Libtest {
                 print!("{}", results.score_table());
                 for note in &results.notes {
                     // A note names the submission's strategies, as it registered them.
-                    println!("  {}", results::visible_controls(note).dimmed());
+                    println!("  {}", note.on_terminal().dimmed());
                 }
             }
         }

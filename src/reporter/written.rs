@@ -10,19 +10,20 @@ use super::{Event, Reporter};
 use crate::check::Format;
 use crate::results::Results;
 use crate::spec::Suite;
+use crate::student_text::StudentText;
 
 /// The results in `format`, written whole to `path`.
 pub struct ResultsFile {
     pub format: Format,
     pub path: PathBuf,
     /// The submission's folder, as our JSON names it.
-    pub submission: String,
+    pub submission: StudentText,
 }
 
 /// The results in a machine format, on stdout alone.
 pub struct ResultsOnStdout {
     pub format: Format,
-    pub submission: String,
+    pub submission: StudentText,
 }
 
 /// In a GitHub Actions job: an annotation per failed test on stdout, the summary appended
@@ -77,7 +78,7 @@ fn with_results(
             write(&Results::nothing_graded(
                 &nothing,
                 why,
-                why,
+                why.into(),
                 std::time::Duration::ZERO,
             ))
         }
@@ -86,7 +87,7 @@ fn with_results(
 }
 
 /// The results in `format` as a file holds them.
-fn text(format: Format, results: &Results, submission: &str) -> String {
+fn text(format: Format, results: &Results, submission: &StudentText) -> String {
     let json = match format {
         Format::Junit => return results.junit_xml(),
         Format::Gradescope => results.gradescope_json(),

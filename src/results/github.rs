@@ -5,11 +5,9 @@
 
 use serde::Serialize;
 
-use super::{
-    Points, Results, TestResult, credit, earned, failure_text, fence, inert_in_github_log,
-    machine_json, plain, visible_controls,
-};
+use super::{Points, Results, TestResult, credit, earned, failure_text, machine_json};
 use crate::student_tests::suite;
+use crate::student_text::{StudentText, html_escaped, inert_in_github_log};
 use crate::verdict::Verdict;
 
 /// Lines of a failure an annotation shows.
@@ -80,7 +78,7 @@ impl Results<'_> {
         if let Some(failure) = &self.build_failure {
             out.push_str(&format!(
                 "\n### The submission did not build\n\n```\n{}\n```\n",
-                fence(failure)
+                failure.in_markdown_fence()
             ));
         }
         let failures: Vec<String> = self
@@ -88,8 +86,8 @@ impl Results<'_> {
             .filter_map(|(_, test, result, _)| match &result.verdict {
                 Some(Verdict::Failed(failure)) => Some(format!(
                     "<details><summary><code>{}</code></summary>\n\n```\n{}\n```\n\n</details>\n",
-                    html(&test.id),
-                    fence(&failure.render(false))
+                    html_escaped(&test.id),
+                    StudentText::from(failure.render(false)).in_markdown_fence()
                 )),
                 _ => None,
             })
@@ -113,7 +111,7 @@ impl Results<'_> {
             status: "error",
             score: 0.0,
             max_score: Points::ZERO,
-            message: inert_in_github_log(why),
+            message: why.in_github_log(),
         });
         let scores = summing_exactly(
             self.per_test()
@@ -134,7 +132,7 @@ impl Results<'_> {
                         // Classroom's reporter prints each message again, in its own step.
                         message: match &result.verdict {
                             Some(Verdict::Failed(failure)) => {
-                                inert_in_github_log(&failure_text(failure, result, worth))
+                                failure_text(failure, result, worth).in_github_log()
                             }
                             Some(Verdict::Passed) => String::new(),
                             None => "not run: filtered out".into(),
@@ -205,8 +203,8 @@ fn summing_exactly(scores: impl Iterator<Item = Points>) -> Vec<f64> {
         .collect()
 }
 
-fn first_lines(text: &str) -> String {
-    let text = visible_controls(&plain(text));
+fn first_lines(text: &StudentText) -> String {
+    let text = text.in_file();
     let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
     let mut shown = lines[..lines.len().min(ANNOTATED_LINES)].join("\n");
     if lines.len() > ANNOTATED_LINES {
@@ -232,13 +230,7 @@ fn property(text: &str) -> String {
 
 /// Text in a Markdown table cell.
 fn cell(text: &str) -> String {
-    html(text).replace('|', "\\|")
-}
-
-fn html(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+    html_escaped(text).replace('|', "\\|")
 }
 
 /// Standard base64, padded, as `base64 --decode` reads it.
@@ -317,6 +309,5 @@ mod tests {
     fn workflow_commands_cannot_be_broken_out_of() {
         assert_eq!(data("50%\r\nnext"), "50%25%0D%0Anext");
         assert_eq!(property("a::b,c"), "a%3A%3Ab%2Cc");
-        assert_eq!(fence("```\nrm"), "ʼʼʼ\nrm");
     }
 }

@@ -6,9 +6,10 @@
 
 use serde::Serialize;
 
-use super::{Points, Results, earned, fence, machine_json, output, status};
+use super::{Points, Results, earned, machine_json, output, status};
 use crate::policy::Told;
 use crate::spec::{Visibility, slug};
+use crate::student_text::StudentText;
 
 impl Results<'_> {
     pub fn gradescope_json(&self) -> serde_json::Value {
@@ -36,8 +37,12 @@ impl Results<'_> {
                     "failed"
                 },
                 output: match output(result, worth) {
-                    text if text.is_empty() => text,
-                    text => format!("{}\n\n{}", code_span(&test.id), code_block(&text)),
+                    text if text.is_empty() => String::new(),
+                    text => format!(
+                        "{}\n\n{}",
+                        code_span(&StudentText::from(test.id.as_str())),
+                        code_block(&text)
+                    ),
                 },
                 output_format: MARKDOWN,
                 // Past the day's limit every test is staff's: Gradescope shows hidden tests
@@ -100,7 +105,7 @@ impl Results<'_> {
         let notes = self.all_notes();
         if !notes.is_empty() {
             summary.push_str("\n\n");
-            summary.push_str(&code_block(&notes.join("\n")));
+            summary.push_str(&code_block(&StudentText::joined(&notes, "\n")));
         }
         summary
     }
@@ -110,14 +115,14 @@ impl Results<'_> {
 const MARKDOWN: &str = "md";
 
 /// `text` as a fenced code block, which no line of it can close.
-fn code_block(text: &str) -> String {
-    format!("```\n{}\n```", fence(text))
+fn code_block(text: &StudentText) -> String {
+    format!("```\n{}\n```", text.in_markdown_fence())
 }
 
 /// `text` as an inline code span: delimited by one backtick more than the longest run of
 /// them in it, and spaced from one at either end, as CommonMark reads a span.
-fn code_span(text: &str) -> String {
-    let text = fence(text).replace('\n', " ");
+fn code_span(text: &StudentText) -> String {
+    let text = text.in_markdown_fence().replace('\n', " ");
     let longest_run = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let ticks = "`".repeat(longest_run + 1);
     let pad = if text.starts_with('`') || text.ends_with('`') {
@@ -164,9 +169,13 @@ mod tests {
 
     #[test]
     fn code_spans_hold_any_backticks() {
+        let code_span = |text: &str| code_span(&StudentText::from(text));
         assert_eq!(code_span("a::b"), "`a::b`");
         assert_eq!(code_span("a`b"), "``a`b``");
         assert_eq!(code_span("`<img src=x>`"), "`` `<img src=x>` ``");
-        assert_eq!(code_block("<a href=x>\n```"), "```\n<a href=x>\nʼʼʼ\n```");
+        assert_eq!(
+            code_block(&StudentText::from("<a href=x>\n```")),
+            "```\n<a href=x>\nʼʼʼ\n```"
+        );
     }
 }

@@ -5,10 +5,11 @@ use serde::Serialize;
 use super::{Points, Results, earned, machine_json, output, scored, status};
 use crate::diagnosis::Diagnosis;
 use crate::spec::Visibility;
+use crate::student_text::StudentText;
 use crate::verdict::{Failure, Trouble, Verdict};
 
 impl Results<'_> {
-    pub fn cardgrade_json(&self, submission: &str) -> serde_json::Value {
+    pub fn cardgrade_json(&self, submission: &StudentText) -> serde_json::Value {
         let tests: Vec<OurTest> = self
             .per_test()
             .map(|(group, test, result, worth)| {
@@ -55,7 +56,7 @@ impl Results<'_> {
             .collect();
         let report = OurReport {
             schema: "cardgrade.results.v1",
-            submission: submission.to_string(),
+            submission: submission.clone(),
             outcome: if self.build_failure.is_some() {
                 "build_failed"
             } else if self.out_of_time() > 0 {
@@ -87,7 +88,7 @@ impl Results<'_> {
 #[derive(Serialize)]
 struct OurReport {
     schema: &'static str,
-    submission: String,
+    submission: StudentText,
     outcome: &'static str,
     score: Points,
     max_score: Points,
@@ -96,11 +97,11 @@ struct OurReport {
     /// Runner processes started, and the milliseconds their starts took together.
     runner_starts: usize,
     runner_start_ms: u64,
-    build_output: Option<String>,
+    build_output: Option<StudentText>,
     /// The policy's late penalty, taken off `score`: never part of a test's.
     #[serde(skip_serializing_if = "Option::is_none")]
     penalty: Option<OurPenalty>,
-    notes: Vec<String>,
+    notes: Vec<StudentText>,
     tests: Vec<OurTest>,
 }
 
@@ -127,7 +128,7 @@ struct OurTest {
     visibility: Visibility,
     /// How long the test took, its runner's start included.
     duration_ms: u64,
-    output: String,
+    output: StudentText,
     /// How its runner ended where that kept answers from coming: `timed_out`, `flooded`
     /// or `crashed`, in the grader's word.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -146,7 +147,7 @@ struct OurTest {
 #[derive(Serialize)]
 struct OurField {
     name: String,
-    text: String,
+    text: StudentText,
 }
 
 /// The known mistakes that explain a test's wrong answers to one check.

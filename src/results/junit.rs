@@ -4,8 +4,9 @@
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use super::{Results, failure_text, plain, visible_controls};
+use super::{Results, failure_text};
 use crate::spec::slug;
+use crate::student_text::StudentText;
 use crate::verdict::{Failure, Value, Verdict};
 
 impl Results<'_> {
@@ -14,31 +15,33 @@ impl Results<'_> {
         report.set_time(self.elapsed);
         let mut suites: Vec<TestSuite> = Vec::new();
         for (group, test, result, worth) in self.per_test() {
-            let assignment = xml_text(group.assignment.name());
+            let assignment = group.assignment.name();
             if suites
                 .last()
                 .is_none_or(|suite| suite.name.as_str() != assignment)
             {
-                suites.push(TestSuite::new(assignment.as_str()));
+                suites.push(TestSuite::new(assignment));
             }
             let status = match &result.verdict {
                 Some(Verdict::Passed) => TestCaseStatus::success(),
                 None => TestCaseStatus::skipped(),
                 Some(Verdict::Failed(failure)) => {
-                    let text = xml_text(&failure_text(failure, result, worth));
+                    let text = failure_text(failure, result, worth).in_xml();
                     let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
                     status.set_message(headline(failure, &text));
                     status.set_description(text.trim_end());
                     status
                 }
             };
-            let mut case = TestCase::new(xml_text(&test.id), status);
-            case.set_classname(format!("{assignment}.{}", xml_text(&slug(&group.name))));
+            // A spec's names are the instructor's, which may hold anything.
+            let in_xml = |text: &str| StudentText::from(text).in_xml();
+            let mut case = TestCase::new(in_xml(&test.id), status);
+            case.set_classname(format!("{assignment}.{}", in_xml(&slug(&group.name))));
             case.set_time(result.duration);
             if let Some(Verdict::Failed(failure)) = &result.verdict {
                 let printed = |name: &str| {
                     failure.fields.iter().find_map(|field| match &field.value {
-                        Value::Text(_, text) if field.name == name => Some(xml_text(text)),
+                        Value::Text(_, text) if field.name == name => Some(text.in_xml()),
                         _ => None,
                     })
                 };
@@ -56,7 +59,7 @@ impl Results<'_> {
         if let Some(failure) = &self.build_failure {
             let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
             status.set_message("the submission did not build");
-            status.set_description(xml_text(failure));
+            status.set_description(failure.in_xml());
             let mut suite = TestSuite::new("build");
             suite.add_test_case(TestCase::new("build", status));
             suites.insert(0, suite);
@@ -73,9 +76,11 @@ impl Results<'_> {
 fn headline(failure: &Failure, text: &str) -> String {
     let field = |name: &str| {
         failure.fields.iter().find_map(|field| match &field.value {
-            Value::Text(_, text) if field.name == name => {
-                Some(xml_text(text.lines().next().unwrap_or("")))
-            }
+            Value::Text(_, text) if field.name == name => Some(
+                text.lines()
+                    .next()
+                    .map_or_else(String::new, |line| line.in_xml()),
+            ),
             _ => None,
         })
     };
@@ -89,42 +94,5 @@ fn headline(failure: &Failure, text: &str) -> String {
             .unwrap_or("")
             .trim()
             .to_string(),
-    }
-}
-
-/// Text fit for XML 1.0, which every text of the report is made with: no color codes, and
-/// of the characters XML 1.0 forbids (C0 controls but tab, line feed and carriage return;
-/// U+FFFE and U+FFFF; a Rust string holds no lone surrogate), the controls shown as signs
-/// as in every report (`␁`) and the two noncharacters as escapes (`\u{fffe}`), so that
-/// whatever a submission prints the file parses.
-fn xml_text(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in visible_controls(&plain(text)).chars() {
-        match c {
-            '\u{fffe}' | '\u{ffff}' => out.extend(c.escape_unicode()),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Whether `c` may stand in an XML 1.0 document: its `Char` production.
-    fn xml_char(c: char) -> bool {
-        matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}' | '\u{10000}'..)
-    }
-
-    #[test]
-    fn every_character_xml_forbids_is_shown_not_written() {
-        let hostile: String = ('\0'..='\u{20}')
-            .chain(['\u{7f}', '\u{9b}', '\u{fffe}', '\u{ffff}', '\u{1fffe}', 'é'])
-            .collect();
-        let text = xml_text(&hostile);
-        assert!(text.chars().all(xml_char), "{text:?}");
-        assert!(text.contains("␁") && text.contains("\\u{fffe}") && text.contains("\\u{ffff}"));
-        assert!(text.ends_with('é'), "{text:?}");
     }
 }

@@ -7,20 +7,21 @@ use std::fmt::Write as _;
 
 use colored::Colorize;
 
-use super::{Results, Row, visible_controls};
+use super::{Results, Row};
 use reference::bugs::Bug;
 
 use crate::spec::Group;
 use crate::student_tests::suite;
+use crate::student_text::{StudentText, visible_controls};
 use crate::verdict::Verdict;
 
 /// A bug the student's tests caught: the test that caught it, by the name reports show,
 /// the first line of what it said, and the line staff read of it.
 #[derive(Debug, Clone)]
 pub struct Caught {
-    pub by: String,
-    pub said: String,
-    pub note: String,
+    pub by: StudentText,
+    pub said: StudentText,
+    pub note: StudentText,
 }
 
 /// A bug of a group, as its block tells it.
@@ -33,7 +34,7 @@ enum Mistake<'a> {
 
 impl Results<'_> {
     /// Every note, staff's: each bug caught and by what, then the rest.
-    pub fn all_notes(&self) -> Vec<String> {
+    pub fn all_notes(&self) -> Vec<StudentText> {
         let caught = self.caught.values().map(|caught| caught.note.clone());
         caught.chain(self.notes.iter().cloned()).collect()
     }
@@ -106,7 +107,7 @@ impl Results<'_> {
                     visible_controls(&bug.description).trim_end_matches('.')
                 );
                 if let Some(Caught { by, said, .. }) = by {
-                    let by = format!("by {}: {}", visible_controls(by), visible_controls(said));
+                    let by = format!("by {}: {}", by.on_terminal(), said.on_terminal());
                     let _ = writeln!(out, "    {}", by.dimmed());
                 }
             }

@@ -51,17 +51,21 @@ pub fn caught_by_examples(
             budget: BUDGET,
         },
     );
+    // The template's tests are the grader's own, but graded as a student's are; the audit
+    // prints what they say.
     if let Some(why) = graded.stopped {
-        return Err(why);
+        return Err(why.on_terminal());
     }
     if let Some((test, said)) = graded.invalid.first() {
         return Err(format!(
-            "the example test {test} fails on the reference: {said}"
+            "the example test {} fails on the reference: {}",
+            test.on_terminal(),
+            said.on_terminal()
         ));
     }
     Ok(graded
         .caught
         .into_iter()
-        .map(|(bug, caught)| (bug, caught.map(|(test, _)| test)))
+        .map(|(bug, caught)| (bug, caught.map(|(test, _)| test.on_terminal())))
         .collect())
 }

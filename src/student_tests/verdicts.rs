@@ -2,6 +2,7 @@
 //! student's own code.
 
 use super::Graded;
+use crate::student_text::StudentText;
 use crate::verdict::{Failure, Verdict};
 
 /// The message of a test that fails on the reference.
@@ -40,12 +41,13 @@ impl Which<'_> {
 #[derive(Debug)]
 pub struct Told {
     pub verdict: Verdict,
-    pub note: Option<String>,
-    pub caught_by: Option<(String, String)>,
+    /// Names the student's tests, and quotes them.
+    pub note: Option<StudentText>,
+    pub caught_by: Option<(StudentText, StudentText)>,
 }
 
-impl From<(Verdict, Option<String>)> for Told {
-    fn from((verdict, note): (Verdict, Option<String>)) -> Told {
+impl From<(Verdict, Option<StudentText>)> for Told {
+    fn from((verdict, note): (Verdict, Option<StudentText>)) -> Told {
         Told {
             verdict,
             note,
@@ -64,18 +66,24 @@ impl Graded {
         if let Which::Bug { name, .. } = which
             && let Some(Some((test, said))) = self.caught.get(name)
         {
-            let said = said.lines().next().unwrap_or(said);
+            let said = said.lines().next().unwrap_or_default();
             return Told {
                 verdict: Verdict::Passed,
-                note: Some(format!("your tests: {test} caught {name} ({said})")),
-                caught_by: Some((test.clone(), said.to_string())),
+                note: Some(
+                    StudentText::from("your tests: ")
+                        + test
+                        + format!(" caught {name} (").as_str()
+                        + &said
+                        + ")",
+                ),
+                caught_by: Some((test.clone(), said)),
             };
         }
         let told = match which {
             Which::ValidOnTheReference => {
                 let mut failure = Failure::line(format!("{WRONG_ON_THE_REFERENCE}:"));
                 for (test, said) in &self.invalid {
-                    failure = failure.then(Failure::line(format!("{test}: {said}")));
+                    failure = failure.then(Failure::line(test.clone() + ": " + said));
                 }
                 let note = if self.valid.is_empty()
                     && self.invalid.is_empty()
@@ -88,23 +96,23 @@ impl Graded {
                         self.valid.len()
                     )
                 };
-                let set_aside: Vec<String> = self
+                let set_aside: Vec<StudentText> = self
                     .left_out
                     .iter()
-                    .map(|(test, why)| format!("{test} not graded: {why}"))
-                    .chain(self.not_run.iter().map(|test| format!("{test} {NOT_RUN}")))
+                    .map(|(test, why)| test.clone() + " not graded: " + why)
+                    .chain(self.not_run.iter().map(|test| test.clone() + " " + NOT_RUN))
                     .chain(match self.runs_not_run - self.not_run.len() {
                         0 => None,
                         others => Some(format!(
                             "{others} runs of your tests on the bugs or on your code were not run: the group's time ran out before they started"
-                        )),
+                        ).into()),
                     })
                     .collect();
                 match self.invalid.is_empty() {
                     true => {
-                        let words: String =
-                            set_aside.iter().map(|line| format!("; {line}")).collect();
-                        (Verdict::Passed, Some(format!("{note}{words}")))
+                        let note = StudentText::from(note);
+                        let said = StudentText::joined([&note].into_iter().chain(&set_aside), "; ");
+                        (Verdict::Passed, Some(said))
                     }
                     false => {
                         let failure = set_aside
@@ -126,23 +134,25 @@ impl Graded {
             }
             Which::PassOnYourCode => match &self.yours {
                 Ok(failed) if failed.is_empty() => {
-                    let not_run = self
+                    let not_run: Vec<StudentText> = self
                         .not_run_on_yours
                         .iter()
-                        .map(|(test, why)| format!("{test} not run on your code: {why}"))
-                        .collect::<Vec<_>>();
-                    let note = (!not_run.is_empty())
-                        .then(|| format!("your tests: {}", not_run.join("; ")));
+                        .map(|(test, why)| test.clone() + " not run on your code: " + why)
+                        .collect();
+                    let note = (!not_run.is_empty()).then(|| {
+                        StudentText::from("your tests: ") + &StudentText::joined(&not_run, "; ")
+                    });
                     (Verdict::Passed, note)
                 }
                 Ok(failed) => {
                     let mut failure = Failure::line("these tests fail on your own code:");
                     for (test, said) in failed {
-                        failure = failure.then(Failure::line(format!("{test}: {said}")));
+                        failure = failure.then(Failure::line(test.clone() + ": " + said));
                     }
                     for (test, why) in &self.not_run_on_yours {
-                        failure = failure
-                            .then(Failure::line(format!("{test} not run on your code: {why}")));
+                        failure = failure.then(Failure::line(
+                            test.clone() + " not run on your code: " + why,
+                        ));
                     }
                     (Verdict::Failed(failure), None)
                 }
