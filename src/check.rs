@@ -10,7 +10,9 @@ use grader_api::ASSIGNMENTS;
 
 use crate::compile::{self, BuildError};
 use crate::exit::{self, Stop};
-use crate::reporter::{Event, Github, Libtest, Reporter, Reporters, ResultsFile, ResultsOnStdout};
+use crate::reporter::libtest::Libtest;
+use crate::reporter::written::{Github, ResultsFile, ResultsOnStdout};
+use crate::reporter::{Event, Reporter, Reporters};
 use crate::results::{self, Results};
 use crate::sandbox::{Mode, Sandbox};
 use crate::spec::{self, SpecErrors, Suite};
@@ -18,21 +20,19 @@ use crate::student_tests::StudentTestsRun;
 use crate::verdict::Verdict;
 use libtest_mimic::{Arguments, FormatSetting, Trial};
 
-mod args;
-mod expected;
+pub(crate) mod args;
+pub(crate) mod expected;
 mod session;
 
 use args::PAST_BUDGET;
 pub use args::{CheckArgs, ColorChoice, DEFAULT_BUDGET, Format, budget};
 pub(crate) use args::{assignment_name, assignments_of};
-pub(crate) use expected::{ReferenceWatch, expectations};
+pub(crate) use expected::expectations;
 pub(crate) use session::grade_built;
 use session::{Session, View, handshake, run_tests, test_threads};
 
+/// Grades once; `--watch` is `watch::run`'s, which grades by this again at each save.
 pub fn run(args: CheckArgs) -> ExitCode {
-    if args.watch {
-        return crate::watch::run(args);
-    }
     let github = args.format == Format::Github;
     if github && let Err(error) = crate::reporter::github_log::start() {
         eprintln!("error: cannot render the job's log: {error}");

@@ -5,6 +5,7 @@ use grader::answers::{self, BuildArgs};
 use grader::audit::{self, AuditArgs};
 use grader::batch::{self, BatchCommand};
 use grader::check::{self, CheckArgs};
+use grader::doctor;
 use grader::exit;
 use grader::fill::{self, FillArgs};
 use grader::lint::{self, LintArgs};
@@ -15,6 +16,7 @@ use grader::sandbox;
 use grader::schema;
 use grader::show::{self, ShowArgs};
 use grader::split::{self, SplitArgs};
+use grader::watch;
 use grader::workflow::{self, WorkflowArgs};
 
 const EXIT_CODES: &str = "\
@@ -131,7 +133,10 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Check(args) => {
             batch::die_with_batch();
-            check::run(args)
+            match args.watch {
+                true => watch::run(args),
+                false => check::run(args),
+            }
         }
         Command::Batch(command) => batch::run(command),
         Command::Play(args) => play::run(args),
@@ -155,6 +160,6 @@ fn main() -> ExitCode {
             println!("{:#}", schema::spec_schema());
             ExitCode::from(exit::PASSED)
         }
-        Command::Doctor => sandbox::doctor(),
+        Command::Doctor => doctor::run(),
     }
 }

@@ -20,6 +20,7 @@ use grader_api::protocol::{self, Hello};
 use grader_api::source::Window;
 
 use crate::capture::{Capture, Printed};
+use crate::deadline;
 use crate::sandbox::cgroup::{Cgroup, Population};
 use crate::sandbox::{self, Forker, Jail, Limits, Sandbox};
 
@@ -355,7 +356,7 @@ impl Runner {
     ) -> Exchange {
         let sequence = self.sequence;
         self.sequence += 1;
-        let deadline = deadline_after(timeout);
+        let deadline = deadline::after(timeout);
         self.answers.get_mut().deadline = deadline;
         self.answers.get_mut().look_every = Some(LOOK_EVERY);
         let sent = protocol::write_request(&mut self.requests, assignment, payload, window)
@@ -552,13 +553,6 @@ impl Drop for Runner {
             cgroup.kill_all();
         }
     }
-}
-
-/// Now plus `wait`, or a year from now when a spec asks for longer than an Instant holds.
-pub fn deadline_after(wait: Duration) -> Instant {
-    let now = Instant::now();
-    now.checked_add(wait)
-        .unwrap_or_else(|| now + Duration::from_secs(365 * 24 * 3600))
 }
 
 /// How the runner ended, if it ends within a moment.

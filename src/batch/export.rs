@@ -8,8 +8,9 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use super::folder::{MANIFEST, results_named};
 use super::gradebook::untrusted_cell;
-use super::{MANIFEST, Manifest, results_named};
+use super::manifest::Manifest;
 
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("lms").required(true).args(["canvas", "moodle"])))]

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::{GRADEBOOK, Graded, write_atomically};
+use super::folder::{GRADEBOOK, Graded, write_atomically};
 
 /// The gradebook's column of the points a late penalty took off `score`.
 const LATE_PENALTY: &str = "late_penalty";

@@ -3,11 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
+use super::class_report;
+use super::folder::{Graded, LOG, MANIFEST, append_log, results_named, write_atomically};
+use super::gradebook::gradebook;
+use super::manifest::Manifest;
 use super::shard::shard_of;
-use super::{
-    Graded, LOG, MANIFEST, Manifest, append_log, class_report, gradebook, results_named,
-    write_atomically,
-};
 
 #[derive(Debug, clap::Args)]
 pub struct MergeArgs {
@@ -184,7 +184,7 @@ pub fn merged(args: &MergeArgs) -> Result<String, String> {
         .map(|name| (name.clone(), results_named(&args.out, name)))
         .collect();
     let gradebook = gradebook(&args.out, &class)?;
-    let report = class_report(&args.out, &class)?;
+    let report = class_report::write(&args.out, &class)?;
     let graded = class.iter().filter(|(_, r)| r.is_some()).count();
     let mut said = format!(
         "merged {graded} submissions of {} from {} shards into {} and {}",

@@ -10,9 +10,10 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 
+use super::error::{BuildError, GeneratedError};
 use super::layout::{Builder, Layout};
-use super::{Build, BuildError};
-use crate::runner::deadline_after;
+use super::settings::Build;
+use crate::deadline;
 use crate::sandbox::{self, Jail, Limits, Sandbox};
 
 /// What the build and everything it starts may use.
@@ -258,7 +259,7 @@ pub fn run(
         layout.target.display().to_string(),
     ])
     .collect();
-    let vendored = super::vendored_sources();
+    let vendored = vendored_sources();
     if let Some(vendor) = &vendored {
         // The only source of crates.io's crates: the versions vendored at the grader's
         // own lock, whatever the toolchain's registry holds.
@@ -342,7 +343,7 @@ pub fn run(
     std::thread::spawn(move || {
         let _ = stderr_sender.send(stderr.map(read_capped).unwrap_or_default());
     });
-    let deadline = deadline_after(build.timeout);
+    let deadline = deadline::after(build.timeout);
     let written = [&layout.runner, &layout.target, &layout.tmp];
     let mut next_measure = Instant::now();
     let stopped = loop {
@@ -537,13 +538,6 @@ struct CompilerSpan {
     is_primary: bool,
 }
 
-/// An error of the generated crate's own file, and the line of it the error points at.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GeneratedError {
-    pub message: String,
-    pub line: Option<usize>,
-}
-
 impl BuildOutcome {
     fn absorb(&mut self, line: &str, runner_bin: &str) {
         let Ok(message) = serde_json::from_str::<CargoMessage>(line) else {
@@ -595,6 +589,18 @@ impl BuildOutcome {
             _ => {}
         }
     }
+}
+
+/// Names a folder of vendored sources (`cargo vendor` of grader-api's dependencies at
+/// [`super::embedded::PINNED_LOCK`]'s versions) that builds take crates.io's crates from, as
+/// the Gradescope package's `run_autograder` sets it, so that builds need nothing the
+/// toolchain fetched.
+pub const VENDOR_DIR_ENV: &str = "CARDGRADE_VENDOR_DIR";
+
+/// The folder [`VENDOR_DIR_ENV`] names, if it is set, made absolute.
+fn vendored_sources() -> Option<PathBuf> {
+    let dir = PathBuf::from(std::env::var_os(VENDOR_DIR_ENV)?);
+    Some(std::fs::canonicalize(&dir).unwrap_or(dir))
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use crate::sandbox::{self};
 use serde::Serialize;
 
-use super::PINNED_LOCK;
+use super::embedded::PINNED_LOCK;
 use super::layout::{Builder, Layout};
 
 #[derive(Serialize)]

@@ -121,7 +121,7 @@ impl Launcher {
         let printed = Arc::new(AtomicU64::new(0));
         let stdout = read_kept(Some(File::from(stdout_read)), Arc::clone(&printed));
         let stderr = read_kept(Some(File::from(stderr_read)), Arc::clone(&printed));
-        let deadline = super::deadline_after(timeout);
+        let deadline = crate::deadline::after(timeout);
         let stopped = loop {
             if contained.ending().has_ended() {
                 break None;

@@ -256,31 +256,6 @@ impl Jail {
     }
 }
 
-/// Removes what graders killed outright left in `folder`: entries `cardgrade-PID-…` whose
-/// grader no longer runs.
-pub fn sweep_leftovers(
-    folder: &std::path::Path,
-    remove: impl Fn(&std::path::Path) -> io::Result<()>,
-) {
-    let Ok(entries) = std::fs::read_dir(folder) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let pid = name
-            .to_str()
-            .and_then(|name| name.strip_prefix("cardgrade-"))
-            .and_then(|rest| rest.split('-').next())
-            .and_then(|pid| pid.parse::<u32>().ok());
-        if let Some(pid) = pid
-            && pid != std::process::id()
-            && !std::path::Path::new("/proc").join(pid.to_string()).exists()
-        {
-            let _ = remove(&entry.path());
-        }
-    }
-}
-
 /// Where stage 2 mounts the PID namespace's own /proc.
 const PRIVATE_PROC: &str = "/proc";
 
@@ -335,39 +310,6 @@ pub const SYSTEM_LIBRARIES: &[&str] = &[
     "/usr/lib64",
     "/etc/ld.so.cache",
 ];
-
-/// `grader doctor`: each layer, present or not; exit 1 when one is missing.
-pub fn doctor() -> std::process::ExitCode {
-    let sandbox = match Sandbox::probe() {
-        Ok(sandbox) => sandbox,
-        Err(error) => {
-            eprintln!("error: cannot probe the sandbox: {error}");
-            return std::process::ExitCode::from(2);
-        }
-    };
-    for (present, name, text) in sandbox.layers().lines() {
-        println!("{} {name}: {text}", if present { "yes" } else { "no " });
-    }
-    let builds = crate::compile::who_builds(&sandbox);
-    match &builds {
-        Ok(who) => println!("yes builds: {who}"),
-        Err(why) => println!("no  builds: refused here: {why}"),
-    }
-    match sandbox.layers().warning() {
-        _ if builds.is_err() => {
-            eprintln!("builds cannot run unprivileged here: `grader check` will grade nothing");
-            std::process::ExitCode::from(1)
-        }
-        None => {
-            eprintln!("every layer is present: `grader check --sandbox strict` will grade here");
-            std::process::ExitCode::SUCCESS
-        }
-        Some(warning) => {
-            eprintln!("{warning}");
-            std::process::ExitCode::from(1)
-        }
-    }
-}
 
 /// The layers of this machine, found once per `grader` process.
 #[derive(Debug, Clone)]
