@@ -14,7 +14,9 @@ use nix::unistd::pipe2;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use super::{FLOOD_BYTES, Launcher, RunnerHome, describe_status};
+use super::Launcher;
+use super::ending::{FLOOD_BYTES, describe_status};
+use super::home::RunnerHome;
 use crate::sandbox::ending::first_ended;
 use crate::sandbox::{self, Recorded};
 

@@ -26,8 +26,11 @@ use nix::sys::wait::{WaitStatus, waitpid};
 use nix::unistd::{Pid, setpgid};
 
 use super::cgroup::Cgroup;
+use super::contain::{fail, outside};
 use super::ending::Ending;
-use super::{CONTAIN_COMMAND, Jail, Sandbox};
+use super::jail::{CONTAIN_COMMAND, Jail, SETUP_FAILED};
+use super::kill::kill_stages;
+use super::machine::Sandbox;
 
 /// The stage name under [`CONTAIN_COMMAND`] that runs the forker.
 pub const FORKER: &str = "forker";
@@ -130,7 +133,7 @@ impl Contained {
     /// How it ended, after killing it with everything it started if it still runs.
     pub fn end(self) -> io::Result<ExitStatus> {
         if let Ok(pid) = i32::try_from(self.pid) {
-            super::kill_stages(pid, || self.ending.has_ended());
+            kill_stages(pid, || self.ending.has_ended());
         }
         let mut status = [0u8; 4];
         (&self.reply).read_exact(&mut status)?;
@@ -204,7 +207,7 @@ struct Started {
 pub(super) fn serve() -> ! {
     let link = match std::io::stdin().as_fd().try_clone_to_owned() {
         Ok(link) => link,
-        Err(error) => super::contain::fail(&format!("the forker has no link: {error}")),
+        Err(error) => fail(&format!("the forker has no link: {error}")),
     };
     let mut started: Vec<Started> = Vec::new();
     loop {
@@ -215,7 +218,7 @@ pub(super) fn serve() -> ! {
                 .collect();
             match poll(&mut fds, PollTimeout::NONE) {
                 Err(nix::errno::Errno::EINTR) => continue,
-                Err(error) => super::contain::fail(&format!("the forker cannot wait: {error}")),
+                Err(error) => fail(&format!("the forker cannot wait: {error}")),
                 Ok(_) => {}
             }
             let ready: Vec<bool> = fds
@@ -248,7 +251,7 @@ fn reap(stage: &Started) {
     let raw = match waitpid(stage.pid, None) {
         Ok(WaitStatus::Exited(_, code)) => (code & 0xff) << 8,
         Ok(WaitStatus::Signaled(_, signal, core)) => signal as i32 | if core { 0x80 } else { 0 },
-        _ => (super::SETUP_FAILED & 0xff) << 8,
+        _ => (SETUP_FAILED & 0xff) << 8,
     };
     let _ = nix::unistd::write(&stage.reply, &raw.to_ne_bytes());
 }
@@ -269,9 +272,9 @@ fn start(jail: &[u8], fds: Vec<OwnedFd>) -> Option<Started> {
                 .and_then(|_| nix::unistd::dup2_stderr(&stderr))
                 .and_then(|_| setpgid(Pid::from_raw(0), Pid::from_raw(0)));
             if let Err(error) = redirected {
-                super::contain::fail(&format!("cannot hand the program its stdio: {error}"));
+                fail(&format!("cannot hand the program its stdio: {error}"));
             }
-            super::contain::outside(&jail)
+            outside(&jail)
         }
         nix::unistd::ForkResult::Parent { child } => {
             let Ok(ending) = Ending::of(child.as_raw() as u32) else {
