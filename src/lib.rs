@@ -10,6 +10,7 @@ pub mod batch;
 pub mod capture;
 pub mod check;
 pub mod compile;
+pub mod controls;
 pub mod deadline;
 pub mod diagnosis;
 pub mod doctor;

@@ -9,8 +9,10 @@ use std::time::Duration;
 use colored::Colorize;
 use serde::Serialize;
 
+pub use crate::controls::visible_controls;
 use crate::policy::Applied;
 use crate::spec::{Group, HIDDEN_GROUP, Suite, TestCase};
+use crate::student_tests::suite;
 use crate::verdict::{Credit, Failure, Verdict};
 
 mod github;
@@ -18,8 +20,6 @@ mod gradescope;
 mod json;
 mod junit;
 mod your_tests;
-
-pub use your_tests::Caught;
 
 /// The result of one test; `None` verdict when a filter left it out, or the submission's
 /// time budget ran out before it ran (`out_of_time`).
@@ -34,6 +34,16 @@ pub struct TestResult {
 
 /// What a test not run for lack of time says, in every format.
 pub const OUT_OF_TIME: &str = "not run: the submission used its time";
+
+/// A bug the student's tests caught: the test that caught it, by the name reports show,
+/// the first line of what it said, and the line staff read of it. Here, in the results
+/// that hold it, beneath the students'-tests block (`your_tests.rs`) that tells it.
+#[derive(Debug, Clone)]
+pub struct Caught {
+    pub by: String,
+    pub said: String,
+    pub note: String,
+}
 
 /// Everything one `grader check` found, ready to print or serialize.
 pub struct Results<'a> {
@@ -215,7 +225,7 @@ impl Results<'_> {
                     row.name,
                     row.earned.to_string(),
                     row.max.to_string(),
-                    your_tests::mark(&row).unwrap_or_else(|| mark(&row.results, row.withheld)),
+                    student_tests_mark(&row).unwrap_or_else(|| mark(&row.results, row.withheld)),
                 );
             }
         }
@@ -247,6 +257,35 @@ pub(crate) struct Row<'r> {
     pub(crate) results: Vec<&'r TestResult>,
     /// Withheld groups, whose counts of wrong answers are not shown.
     pub(crate) withheld: bool,
+}
+
+/// A score table row's verdict on a group of student tests, as its block counts: the
+/// known mistakes caught, and its other tests that failed; none for another row. With the
+/// score table, as its other marks are, not in the students'-tests block, which the
+/// table's file does not name.
+fn student_tests_mark(row: &Row) -> Option<String> {
+    let bugs = suite::bug_tests(row.group?);
+    if bugs.is_empty() {
+        return None;
+    }
+    let passed = |at: &usize| matches!(row.results[*at].verdict, Some(Verdict::Passed));
+    let caught = bugs.clone().filter(passed).count();
+    let others_failed = (0..row.results.len())
+        .filter(|at| !bugs.contains(at))
+        .filter(|at| matches!(row.results[*at].verdict, Some(Verdict::Failed(_))))
+        .count();
+    let mut mark = format!("{caught} of {} known mistakes caught", bugs.len());
+    match others_failed {
+        0 => {}
+        1 => mark.push_str(", 1 other test failed"),
+        n => {
+            let _ = write!(mark, ", {n} other tests failed");
+        }
+    }
+    Some(match caught == bugs.len() && others_failed == 0 {
+        true => "ok".green().to_string(),
+        false => mark.red().to_string(),
+    })
 }
 
 /// A score table row's verdict on its tests: a bulk test's tally of wrong answers (unless
@@ -460,33 +499,6 @@ pub fn plain(text: &str) -> String {
     out
 }
 
-/// `text` with every control character but newline and tab shown as a visible sign
-/// (`ESC` as `␛`, `BEL` as `␇`, DEL as `␡`, a C1 control as `\u{9b}`), and every mark
-/// that reorders text (a bidi override or isolate, as `\u{202e}`), so printed text
-/// cannot retitle a terminal, ring it, move its cursor, or read backwards; `\r\n` becomes
-/// `\n`.
-pub fn visible_controls(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\n' | '\t' => out.push(c),
-            '\r' if chars.peek() == Some(&'\n') => {}
-            // The Control Pictures block draws each C0 control at U+2400 plus its code.
-            '\0'..='\u{1f}' => out.extend(char::from_u32(0x2400 + u32::from(c))),
-            '\u{7f}' => out.push('\u{2421}'),
-            '\u{80}'..='\u{9f}'
-            | '\u{61c}'
-            | '\u{200e}'
-            | '\u{200f}'
-            | '\u{202a}'..='\u{202e}'
-            | '\u{2066}'..='\u{2069}' => out.push_str(&c.escape_unicode().to_string()),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
 /// A name a submission chose (its folder's, its zip's, an entry's) on a line of the
 /// grader's: every control shown, a line break or tab too, and nothing a GitHub runner
 /// would read as a command, so a name is one line that says only what it is.
@@ -662,14 +674,6 @@ mod tests {
     #[test]
     fn plain_strips_color_codes_only() {
         assert_eq!(plain("\u{1b}[1;31mtrue\u{1b}[0m or ♥"), "true or ♥");
-    }
-
-    #[test]
-    fn control_characters_are_shown_not_sent() {
-        assert_eq!(
-            visible_controls("a\u{1b}]0;pwned\u{7}b\r\n\tc\u{7f}\u{9b}\rd\u{202e}e"),
-            "a␛]0;pwned␇b\n\tc␡\\u{9b}␍d\\u{202e}e"
-        );
     }
 
     #[test]

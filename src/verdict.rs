@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use colored::Colorize;
 
+use crate::controls::visible_controls;
 use crate::diagnosis::{Diagnosis, Fingerprint, WrongAnswers};
-use crate::results::visible_controls;
 
 /// The outcome of one test.
 #[derive(Debug, Clone)]
