@@ -7,6 +7,7 @@
 pub mod answers;
 pub mod audit;
 pub mod batch;
+pub mod cache;
 pub mod capture;
 pub mod check;
 pub mod compile;

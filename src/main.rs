@@ -1,9 +1,9 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use grader::answers::{self, BuildArgs};
 use grader::audit::{self, AuditArgs};
 use grader::batch::{self, BatchCommand};
+use grader::cache::{self, BuildArgs};
 use grader::check::{self, CheckArgs};
 use grader::doctor;
 use grader::exit;
@@ -154,7 +154,7 @@ fn main() -> ExitCode {
         Command::Gradescope(GradescopeCommand::Package(args)) => package::run(args),
         Command::Gradescope(GradescopeCommand::Unzip(args)) => package::unzip(args),
         Command::GithubWorkflow(args) => workflow::run(args),
-        Command::Cache(CacheCommand::Build(args)) => answers::run(args),
+        Command::Cache(CacheCommand::Build(args)) => cache::run(args),
         Command::Schema => {
             exit::end_quietly_when_the_reader_goes();
             println!("{:#}", schema::spec_schema());

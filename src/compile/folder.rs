@@ -6,11 +6,11 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use super::cargo;
 use super::embedded::{API_FILES, API_MANIFEST};
 use super::error::BuildError;
 use super::layout::{Builder, Layout, shared_api};
 use super::runner_crate::write_if_changed;
+use super::toolchain;
 use crate::sandbox::{self, Sandbox};
 
 /// Why the build folder of `layout` could not be written.
@@ -55,7 +55,7 @@ fn make_folder(layout: &Layout, sandbox: &Sandbox) -> std::io::Result<Result<Bui
     Ok(Builder::for_layout(
         sandbox,
         layout,
-        &cargo::toolchain_homes(),
+        &toolchain::toolchain_homes(),
     ))
 }
 

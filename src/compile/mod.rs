@@ -19,8 +19,10 @@ mod folder;
 mod inherit;
 mod layout;
 mod manifest;
+mod output;
 mod runner_crate;
 mod settings;
+mod toolchain;
 
 pub use cargo::VENDOR_DIR_ENV;
 pub use copy::{FOLDER_BYTES, open_regular};
@@ -233,7 +235,7 @@ pub fn who_builds(sandbox: &Sandbox) -> Result<String, String> {
     let folder = builds_folder().map_err(|error| format!("no folder of builds: {error}"))?;
     let layout = Layout::new(folder.clone(), shared_builds().as_deref(), String::new());
     Ok(
-        match Builder::for_layout(sandbox, &layout, &cargo::toolchain_homes())? {
+        match Builder::for_layout(sandbox, &layout, &toolchain::toolchain_homes())? {
             Builder::Unprivileged(_) => format!(
                 "as unprivileged uids of their own, one per build folder, under {}",
                 folder.display()
