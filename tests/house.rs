@@ -454,3 +454,83 @@ fn imports_are_read_from_a_parents_children_and_self() {
     let found: Vec<&str> = found.iter().map(String::as_str).collect();
     assert_eq!(found, ["lint"]);
 }
+
+/// The most files of src/ and api/src that may run over [`LONG_FILE`] lines.
+const LONG_FILES_ALLOWED: usize = 3;
+
+/// Lines past which a file is long: it likely holds more than one concern.
+const LONG_FILE: usize = 600;
+
+/// Every `.rs` file under `dir`, by its path from the repository's root.
+fn rust_files(dir: &str) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    let mut todo = vec![repo().join(dir)];
+    while let Some(path) = todo.pop() {
+        if path.is_dir() {
+            todo.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let shown = path.strip_prefix(repo()).unwrap().display().to_string();
+            files.push((shown, read(&path)));
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The reason an opening `//!` comment gives for a long file: its paragraph that starts
+/// `Over 600 lines`, from its colon on; None without one, or with no reason after it.
+fn long_files_reason(text: &str) -> Option<String> {
+    let opening: Vec<&str> = text
+        .lines()
+        .map_while(|line| line.strip_prefix("//!"))
+        .map(str::trim)
+        .collect();
+    let paragraph = opening.join(" ");
+    let (_, after) = paragraph.split_once(&format!("Over {LONG_FILE} lines"))?;
+    let (_, reason) = after.split_once(':')?;
+    let reason = reason.trim().to_string();
+    (reason.split_whitespace().count() >= 5).then_some(reason)
+}
+
+/// At most three files of src/ and api/src run over 600 lines, each saying why in its
+/// opening comment (`//! Over 600 lines, …: why`); the others are split by concern. A file
+/// that says so but is not long is told too, so that the reasons stay true.
+#[test]
+fn long_files_are_few_and_say_why() {
+    let mut long = Vec::new();
+    let mut faults = Vec::new();
+    for (path, text) in rust_files("src").into_iter().chain(rust_files("api/src")) {
+        let lines = text.lines().count();
+        let reason = long_files_reason(&text);
+        if lines > LONG_FILE {
+            long.push(format!("{path} ({lines} lines)"));
+        }
+        match (lines > LONG_FILE, reason) {
+            (true, None) => faults.push(format!(
+                "{path} ({lines} lines) gives no reason in its opening comment (`//! Over {LONG_FILE} lines, …: why`)"
+            )),
+            (false, Some(_)) => faults.push(format!(
+                "{path} ({lines} lines) says it is over {LONG_FILE} lines"
+            )),
+            _ => {}
+        }
+    }
+    if long.len() > LONG_FILES_ALLOWED {
+        faults.push(format!(
+            "more than {LONG_FILES_ALLOWED} files over {LONG_FILE} lines: {}",
+            long.join(", ")
+        ));
+    }
+    assert!(faults.is_empty(), "{}", faults.join("\n"));
+}
+
+#[test]
+fn a_long_files_reason_is_read_from_its_opening_comment() {
+    let reason = "//! Does a thing.\n//!\n//! Over 600 lines, as one concern: the table reads\n//! every field in order.\n\nuse x;\n//! Over 600 lines: not the opening comment at all, so never read here";
+    assert_eq!(
+        long_files_reason(reason).as_deref(),
+        Some("the table reads every field in order.")
+    );
+    assert_eq!(long_files_reason("//! Over 600 lines: because.\n"), None);
+    assert_eq!(long_files_reason("//! A file.\nuse x;\n"), None);
+}
