@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use crate::compile::write_api;
 use crate::exit::done_or_usage;
-use crate::results::visible_controls;
+use crate::controls::visible_controls;
 
 include!(concat!(env!("OUT_DIR"), "/embedded_template.rs"));
 

@@ -8,7 +8,7 @@ use grader_api::unit::{Asked, Difference};
 use similar::{ChangeTag, TextDiff};
 
 use crate::capture::Printed;
-use crate::results::visible_controls;
+use crate::controls::visible_controls;
 use crate::runner::{Ending, Exchange};
 use crate::spec::Group;
 use crate::verdict::{Diff, DiffLine, Failure, Tone, Trouble, Unwritten, Value};
