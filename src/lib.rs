@@ -13,6 +13,7 @@ pub mod check;
 pub mod compile;
 pub mod controls;
 pub mod deadline;
+pub mod descriptors;
 pub mod diagnosis;
 pub mod doctor;
 pub mod exit;

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::compile::write_api;
-use crate::exit::done_or_usage;
 use crate::controls::visible_controls;
+use crate::exit::done_or_usage;
 
 include!(concat!(env!("OUT_DIR"), "/embedded_template.rs"));
 

@@ -10,8 +10,8 @@
 //! watches the grader otherwise, and the forker ends when the grader's end of the link
 //! closes, as it does when the grader is killed: nothing contained outlives the grader.
 
-use std::io::{self, IoSlice, IoSliceMut, Read};
-use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::io::{self, IoSlice, Read};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -19,8 +19,7 @@ use std::time::Duration;
 
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::sys::socket::{
-    AddressFamily, ControlMessage, ControlMessageOwned, MsgFlags, SockFlag, SockType, recvmsg,
-    sendmsg, socketpair,
+    AddressFamily, ControlMessage, MsgFlags, SockFlag, SockType, sendmsg, socketpair,
 };
 use nix::sys::wait::{WaitStatus, waitpid};
 use nix::unistd::{Pid, setpgid};
@@ -31,6 +30,7 @@ use super::ending::Ending;
 use super::jail::{CONTAIN_COMMAND, Jail, SETUP_FAILED};
 use super::kill::kill_stages;
 use super::machine::Sandbox;
+use crate::descriptors;
 
 /// The stage name under [`CONTAIN_COMMAND`] that runs the forker.
 pub const FORKER: &str = "forker";
@@ -152,47 +152,18 @@ fn seqpacket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
 
 /// One message of at most `bytes` bytes from `socket` and the descriptors it carries;
 /// `None` at the end of the link. A message cut short is refused, its descriptors closed.
-#[allow(unsafe_code)]
 fn received(socket: &impl AsFd, bytes: usize) -> io::Result<Option<(Vec<u8>, Vec<OwnedFd>)>> {
     let mut buffer = vec![0u8; bytes];
     let mut space = nix::cmsg_space!([RawFd; START_FDS]);
-    let mut slices = [IoSliceMut::new(&mut buffer)];
-    let message = loop {
-        match recvmsg::<()>(
-            socket.as_fd().as_raw_fd(),
-            &mut slices,
-            Some(&mut space),
-            MsgFlags::MSG_CMSG_CLOEXEC,
-        ) {
-            Err(nix::errno::Errno::EINTR) => continue,
-            Err(error) => return Err(error.into()),
-            Ok(message) => break message,
-        }
-    };
-    let mut fds = Vec::new();
-    for control in message.cmsgs().into_iter().flatten() {
-        if let ControlMessageOwned::ScmRights(received) = control {
-            // SAFETY: the kernel has just installed these descriptors in this process for
-            // this message; nothing else holds them.
-            fds.extend(
-                received
-                    .into_iter()
-                    .map(|fd| unsafe { OwnedFd::from_raw_fd(fd) }),
-            );
-        }
-    }
-    let read = message.bytes;
-    let cut = message
-        .flags
-        .intersects(MsgFlags::MSG_TRUNC | MsgFlags::MSG_CTRUNC);
-    if cut {
+    let received = descriptors::receive(socket, &mut buffer, &mut space)?;
+    if received.cut {
         return Err(io::Error::other("a message to the forker was cut short"));
     }
-    if read == 0 && fds.is_empty() {
+    if received.bytes == 0 && received.fds.is_empty() {
         return Ok(None);
     }
-    buffer.truncate(read);
-    Ok(Some((buffer, fds)))
+    buffer.truncate(received.bytes);
+    Ok(Some((buffer, received.fds)))
 }
 
 /// A stage 1 the forker started and has not yet reaped.
