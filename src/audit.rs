@@ -94,11 +94,7 @@ fn audit(args: &AuditArgs) -> Result<bool, Stop> {
         sandbox: &sandbox,
         build: Build {
             color: false,
-            timeout: args
-                .build_timeout
-                .map(Duration::from_secs)
-                .or(suite.build_timeout)
-                .unwrap_or(compile::DEFAULT_BUILD_TIMEOUT),
+            timeout: compile::build_timeout(args.build_timeout, suite.build_timeout),
             allowed: &suite.allowed_dependencies,
             shared: Some(&target),
             incremental: false,

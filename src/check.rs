@@ -197,11 +197,7 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         // The compiler's colours would come mixed with whatever escapes a student's
         // messages hold, which are printed made visible: colours are the grader's only.
         color: false,
-        timeout: args
-            .build_timeout
-            .map(Duration::from_secs)
-            .or(suite.build_timeout)
-            .unwrap_or(compile::DEFAULT_BUILD_TIMEOUT),
+        timeout: compile::build_timeout(args.build_timeout, suite.build_timeout),
         allowed: &allowed,
         shared: shared.as_deref(),
         // Only a student's own report is built again at the next save.

@@ -32,7 +32,7 @@ pub use folder::write_api;
 pub use layout::{TARGET_DIR_ENV, builds_folder, own_builds_in, shared_builds, stable_hash};
 pub use manifest::{SubmissionCrate, locate};
 pub(crate) use runner_crate::write_if_changed;
-pub use settings::{Build, DEFAULT_BUILD_TIMEOUT};
+pub use settings::{Build, DEFAULT_BUILD_TIMEOUT, build_timeout};
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -6,6 +6,15 @@ use std::time::Duration;
 /// How long a build may take unless `--build-timeout` says otherwise.
 pub const DEFAULT_BUILD_TIMEOUT: Duration = Duration::from_secs(300);
 
+/// How long a build may take: `--build-timeout`'s seconds, else what the specs allow,
+/// else [`DEFAULT_BUILD_TIMEOUT`].
+pub fn build_timeout(flag_seconds: Option<u64>, specs: Option<Duration>) -> Duration {
+    flag_seconds
+        .map(Duration::from_secs)
+        .or(specs)
+        .unwrap_or(DEFAULT_BUILD_TIMEOUT)
+}
+
 /// How to build.
 pub struct Build<'a> {
     pub color: bool,
