@@ -74,6 +74,11 @@ impl Store {
         self.write_whole(&self.path_of(request), &encoded(&key(request), answers))
     }
 
+    /// The store's folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// The file `name` of the store.
     pub fn file(&self, name: &str) -> PathBuf {
         self.dir.join(name)
@@ -88,81 +93,12 @@ impl Store {
         std::fs::rename(&partial, path)
     }
 
-    fn path_of(&self, request: &dyn Asked) -> PathBuf {
+    /// Where the answers to `request` are kept.
+    pub fn path_of(&self, request: &dyn Asked) -> PathBuf {
         let hash = crate::compile::stable_hash(&key(request));
         self.dir
             .join(format!("{}-{hash:016x}.lz4", request.assignment()))
     }
-}
-
-#[derive(Debug, clap::Args)]
-pub struct BuildArgs {
-    /// Spec files or folders [default: the built-in specs].
-    #[arg(long = "spec", value_name = "PATH")]
-    pub specs: Vec<PathBuf>,
-    /// Only this assignment's groups (repeatable).
-    #[arg(long = "assignment", value_name = "NAME")]
-    pub assignments: Vec<String>,
-    /// The folder to keep them in [default: `CARDGRADE_ANSWERS_DIR`, else `answers`
-    /// beside the builds, where `grader check` looks].
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
-}
-
-/// `grader cache build`: the reference's answers to every bulk group, computed and kept
-/// now, so that no submission waits for them.
-pub fn run(args: BuildArgs) -> std::process::ExitCode {
-    crate::exit::done_or_usage(build(&args))
-}
-
-fn build(args: &BuildArgs) -> Result<(), String> {
-    let suite = crate::spec::load(&args.specs, &[], None).map_err(|e| e.to_string())?;
-    let store = match &args.out {
-        Some(dir) => Store::at(dir),
-        None => Store::default_for(
-            &crate::compile::builds_folder().map_err(|e| format!("no folder of builds: {e}"))?,
-        ),
-    };
-    let kept = keep_all(&store, &suite, &args.assignments)?;
-    println!(
-        "the answers of {} bulk groups are kept in {}",
-        kept.len(),
-        store.dir.display()
-    );
-    Ok(())
-}
-
-/// Computes and keeps the answers of every bulk test of `suite` (of `assignments`, when
-/// any is named) that `store` does not hold yet; the entries that hold them.
-pub fn keep_all(
-    store: &Store,
-    suite: &crate::spec::Suite,
-    assignments: &[String],
-) -> Result<Vec<PathBuf>, String> {
-    let reference = reference::submission();
-    let mut kept = Vec::new();
-    for (group, test) in suite.tests() {
-        let wanted = assignments.is_empty()
-            || assignments
-                .iter()
-                .any(|name| name == group.assignment.name());
-        if !wanted || test.grading != grader_api::spec::Grading::Bulk {
-            continue;
-        }
-        let request = &*test.request;
-        if store.open(request).is_none_or(|kept| !kept.is_whole()) {
-            let mut answers = Blocks::default();
-            request.respond(&reference, &mut |answered| {
-                answers.push(answered);
-                true
-            });
-            store
-                .save(request, answers)
-                .map_err(|e| format!("cannot keep the answers of {}: {e}", test.id))?;
-        }
-        kept.push(store.path_of(request));
-    }
-    Ok(kept)
 }
 
 /// What decides a request's answers: who computed them, the assignment and the request.

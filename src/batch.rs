@@ -2,7 +2,7 @@
 //! child (the same sandbox, the same results), a few at a time, sharing one dependency
 //! dir; each result written as soon as it is done, so a killed batch resumes where it was.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -10,44 +10,38 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use clap::Parser as _;
 use indicatif::{ProgressBar, ProgressStyle};
-use serde::{Deserialize, Serialize};
 
-use crate::check::{self, CheckArgs};
+use crate::check;
 use crate::exit;
 use crate::student_text::StudentText;
 
 mod class_report;
 mod export;
+mod folder;
 mod gradebook;
 mod intake;
 mod k8s_job;
 mod late;
+mod manifest;
 mod merge;
 mod misconceptions;
 mod shard;
 
 pub use export::ExportArgs;
+use folder::{
+    MANIFEST, Submission, append_log, graded, results_file, results_of, results_path,
+    write_atomically,
+};
 use gradebook::gradebook;
 pub use k8s_job::K8sJobArgs;
+pub use manifest::GradedWith;
+use manifest::{Manifest, check_args};
 pub use merge::MergeArgs;
 use shard::{Shard, ShardArg};
 
 /// Set for each `grader check` a batch starts: the batch's pid, so the check dies with it.
 pub const BATCH_PARENT_ENV: &str = "CARDGRADE_BATCH_PARENT";
-
-/// The batch's own files in `--out`, beside each submission's results, `NAME.json` at the
-/// top for any NAME a folder or zip of the class may have: so that no NAME can land on one
-/// of them, none is a `.json` at the top (see `batch_files_are_where_no_results_can_be`).
-const GRADEBOOK: &str = "gradebook.csv";
-const REPORT: &str = "report.html";
-/// The class's known mistakes, beside the gradebook.
-const DIAGNOSIS: &str = "diagnosis.csv";
-const LOG: &str = "batch.log";
-/// What a batch (or a shard of one) set out to grade, and how: what `merge` and `export`
-/// read. At the top, as `batch.json`, it was the results of a student named `batch`.
-const MANIFEST: &str = "batch/manifest.json";
 
 /// How long past its budget a `grader check` may take to write its results before the
 /// batch kills it and writes them itself: the check cuts its own tests 10 s past it.
@@ -151,88 +145,6 @@ pub fn run(command: BatchCommand) -> ExitCode {
         Some(Merge::K8sJob(args)) => k8s_job::print(&args),
         None => batch(&command.args),
     })
-}
-
-/// How a result was graded: the options of its `grader check` and a hash of the specs
-/// they name. A resumed batch grades again a result graded otherwise.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GradedWith {
-    pub check_options: Vec<String>,
-    /// The specs' fingerprint (`spec::fingerprint`), in hex.
-    pub specs: String,
-    /// The submission's time from the roster, in a submission's results: a new time
-    /// grades it again, as a new option does.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub submitted_at: Option<String>,
-}
-
-impl GradedWith {
-    /// Reads `options` as `grader check` would (so a bad one is refused before a class is
-    /// graded) and hashes the specs they name.
-    fn of(options: &[String]) -> Result<GradedWith, String> {
-        let check = check_args(options)?;
-        let specs = crate::spec::fingerprint(&check.specs, &check.added_specs)?;
-        Ok(GradedWith {
-            check_options: options.to_vec(),
-            specs: format!("{specs:016x}"),
-            submitted_at: None,
-        })
-    }
-
-    /// How a submission made at `submitted_at` is graded.
-    fn at(&self, submitted_at: Option<&str>) -> GradedWith {
-        GradedWith {
-            submitted_at: submitted_at.map(String::from),
-            ..self.clone()
-        }
-    }
-
-    /// How a result says it was graded, if it says.
-    fn of_results(results: &serde_json::Value) -> Option<GradedWith> {
-        serde_json::from_value(results.get("graded_with")?.clone()).ok()
-    }
-}
-
-/// `options` read as `grader check` would, so a bad one is refused before a class is
-/// graded.
-fn check_args(options: &[String]) -> Result<CheckArgs, String> {
-    #[derive(clap::Parser)]
-    #[command(name = "grader check")]
-    struct Check {
-        #[command(flatten)]
-        args: CheckArgs,
-    }
-    Check::try_parse_from(std::iter::once("check".to_string()).chain(options.iter().cloned()))
-        .map(|check| check.args)
-        .map_err(|error| {
-            let text = error.to_string();
-            format!(
-                "the options after -- are not grader check's: {}",
-                text.lines()
-                    .next()
-                    .unwrap_or_default()
-                    .trim_start_matches("error: ")
-            )
-        })
-}
-
-/// What a batch or one of its shards set out to grade: `grader batch merge` checks that
-/// the shards it joins are the whole class, each once, graded the same way.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct Manifest {
-    /// Which shard, and who said so (`--shard K/N` or the engine's variables); none for a
-    /// whole class.
-    pub shard: Option<Shard>,
-    /// The submissions of the class, every shard's.
-    pub class: Vec<StudentText>,
-    /// The submissions of this shard.
-    pub submissions: Vec<StudentText>,
-    pub graded_with: GradedWith,
-    /// Each submission of the class with the time the roster gives it (none where its cell
-    /// could not be read); none without `--roster`. Every shard reads the whole class's, so
-    /// that `merge` can refuse shards whose late penalties came from different times.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub submission_times: Option<BTreeMap<StudentText, Option<String>>>,
 }
 
 fn batch(args: &BatchArgs) -> Result<(), String> {
@@ -402,7 +314,7 @@ fn batch(args: &BatchArgs) -> Result<(), String> {
     }
     let class = graded(out, &manifest.submissions);
     let gradebook = gradebook(out, &class)?;
-    let report = class_report(out, &class)?;
+    let report = class_report::write(out, &class)?;
     eprintln!(
         "graded in {:.1}s; {} and {}",
         started.elapsed().as_secs_f64(),
@@ -428,33 +340,6 @@ fn roster_usable(check_options: &[String]) -> Result<(), String> {
         Some(_) => Err("--roster gives submission times for the specs' late penalty, but their `late:` names no `after:` date to be late from: add one (`late: { after: 2026-12-01, ... }`)".into()),
         None => Err("--roster gives submission times for a late penalty, but the specs' `policy:` has no `late:`".into()),
     }
-}
-
-/// A submission of the class: its name and its folder.
-pub struct Submission {
-    /// Its folder's or zip's, as the student named it.
-    pub name: StudentText,
-    pub path: PathBuf,
-}
-
-/// The name of the results file of the submission `name`, in a batch's results folder.
-fn results_file(name: &StudentText) -> String {
-    format!("{}.json", name.raw_for_path())
-}
-
-fn results_path(out: &Path, name: &StudentText) -> PathBuf {
-    out.join(results_file(name))
-}
-
-/// A submission's results, when a complete file of them is there.
-fn results_of(out: &Path, submission: &Submission) -> Option<serde_json::Value> {
-    results_named(out, &submission.name)
-}
-
-fn results_named(out: &Path, name: &StudentText) -> Option<serde_json::Value> {
-    let text = std::fs::read_to_string(results_path(out, name)).ok()?;
-    let results: serde_json::Value = serde_json::from_str(&text).ok()?;
-    (results["schema"] == "cardgrade.results.v1").then_some(results)
 }
 
 /// Grades one submission in a `grader check` of its own, killed `BACKSTOP` past its
@@ -577,81 +462,9 @@ fn killed(submission: &Submission, budget: Duration, took: Duration) -> serde_js
     })
 }
 
-fn append_log(out: &Path, line: &str) {
-    use std::io::Write;
-    let appended = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(out.join(LOG))
-        .and_then(|mut file| file.write_all(line.as_bytes()));
-    if let Err(error) = appended {
-        eprintln!("warning: cannot append to {LOG}: {error}");
-    }
-}
-
-/// Each submission by name, with its results if it has them.
-type Graded = Vec<(StudentText, Option<serde_json::Value>)>;
-
-fn graded(out: &Path, names: &[StudentText]) -> Graded {
-    names
-        .iter()
-        .map(|name| (name.clone(), results_named(out, name)))
-        .collect()
-}
-
-/// Writes the class report of every submission with results, and the class's known
-/// mistakes in `diagnosis.csv` beside it. Returns the report's path.
-fn class_report(out: &Path, class: &Graded) -> Result<PathBuf, String> {
-    let graded: Vec<class_report::Graded> = class
-        .iter()
-        .filter_map(|(name, results)| {
-            Some(class_report::Graded {
-                name,
-                results: results.as_ref()?,
-            })
-        })
-        .collect();
-    misconceptions::write_csv(out, &graded)?;
-    write_atomically(out, REPORT, &class_report::html(&graded))
-}
-
-/// Writes `text` to `out/name` (`name` may be in a folder of `out`) through a partial file
-/// beside it, so a reader sees all or nothing.
-fn write_atomically(out: &Path, name: &str, text: &str) -> Result<PathBuf, String> {
-    let path = out.join(name);
-    let (Some(folder), Some(file_name)) = (path.parent(), path.file_name()) else {
-        return Err(format!(
-            "cannot write {}: not a file's path",
-            path.display()
-        ));
-    };
-    let partial = folder.join(format!(
-        ".{}.partial-{}",
-        file_name.to_string_lossy(),
-        std::process::id()
-    ));
-    std::fs::create_dir_all(folder)
-        .and_then(|()| std::fs::write(&partial, text))
-        .and_then(|()| std::fs::rename(&partial, &path))
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    Ok(path)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn batch_files_are_where_no_results_can_be() {
-        for file in [GRADEBOOK, REPORT, LOG, MANIFEST] {
-            let at_top = !file.contains('/');
-            assert!(
-                !(at_top && file.to_lowercase().ends_with(".json")),
-                "{file} could be the results of a submission named {}",
-                file.trim_end_matches(".json")
-            );
-        }
-    }
 
     #[test]
     fn a_check_past_its_backstop_is_killed_and_its_row_says_so() {

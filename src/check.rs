@@ -10,7 +10,9 @@ use grader_api::ASSIGNMENTS;
 
 use crate::compile::{self, BuildError};
 use crate::exit::{self, Stop};
-use crate::reporter::{Event, Github, Libtest, Reporter, Reporters, ResultsFile, ResultsOnStdout};
+use crate::reporter::libtest::Libtest;
+use crate::reporter::written::{Github, ResultsFile, ResultsOnStdout};
+use crate::reporter::{Event, Reporter, Reporters};
 use crate::results::Results;
 use crate::sandbox::{Mode, Sandbox};
 use crate::spec::{self, SpecErrors, Suite};
@@ -19,21 +21,19 @@ use crate::student_text::StudentText;
 use crate::verdict::Verdict;
 use libtest_mimic::{Arguments, FormatSetting, Trial};
 
-mod args;
-mod expected;
+pub(crate) mod args;
+pub(crate) mod expected;
 mod session;
 
 use args::PAST_BUDGET;
 pub use args::{CheckArgs, ColorChoice, DEFAULT_BUDGET, Format, budget};
 pub(crate) use args::{assignment_name, assignments_of};
-pub(crate) use expected::{ReferenceWatch, expectations};
+pub(crate) use expected::expectations;
 pub(crate) use session::grade_built;
 use session::{Session, View, handshake, run_tests, test_threads};
 
+/// Grades once; `--watch` is `watch::run`'s, which grades by this again at each save.
 pub fn run(args: CheckArgs) -> ExitCode {
-    if args.watch {
-        return crate::watch::run(args);
-    }
     let github = args.format == Format::Github;
     if github && let Err(error) = crate::reporter::github_log::start() {
         eprintln!("error: cannot render the job's log: {error}");
@@ -199,11 +199,7 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         // The compiler's colours would come mixed with whatever escapes a student's
         // messages hold, which are printed made visible: colours are the grader's only.
         color: false,
-        timeout: args
-            .build_timeout
-            .map(Duration::from_secs)
-            .or(suite.build_timeout)
-            .unwrap_or(compile::DEFAULT_BUILD_TIMEOUT),
+        timeout: compile::build_timeout(args.build_timeout, suite.build_timeout),
         allowed: &allowed,
         shared: shared.as_deref(),
         // Only a student's own report is built again at the next save.

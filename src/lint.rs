@@ -10,7 +10,7 @@ use colored::Colorize;
 use grader_api::Submission;
 use grader_api::spec::{Grading, Visibility};
 
-use crate::check::{ReferenceWatch, expectations};
+use crate::check::expected::{ReferenceWatch, expectations};
 use crate::exit;
 use crate::grade::Expected;
 use crate::spec::{self, Group, SpecError, Suite};

@@ -1,10 +1,11 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use grader::answers::{self, BuildArgs};
 use grader::audit::{self, AuditArgs};
 use grader::batch::{self, BatchCommand};
+use grader::cache::{self, BuildArgs};
 use grader::check::{self, CheckArgs};
+use grader::doctor;
 use grader::exit;
 use grader::fill::{self, FillArgs};
 use grader::lint::{self, LintArgs};
@@ -15,6 +16,7 @@ use grader::sandbox;
 use grader::schema;
 use grader::show::{self, ShowArgs};
 use grader::split::{self, SplitArgs};
+use grader::watch;
 use grader::workflow::{self, WorkflowArgs};
 
 const EXIT_CODES: &str = "\
@@ -131,7 +133,10 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Check(args) => {
             batch::die_with_batch();
-            check::run(args)
+            match args.watch {
+                true => watch::run(args),
+                false => check::run(args),
+            }
         }
         Command::Batch(command) => batch::run(command),
         Command::Play(args) => play::run(args),
@@ -149,12 +154,12 @@ fn main() -> ExitCode {
         Command::Gradescope(GradescopeCommand::Package(args)) => package::run(args),
         Command::Gradescope(GradescopeCommand::Unzip(args)) => package::unzip(args),
         Command::GithubWorkflow(args) => workflow::run(args),
-        Command::Cache(CacheCommand::Build(args)) => answers::run(args),
+        Command::Cache(CacheCommand::Build(args)) => cache::run(args),
         Command::Schema => {
             exit::end_quietly_when_the_reader_goes();
             println!("{:#}", schema::spec_schema());
             ExitCode::from(exit::PASSED)
         }
-        Command::Doctor => sandbox::doctor(),
+        Command::Doctor => doctor::run(),
     }
 }

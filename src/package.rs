@@ -8,7 +8,8 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::answers::{self, Store};
+use crate::answers::Store;
+use crate::cache;
 use crate::compile::{API_FILES, API_MANIFEST, PINNED_LOCK, VENDOR_DIR_ENV};
 use crate::exit;
 use crate::glibc;
@@ -240,7 +241,7 @@ fn package(args: &PackageArgs) -> Result<String, String> {
     let store = crate::compile::builds_folder()
         .map(|builds| Store::default_for(&builds))
         .map_err(|e| format!("no folder of builds to keep answers in: {e}"))?;
-    for path in answers::keep_all(&store, &suite, &args.assignments)? {
+    for path in cache::keep_all(&store, &suite, &args.assignments)? {
         let bytes =
             std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let name = path.file_name().unwrap_or_default().to_string_lossy();

@@ -8,11 +8,10 @@ use crate::student_text::StudentText;
 use crate::verdict::Verdict;
 
 pub mod github_log;
-mod libtest;
-mod written;
-
-pub use libtest::Libtest;
-pub use written::{Github, ResultsFile, ResultsOnStdout};
+// The reporters use `Event` and `Reporter` from here, so they are named by their own paths
+// (`reporter::libtest::Libtest`), not re-exported: this file sits beneath them.
+pub mod libtest;
+pub mod written;
 
 /// What happened in a run, in order.
 #[derive(Clone, Copy)]

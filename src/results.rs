@@ -1,6 +1,10 @@
 //! A check's results and their scores in hundredths, the score table, and what every
 //! machine format shares; each format in a file of its own: gradescope, json (ours),
 //! junit, github.
+//!
+//! Over 600 lines, for now: the results, their scores and the score table are one
+//! concern, and the text the formats share is being moved to a room of its own (issue 27),
+//! which takes this file back under; the score table is the part to move next if not.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -11,6 +15,7 @@ use serde::Serialize;
 
 use crate::policy::Applied;
 use crate::spec::{Group, HIDDEN_GROUP, Suite, TestCase};
+use crate::student_tests::suite;
 use crate::student_text::{StudentText, in_file};
 use crate::verdict::{Credit, Failure, Verdict};
 
@@ -19,8 +24,6 @@ mod gradescope;
 mod json;
 mod junit;
 mod your_tests;
-
-pub use your_tests::Caught;
 
 /// The result of one test; `None` verdict when a filter left it out, or the submission's
 /// time budget ran out before it ran (`out_of_time`).
@@ -35,6 +38,16 @@ pub struct TestResult {
 
 /// What a test not run for lack of time says, in every format.
 pub const OUT_OF_TIME: &str = "not run: the submission used its time";
+
+/// A bug the student's tests caught: the test that caught it, by the name reports show,
+/// the first line of what it said, and the line staff read of it. Here, in the results
+/// that hold it, beneath the students'-tests block (`your_tests.rs`) that tells it.
+#[derive(Debug, Clone)]
+pub struct Caught {
+    pub by: StudentText,
+    pub said: StudentText,
+    pub note: StudentText,
+}
 
 /// Everything one `grader check` found, ready to print or serialize.
 pub struct Results<'a> {
@@ -217,7 +230,7 @@ impl Results<'_> {
                     row.name,
                     row.earned.to_string(),
                     row.max.to_string(),
-                    your_tests::mark(&row).unwrap_or_else(|| mark(&row.results, row.withheld)),
+                    student_tests_mark(&row).unwrap_or_else(|| mark(&row.results, row.withheld)),
                 );
             }
         }
@@ -249,6 +262,35 @@ pub(crate) struct Row<'r> {
     pub(crate) results: Vec<&'r TestResult>,
     /// Withheld groups, whose counts of wrong answers are not shown.
     pub(crate) withheld: bool,
+}
+
+/// A score table row's verdict on a group of student tests, as its block counts: the
+/// known mistakes caught, and its other tests that failed; none for another row. With the
+/// score table, as its other marks are, not in the students'-tests block, which the
+/// table's file does not name.
+fn student_tests_mark(row: &Row) -> Option<String> {
+    let bugs = suite::bug_tests(row.group?);
+    if bugs.is_empty() {
+        return None;
+    }
+    let passed = |at: &usize| matches!(row.results[*at].verdict, Some(Verdict::Passed));
+    let caught = bugs.clone().filter(passed).count();
+    let others_failed = (0..row.results.len())
+        .filter(|at| !bugs.contains(at))
+        .filter(|at| matches!(row.results[*at].verdict, Some(Verdict::Failed(_))))
+        .count();
+    let mut mark = format!("{caught} of {} known mistakes caught", bugs.len());
+    match others_failed {
+        0 => {}
+        1 => mark.push_str(", 1 other test failed"),
+        n => {
+            let _ = write!(mark, ", {n} other tests failed");
+        }
+    }
+    Some(match caught == bugs.len() && others_failed == 0 {
+        true => "ok".green().to_string(),
+        false => mark.red().to_string(),
+    })
 }
 
 /// A score table row's verdict on its tests: a bulk test's tally of wrong answers (unless

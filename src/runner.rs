@@ -1,15 +1,15 @@
 //! The grader's side of the runner: start it in the sandbox, ask, time out, kill, and say
 //! what happened when it dies or leaves something running.
 //!
-//! Over 600 lines, as one concern: a runner's life from start to kill (the launcher, the
-//! handle, `ask` with its watch, the ending and its words) reads as one story; its channel,
-//! watch, home and pool are apart already.
+//! A runner's life from start to kill (the launcher, the handle, `ask` with its watch) is
+//! one story here; how a request ended and its words are `ending.rs`'s, and its channel,
+//! watch, home and pool are apart.
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::os::unix::fs::{FileExt, PermissionsExt};
 use std::os::unix::net::UnixStream;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Stdio};
 use std::sync::OnceLock;
@@ -19,22 +19,26 @@ use std::time::{Duration, Instant};
 use grader_api::protocol::{self, Hello};
 use grader_api::source::Window;
 
-use crate::capture::{Capture, Printed};
+use crate::capture::Capture;
+use crate::deadline;
 use crate::sandbox::cgroup::{Cgroup, Population};
 use crate::sandbox::{self, Forker, Jail, Limits, Sandbox};
-use crate::student_text::StudentText;
 
 mod channel;
+mod ending;
 mod home;
 pub(crate) mod once;
-mod pool;
+// The pool takes runners from the launcher here: named by its path, not re-exported, so
+// that this file sits beneath it, as beneath `once`.
+pub(crate) mod pool;
 mod replies;
 mod watch;
 
 use channel::{DeadlineStream, progress_with_first_byte};
+pub use ending::{Ending, Exchange, FLOOD_BYTES};
+use ending::{describe_status, end_of, explain_death, quote_stderr};
 use home::{RunnerHome, Scratch};
-pub(crate) use pool::Pool;
-use watch::Watch;
+use watch::{Seen, Watch};
 
 use replies::{Passed, Stop};
 pub use replies::{Replies, Taken, pass_arrived};
@@ -46,9 +50,6 @@ const OUTPUT_PATIENCE: Duration = Duration::from_millis(500);
 /// How long a thread or process may take to end after its test has answered.
 const LEFTOVER_PATIENCE: Duration = Duration::from_millis(50);
 
-/// Bytes a runner may print, stdout and stderr together, while it answers one request: a
-/// runner printing more is flooding its output, not answering, and is stopped.
-pub const FLOOD_BYTES: u64 = 100_000_000;
 /// How often a runner that has sent nothing is looked at, for a stall or a flood.
 const LOOK_EVERY: Duration = Duration::from_millis(50);
 
@@ -271,57 +272,6 @@ struct LimitsHit {
     tasks: bool,
 }
 
-/// How a request ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Ending {
-    /// Every answer arrived.
-    Answered,
-    /// No complete response within the timeout, though it kept answering; the runner was
-    /// killed.
-    TimedOut(Duration),
-    /// Its count of inputs answered did not move for `quiet` (the stall limit), with this
-    /// many inputs answered: an endless loop, most likely. The runner was killed.
-    Stalled { quiet: Duration, inputs_done: u64 },
-    /// It printed this many bytes, more than [`FLOOD_BYTES`], while answering; the runner
-    /// was killed.
-    Flooded(u64),
-    /// The runner process ended while answering.
-    Died(String),
-    /// The runner said something that is not the protocol; it was killed.
-    Garbled(String),
-    /// The grader stopped listening (it had seen enough); the runner was killed.
-    Abandoned,
-}
-
-/// How the response to request `sequence` ended at an end mark of request `ended`.
-fn end_of(ended: u64, sequence: u64) -> Ending {
-    match ended == sequence {
-        true => Ending::Answered,
-        false => Ending::Garbled("an end mark out of step with the requests".into()),
-    }
-}
-
-/// What one request produced.
-#[derive(Debug)]
-pub struct Exchange {
-    pub ending: Ending,
-    /// When the runner hung or died: how many inputs of the request it had answered, by its
-    /// own count, sent to the grader or not. A hostile runner may say anything here.
-    pub inputs_done: Option<u64>,
-    pub stdout: Printed,
-    pub stderr: Printed,
-    /// Where the runner was stopped while its tree was held by a limit (memory, processes):
-    /// what the limit did, which may be why it stalled.
-    pub limits: Option<String>,
-}
-
-impl Exchange {
-    /// Whether the runner can take another request.
-    pub fn runner_survived(&self) -> bool {
-        self.ending == Ending::Answered
-    }
-}
-
 /// Why a runner could not be started.
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
@@ -356,24 +306,24 @@ impl Runner {
     ) -> Exchange {
         let sequence = self.sequence;
         self.sequence += 1;
-        let deadline = deadline_after(timeout);
+        let deadline = deadline::after(timeout);
         self.answers.get_mut().deadline = deadline;
         self.answers.get_mut().look_every = Some(LOOK_EVERY);
         let sent = protocol::write_request(&mut self.requests, assignment, payload, window)
             .and_then(|()| self.requests.flush());
-        let mut watch = Watch::new(self);
+        let mut watch = Watch::new(self.seen());
         let ending = match sent {
             Err(error) => self.ending_after(error),
             Ok(()) => loop {
                 let looked = match self.read_items(sequence, replies) {
                     // A runner may flood its output while its answers keep coming.
-                    Ok(None) => watch.flooded(self),
+                    Ok(None) => watch.flooded(self.printed()),
                     Ok(Some(Ending::Answered)) => break Ending::Answered,
                     Ok(Some(ending)) => Some(ending),
                     Err(error) if is_timeout(&error) && Instant::now() >= deadline => {
                         Some(Ending::TimedOut(timeout))
                     }
-                    Err(error) if is_timeout(&error) => watch.look(self, patience),
+                    Err(error) if is_timeout(&error) => watch.look(self.seen(), patience),
                     Err(error) => break self.ending_after(error),
                 };
                 if let Some(ending) = looked {
@@ -427,6 +377,14 @@ impl Runner {
     /// Bytes the runner has printed on stdout and stderr since it started.
     fn printed(&self) -> u64 {
         self.stdout.bytes_read() + self.stderr.bytes_read()
+    }
+
+    /// What its watch sees of it now.
+    fn seen(&self) -> Seen {
+        Seen {
+            marker: (self.inputs_done(), self.replies_read),
+            printed: self.printed(),
+        }
     }
 
     /// What the runner's progress page says, now or after it stopped: the page outlives it.
@@ -555,13 +513,6 @@ impl Drop for Runner {
     }
 }
 
-/// Now plus `wait`, or a year from now when a spec asks for longer than an Instant holds.
-pub fn deadline_after(wait: Duration) -> Instant {
-    let now = Instant::now();
-    now.checked_add(wait)
-        .unwrap_or_else(|| now + Duration::from_secs(365 * 24 * 3600))
-}
-
 /// How the runner ended, if it ends within a moment.
 fn wait_briefly(child: &mut Child) -> Option<std::process::ExitStatus> {
     let deadline = Instant::now() + Duration::from_secs(2);
@@ -571,44 +522,6 @@ fn wait_briefly(child: &mut Child) -> Option<std::process::ExitStatus> {
             Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
             _ => return None,
         }
-    }
-}
-
-fn describe_status(status: std::process::ExitStatus) -> String {
-    match (status.code(), status.signal()) {
-        (Some(101), _) => "panicked outside any test (exit status 101)".into(),
-        (Some(sandbox::SETUP_FAILED), _) => {
-            "could not be set up by the sandbox (exit status 125)".into()
-        }
-        (Some(code), _) => format!("exited with status {code} (std::process::exit)"),
-        (_, Some(6)) => "aborted (SIGABRT)".into(),
-        (_, Some(9)) => "was killed (SIGKILL)".into(),
-        (_, Some(11)) => "crashed with a segmentation fault (SIGSEGV)".into(),
-        (_, Some(24)) => "ran out of CPU time (SIGXCPU)".into(),
-        (_, Some(25)) => "wrote more than the file-size limit allows (SIGXFSZ)".into(),
-        (_, Some(signal)) => format!("was ended by signal {signal}"),
-        (None, None) => "ended".into(),
-    }
-}
-
-fn explain_death(status: &str, stderr: &Printed) -> String {
-    // Rust reports a stack overflow on stderr, then aborts; printing the words alone is not enough.
-    let overflowed = String::from_utf8_lossy(&stderr.kept).contains("has overflowed its stack");
-    if overflowed && status.contains("SIGABRT") {
-        format!("overflowed its stack and {status}")
-    } else {
-        status.to_string()
-    }
-}
-
-/// What a runner printed on stderr, for the message that it did not start: shown as a
-/// terminal shows it, as every message is.
-fn quote_stderr(said: &StudentText) -> String {
-    let said = said.on_terminal();
-    if said.trim().is_empty() {
-        String::new()
-    } else {
-        format!("; it printed:\n{}", said.trim_end())
     }
 }
 

@@ -6,138 +6,34 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub use grader_api::spec::Scoring;
+use grader_api::ASSIGNMENTS;
 use grader_api::spec::{DueDate, Grading, Place, Policy, Ranged, StudentTests};
-use grader_api::unit::Asked;
-use grader_api::unit::ParsedWritten;
-use grader_api::{ASSIGNMENTS, Unit};
 
+mod built_in;
 mod errors;
 mod files;
 pub mod kept;
 mod places;
 mod recover;
+pub mod student_tests;
+mod suite;
 mod yaml;
 
-pub use errors::{SpecError, SpecErrors, colliding_ids};
+pub use built_in::BUILT_IN_SPECS;
+use built_in::built_in;
+pub use errors::{SpecError, SpecErrors};
 pub use files::{fingerprint, read, spec_files};
 pub use places::group_item;
 use places::{Places, locate, locate_key, past, place, place_in};
+pub use suite::{Group, HIDDEN_GROUP, Scoring, Suite, TestCase, colliding_ids};
 
 use recover::Recovery;
 
 pub use grader_api::spec::Visibility;
 
-include!(concat!(env!("OUT_DIR"), "/built_in_specs.rs"));
-
 const DEFAULT_TIMEOUT_MS: u64 = 2_000;
 /// How long a runner may answer no further input, unless its group says.
 const DEFAULT_STALL_MS: u64 = 1_000;
-/// The largest spec file read: loading is linear, but a file this big is a mistake.
-const MOST_SPEC_BYTES: u64 = 8 << 20;
-
-/// Everything the grader runs: the groups of every spec loaded.
-#[derive(Default)]
-pub struct Suite {
-    pub groups: Vec<Group>,
-    /// The longest build time any of its spec files allows, if one sets it.
-    pub build_timeout: Option<Duration>,
-    /// The crates any of its spec files lets a submission depend on.
-    pub allowed_dependencies: Vec<String>,
-    /// The latest due date its spec files give, in days since 1970-01-01.
-    pub due: Option<u64>,
-    /// What a late submission loses and what a student sees past a daily limit, as the
-    /// one spec file that gives a policy says.
-    pub policy: Option<Policy>,
-    /// What loads but is likely wrong, in file order.
-    pub warnings: Vec<SpecError>,
-}
-
-impl Suite {
-    /// Every test with its group, in order.
-    pub fn tests(&self) -> impl Iterator<Item = (&Group, &TestCase)> {
-        self.groups
-            .iter()
-            .flat_map(|g| g.tests.iter().map(move |t| (g, t)))
-    }
-
-    /// The groups of the assignments `keep` accepts, by name.
-    pub fn only(self, keep: impl Fn(&str) -> bool) -> Suite {
-        Suite {
-            groups: self
-                .groups
-                .into_iter()
-                .filter(|g| keep(g.assignment.name()))
-                .collect(),
-            build_timeout: self.build_timeout,
-            allowed_dependencies: self.allowed_dependencies,
-            due: self.due,
-            policy: self.policy,
-            warnings: self.warnings,
-        }
-    }
-}
-
-/// What a report calls the groups it withholds, together: their names say what they check
-/// as plainly as their cases do.
-pub const HIDDEN_GROUP: &str = "hidden tests";
-
-pub struct Group {
-    pub assignment: &'static dyn Unit,
-    /// `assignment::group`, as filters match it.
-    pub id: String,
-    pub name: String,
-    pub points: f64,
-    pub visibility: Visibility,
-    /// The report's view withholds the group: it goes by [`HIDDEN_GROUP`], its tests by
-    /// their place among the assignment's hidden tests, and its tally is not shown.
-    pub withheld: bool,
-    pub hint: Option<String>,
-    /// Who is told the known mistakes behind its wrong answers.
-    pub diagnose: grader_api::spec::Diagnose,
-    pub timeout: Duration,
-    /// How long a runner may go without answering one more input before it is taken as
-    /// stuck (at least; see `grade::patience`).
-    pub stall: Duration,
-    /// How its one test earns points when some answers are wrong; a group of cases is
-    /// always all or nothing per case.
-    pub scoring: Scoring,
-    pub tests: Vec<TestCase>,
-    /// Set for a group of the student's own tests.
-    pub student_tests: Option<grader_api::spec::StudentTests>,
-    /// The spec file it comes from, and where its `name:` is.
-    pub file: String,
-    pub location: Option<(usize, usize)>,
-}
-
-/// One test: one request, reported as one line.
-pub struct TestCase {
-    /// `assignment::group::case`, as filters match it.
-    pub id: String,
-    pub name: String,
-    /// Its share of the group's points against the other tests' weights.
-    pub weight: u32,
-    pub request: Box<dyn Asked>,
-    pub grading: Grading,
-    /// What the spec wrote, with the index of the answer it is about.
-    pub written: Vec<ParsedWritten>,
-    /// The spec file it comes from, and where in it.
-    pub file: String,
-    pub location: Option<(usize, usize)>,
-}
-
-/// The built-in specs in the order of the assignments they are for.
-fn built_in() -> Vec<(&'static str, &'static str)> {
-    let mut specs = BUILT_IN_SPECS.to_vec();
-    specs.sort_by_key(|(path, _)| {
-        ASSIGNMENTS
-            .iter()
-            .position(|unit| path.ends_with(&format!("/{}.yaml", unit.name())))
-            .unwrap_or(ASSIGNMENTS.len())
-    });
-    specs
-}
-
 /// Loads the given spec files, or the built-in specs when none are given, then the
 /// `added` ones over them: an added group of the same assignment and name replaces the
 /// group it is named after, in its place; any other is added at the end.
@@ -479,14 +375,14 @@ pub fn diagnose(file: &str, text: &str, timeout_override: Option<Duration>) -> D
             ..setting
         });
         let tests = match &student_tests {
-            Some(setting) => match crate::student_tests::suite::bugs(unit.name(), setting) {
-                Ok(bugs) => crate::student_tests::suite::tests(&bugs, setting)
+            Some(setting) => match student_tests::bugs(unit.name(), setting) {
+                Ok(bugs) => student_tests::tests(&bugs, setting)
                     .into_iter()
                     .map(|(id, name, weight)| TestCase {
                         id: format!("{group_id}::{id}"),
                         name,
                         weight,
-                        request: Box::new(crate::student_tests::suite::NoRequest(unit.name())),
+                        request: Box::new(student_tests::NoRequest(unit.name())),
                         grading: Grading::StudentTests,
                         written: Vec::new(),
                         file: file.to_string(),

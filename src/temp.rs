@@ -34,7 +34,7 @@ pub fn folder(purpose: &str) -> io::Result<TempDir> {
 /// would look like a dead one's.
 fn sweep_leftovers() {
     let user = nix::unistd::Uid::effective().as_raw();
-    crate::sandbox::sweep_leftovers(
+    crate::leftovers::sweep(
         &std::env::temp_dir(),
         |folder| match std::fs::symlink_metadata(folder) {
             Ok(found) if found.uid() == user => std::fs::remove_dir_all(folder),

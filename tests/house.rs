@@ -1,7 +1,7 @@
 //! The house's own rules, checked from its source: every assignment is whole and nothing is
 //! left over (what `grader_api::for_each_assignment!` lists is what the folders hold), and
-//! the api's floors run one way (no two of its files import each other, directly or
-//! through others).
+//! the floors of the api and of the grader's own crate run one way (no two of their files
+//! import each other, directly or through others), and long files are few.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -198,28 +198,34 @@ fn an_assignments_name_is_found_as_a_whole_word() {
     assert!(!names_word("weights", "eight"));
 }
 
-/// The modules of api/src each file is, by path (`spec::schema`), with its text up to its
-/// tests; lib.rs, the crate's face that declares and re-exports them, is left out.
-fn api_modules() -> BTreeMap<String, String> {
+/// The modules of a crate's `src` folder each file is, by path (`spec::schema`; a folder's
+/// `mod.rs` is the folder's module), with its text up to its tests; the crate's root
+/// (lib.rs, and main.rs, a crate of its own), which declares and re-exports them, is left
+/// out.
+fn modules_of(src: &str) -> BTreeMap<String, String> {
     fn walk(dir: &Path, prefix: &str, out: &mut BTreeMap<String, String>) {
         for entry in std::fs::read_dir(dir).unwrap().flatten() {
             let path = entry.path();
             let name = entry.file_name().to_string_lossy().into_owned();
             if path.is_dir() {
                 walk(&path, &format!("{prefix}{name}::"), out);
-            } else if let Some(module) = name.strip_suffix(".rs")
-                && !(prefix.is_empty() && module == "lib")
+            } else if let Some(file) = name.strip_suffix(".rs")
+                && !(prefix.is_empty() && ["lib", "main"].contains(&file))
             {
+                let module = match file {
+                    "mod" => prefix.trim_end_matches("::").to_string(),
+                    _ => format!("{prefix}{file}"),
+                };
                 let text = read(&path);
                 let own = text
                     .find("#[cfg(test)]\nmod tests")
                     .map_or(&text[..], |at| &text[..at]);
-                out.insert(format!("{prefix}{module}"), without_comments(own));
+                out.insert(module, without_comments(own));
             }
         }
     }
     let mut modules = BTreeMap::new();
-    walk(&repo().join("api/src"), "", &mut modules);
+    walk(&repo().join(src), "", &mut modules);
     modules
 }
 
@@ -230,19 +236,45 @@ fn without_comments(text: &str) -> String {
         .join("\n")
 }
 
-/// The modules `text`, the source of module `own`, names by `crate::`, `$crate::` or
-/// `super::` paths, `use` lists included; each path is taken to the longest module it
-/// starts with.
+/// The modules `text`, the source of module `own`, names by `crate::`, `$crate::`,
+/// `super::` or `self::` paths, or by a path that starts with the name of one of its own
+/// children (`mod session;` then `session::run`), `use` lists included; each path is taken
+/// to the longest module it starts with. A `mod` declaration alone names nothing.
 fn imports(own: &str, text: &str, modules: &BTreeSet<String>) -> BTreeSet<String> {
     let parent = own.rsplit_once("::").map_or("", |(parent, _)| parent);
+    let children = modules.iter().filter_map(|module| {
+        module
+            .strip_prefix(own)
+            .and_then(|rest| rest.strip_prefix("::"))
+            .filter(|child| !child.contains("::"))
+    });
+    // Each root a path may start with, the module it is taken from, and whether the root
+    // is itself the path's first segment (a child's name) rather than a keyword.
+    let mut roots = vec![
+        ("crate::".to_string(), "", false),
+        ("super::".to_string(), parent, false),
+        ("self::".to_string(), own, false),
+    ];
+    roots.extend(children.map(|child| (format!("{child}::"), own, true)));
     let mut paths = Vec::new();
-    for (root, base) in [("crate::", ""), ("super::", parent)] {
-        for (at, _) in text.match_indices(root) {
+    for (root, base, named) in &roots {
+        for (at, _) in text.match_indices(root.as_str()) {
             let before = text[..at].chars().next_back();
-            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            // `pub(in crate::grade)` is a visibility, no path.
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':')
+                || text[..at].ends_with("(in ")
+            {
                 continue;
             }
-            paths.extend(expand(base, &text[at + root.len()..]));
+            let mut rest = &text[if *named { at } else { at + root.len() }..];
+            let mut base = base.to_string();
+            while root == "super::"
+                && let Some(further) = rest.strip_prefix("super::")
+            {
+                rest = further;
+                base = base.rsplit_once("::").map_or("", |(up, _)| up).to_string();
+            }
+            paths.extend(expand(&base, rest));
         }
     }
     paths
@@ -309,16 +341,16 @@ fn assignment_of(module: &str) -> Option<&str> {
     assignments().into_iter().find(|name| *name == first)
 }
 
-#[test]
-fn the_api_floors_run_one_way() {
-    let sources = api_modules();
+/// The circles of the crate whose source is in `src`: each set of modules that reach one
+/// another through their imports (see [`imports`]), with the arrows among them, less the
+/// circles `allowed` (all of whose modules it names) lets be.
+fn circles(src: &str, allowed: impl Fn(&BTreeSet<String>) -> bool) -> Vec<String> {
+    let sources = modules_of(src);
     let modules: BTreeSet<String> = sources.keys().cloned().collect();
     let arrows: BTreeMap<&str, BTreeSet<String>> = sources
         .iter()
         .map(|(module, text)| (module.as_str(), imports(module, text, &modules)))
         .collect();
-    // Each module and what it reaches: a module it reaches that reaches it back closes a
-    // circle.
     let reaches = |from: &str| {
         let mut seen = BTreeSet::new();
         let mut todo = vec![from.to_string()];
@@ -333,29 +365,67 @@ fn the_api_floors_run_one_way() {
     };
     let reach: BTreeMap<&str, BTreeSet<String>> =
         modules.iter().map(|m| (m.as_str(), reaches(m))).collect();
-    let mut circles = Vec::new();
+    // A module and those it reaches that reach it back make one circle.
+    let mut found: BTreeSet<BTreeSet<String>> = BTreeSet::new();
     for (module, reached) in &reach {
-        for other in reached {
-            let back = reach[other.as_str()].contains(*module);
-            let one_unit =
-                assignment_of(module).is_some() && assignment_of(module) == assignment_of(other);
-            if back && module < &other.as_str() && !one_unit {
-                circles.push(format!("{module} <-> {other}"));
-            }
+        let circle: BTreeSet<String> = reached
+            .iter()
+            .filter(|other| reach[other.as_str()].contains(*module))
+            .cloned()
+            .chain([module.to_string()])
+            .collect();
+        if circle.len() > 1 && !allowed(&circle) {
+            found.insert(circle);
         }
     }
+    found
+        .iter()
+        .map(|circle| {
+            let inside = circle.iter().map(|module| {
+                let to: Vec<&str> = arrows[module.as_str()]
+                    .iter()
+                    .filter(|other| circle.contains(*other))
+                    .map(String::as_str)
+                    .collect();
+                format!("  {module} -> {}", to.join(", "))
+            });
+            std::iter::once(format!("{} files:", circle.len()))
+                .chain(inside)
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .collect()
+}
+
+/// No two files of the api import each other, directly or through others, but the files of
+/// one assignment, which is one unit.
+#[test]
+fn the_api_floors_run_one_way() {
+    let circles = circles("api/src", |circle| {
+        let units: BTreeSet<Option<&str>> = circle.iter().map(|m| assignment_of(m)).collect();
+        units.len() == 1 && units.iter().all(Option::is_some)
+    });
     assert!(
         circles.is_empty(),
-        "the api's files that import each other, directly or through others:\n{}\narrows:\n{}",
-        circles.join("\n"),
-        arrows
-            .iter()
-            .map(|(m, to)| format!(
-                "{m} -> {}",
-                to.iter().cloned().collect::<Vec<_>>().join(", ")
-            ))
-            .collect::<Vec<_>>()
-            .join("\n")
+        "the api's files that import each other, directly or through others:\n{}",
+        circles.join("\n")
+    );
+}
+
+/// No two files of the grader's own crate (`src/`) import each other, directly or through
+/// others. A module's arrows are the paths it names (see [`imports`]): a child that uses
+/// its parent's items (`super::Build`) points at the parent, and a parent that uses its
+/// child's (`session::run`, or `pub use session::Session`, a re-export being a use) points
+/// at the child; a parent's `mod session;` alone is no arrow. So a parent that re-exports
+/// or calls its children sits above them, and what the children share lives in a child of
+/// its own, not in the parent.
+#[test]
+fn the_grader_floors_run_one_way() {
+    let circles = circles("src", |_| false);
+    assert!(
+        circles.is_empty(),
+        "the grader's files that import each other, directly or through others:\n{}",
+        circles.join("\n")
     );
 }
 
@@ -376,7 +446,11 @@ fn imports_are_read_from_paths_lists_and_parents() {
 const READS_STUDENT_TEXT_RAW: &[(&str, &str)] = &[
     (
         "src/batch.rs",
-        "finds a submission's results file by its name, and its shard by the name's hash",
+        "finds a submission's shard by the hash of its name",
+    ),
+    (
+        "src/batch/folder.rs",
+        "finds a submission's results file by its name",
     ),
     (
         "src/batch/merge.rs",
@@ -419,4 +493,99 @@ fn student_text_is_read_raw_only_where_listed() {
         reading, listed,
         "a file that reads student text raw says why in READS_STUDENT_TEXT_RAW, and only such a file is there"
     );
+}
+
+#[test]
+fn imports_are_read_from_a_parents_children_and_self() {
+    let modules: BTreeSet<String> = ["check", "check::args", "check::session", "lint"]
+        .map(String::from)
+        .into();
+    let text = "mod args;\nmod session;\nuse self::args::CheckArgs;\nlet s = session::run();\nlet t = other::session::x;";
+    let found = imports("check", text, &modules);
+    let found: Vec<&str> = found.iter().map(String::as_str).collect();
+    assert_eq!(found, ["check::args", "check::session"]);
+    let text = "use super::super::lint::warnings;\npub(in crate::check) fn f() {}";
+    let found = imports("check::session", text, &modules);
+    let found: Vec<&str> = found.iter().map(String::as_str).collect();
+    assert_eq!(found, ["lint"]);
+}
+
+/// The most files of src/ and api/src that may run over [`LONG_FILE`] lines.
+const LONG_FILES_ALLOWED: usize = 3;
+
+/// Lines past which a file is long: it likely holds more than one concern.
+const LONG_FILE: usize = 600;
+
+/// Every `.rs` file under `dir`, by its path from the repository's root.
+fn rust_files(dir: &str) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    let mut todo = vec![repo().join(dir)];
+    while let Some(path) = todo.pop() {
+        if path.is_dir() {
+            todo.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let shown = path.strip_prefix(repo()).unwrap().display().to_string();
+            files.push((shown, read(&path)));
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The reason an opening `//!` comment gives for a long file: its paragraph that starts
+/// `Over 600 lines`, from its colon on; None without one, or with no reason after it.
+fn long_files_reason(text: &str) -> Option<String> {
+    let opening: Vec<&str> = text
+        .lines()
+        .map_while(|line| line.strip_prefix("//!"))
+        .map(str::trim)
+        .collect();
+    let paragraph = opening.join(" ");
+    let (_, after) = paragraph.split_once(&format!("Over {LONG_FILE} lines"))?;
+    let (_, reason) = after.split_once(':')?;
+    let reason = reason.trim().to_string();
+    (reason.split_whitespace().count() >= 5).then_some(reason)
+}
+
+/// At most three files of src/ and api/src run over 600 lines, each saying why in its
+/// opening comment (`//! Over 600 lines, …: why`); the others are split by concern. A file
+/// that says so but is not long is told too, so that the reasons stay true.
+#[test]
+fn long_files_are_few_and_say_why() {
+    let mut long = Vec::new();
+    let mut faults = Vec::new();
+    for (path, text) in rust_files("src").into_iter().chain(rust_files("api/src")) {
+        let lines = text.lines().count();
+        let reason = long_files_reason(&text);
+        if lines > LONG_FILE {
+            long.push(format!("{path} ({lines} lines)"));
+        }
+        match (lines > LONG_FILE, reason) {
+            (true, None) => faults.push(format!(
+                "{path} ({lines} lines) gives no reason in its opening comment (`//! Over {LONG_FILE} lines, …: why`)"
+            )),
+            (false, Some(_)) => faults.push(format!(
+                "{path} ({lines} lines) says it is over {LONG_FILE} lines"
+            )),
+            _ => {}
+        }
+    }
+    if long.len() > LONG_FILES_ALLOWED {
+        faults.push(format!(
+            "more than {LONG_FILES_ALLOWED} files over {LONG_FILE} lines: {}",
+            long.join(", ")
+        ));
+    }
+    assert!(faults.is_empty(), "{}", faults.join("\n"));
+}
+
+#[test]
+fn a_long_files_reason_is_read_from_its_opening_comment() {
+    let reason = "//! Does a thing.\n//!\n//! Over 600 lines, as one concern: the table reads\n//! every field in order.\n\nuse x;\n//! Over 600 lines: not the opening comment at all, so never read here";
+    assert_eq!(
+        long_files_reason(reason).as_deref(),
+        Some("the table reads every field in order.")
+    );
+    assert_eq!(long_files_reason("//! Over 600 lines: because.\n"), None);
+    assert_eq!(long_files_reason("//! A file.\nuse x;\n"), None);
 }

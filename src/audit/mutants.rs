@@ -12,7 +12,9 @@ use colored::Colorize;
 use reference::bugs::{Bug, Library};
 use serde::Deserialize;
 
-use super::{AuditArgs, Finding, count, grouped, libraries_of, without, wrapped};
+use super::args::AuditArgs;
+use super::libraries::libraries_of;
+use super::table::{Finding, INDENT, count, grouped, without, wrapped};
 use crate::exit::Stop;
 use crate::mutant::{Mutant, module_source, own_file};
 use crate::spec::{Suite, kept};
@@ -176,7 +178,7 @@ pub fn report(
                 mutant.change
             );
             match finding {
-                Ok(failed) if failed.is_empty() => println!("{}no test fails", super::INDENT),
+                Ok(failed) if failed.is_empty() => println!("{}no test fails", INDENT),
                 Ok(failed) => {
                     let pieces = grouped(&without(&prefix, failed));
                     let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
@@ -186,7 +188,7 @@ pub fn report(
                 // says what the mutant broke.
                 Err(why) => println!(
                     "{}not graded: {}",
-                    super::INDENT,
+                    INDENT,
                     why.lines()
                         .find(|line| line.trim_start().starts_with("error"))
                         .or_else(|| why.lines().next())

@@ -4,8 +4,10 @@
 //! most and a typical failure of each.
 
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
-use super::misconceptions::{misconceptions, shared_answers};
+use super::folder::{self, REPORT, write_atomically};
+use super::misconceptions::{self, Graded, misconceptions, shared_answers};
 use crate::student_text::{StudentText, html_escaped};
 use crate::verdict::Trouble;
 
@@ -17,12 +19,6 @@ const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'unsafe-inl
 const SHOWN_TESTS: usize = 30;
 /// Bars of the score histogram, each a tenth of the maximum.
 const BINS: usize = 10;
-
-/// One submission's results: its name and our JSON.
-pub struct Graded<'a> {
-    pub name: &'a StudentText,
-    pub results: &'a serde_json::Value,
-}
 
 /// A test across the class.
 struct TestRow<'a> {
@@ -337,6 +333,22 @@ fn pass_rates(rows: &[TestRow]) -> String {
     }
     svg.push_str("</svg>\n");
     svg
+}
+
+/// Writes the class report of every submission with results, and the class's known
+/// mistakes in `diagnosis.csv` beside it. Returns the report's path.
+pub fn write(out: &Path, class: &folder::Graded) -> Result<PathBuf, String> {
+    let graded: Vec<Graded> = class
+        .iter()
+        .filter_map(|(name, results)| {
+            Some(Graded {
+                name,
+                results: results.as_ref()?,
+            })
+        })
+        .collect();
+    misconceptions::write_csv(out, &graded)?;
+    write_atomically(out, REPORT, &html(&graded))
 }
 
 #[cfg(test)]

@@ -4,11 +4,16 @@
 //! An import does what the CSV says without asking, so the export refuses a roster that
 //! cannot say whose each score is (see `read_roster` and `submissions_of`), and writes
 //! scores on the scale of the assignment's points possible (see `scale`), never on another.
+//!
+//! Over 600 lines, as one concern: the export's guarantees (whose score is whose, on which
+//! scale) rest on one reading of the roster and one matching of folders to students, kept
+//! beside them; the roster's reading, which `late.rs` shares, is the part to move out next.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::{MANIFEST, Manifest, results_named};
+use super::folder::{MANIFEST, results_named};
+use super::manifest::Manifest;
 use crate::student_text::StudentText;
 
 #[derive(Debug, clap::Args)]

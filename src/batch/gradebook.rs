@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::{GRADEBOOK, Graded, write_atomically};
+use super::folder::{GRADEBOOK, Graded, write_atomically};
 use crate::student_text::StudentText;
 
 /// The gradebook's column of the points a late penalty took off `score`.

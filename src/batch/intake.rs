@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
-use super::Submission;
+use super::folder::Submission;
 use crate::student_text::StudentText;
 use crate::zip::{Limits, UnpackError};
 

@@ -4,11 +4,13 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::shard::shard_of;
-use super::{
-    Graded, LOG, MANIFEST, Manifest, append_log, class_report, gradebook, results_file,
-    results_named, write_atomically,
+use super::class_report;
+use super::folder::{
+    Graded, LOG, MANIFEST, append_log, results_file, results_named, write_atomically,
 };
+use super::gradebook::gradebook;
+use super::manifest::Manifest;
+use super::shard::shard_of;
 use crate::student_text::StudentText;
 
 #[derive(Debug, clap::Args)]
@@ -222,7 +224,7 @@ pub fn merged(args: &MergeArgs) -> Result<String, String> {
         .map(|name| (name.clone(), results_named(&args.out, name)))
         .collect();
     let gradebook = gradebook(&args.out, &class)?;
-    let report = class_report(&args.out, &class)?;
+    let report = class_report::write(&args.out, &class)?;
     let graded = class.iter().filter(|(_, r)| r.is_some()).count();
     let mut said = format!(
         "merged {graded} submissions of {} from {} shards into {} and {}",

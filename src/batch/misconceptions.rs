@@ -7,9 +7,16 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::{DIAGNOSIS, write_atomically};
-use crate::batch::class_report::Graded;
+use super::folder::{DIAGNOSIS, write_atomically};
 use crate::student_text::StudentText;
+
+/// One submission's results: its name and our JSON. Here, where the class's mistakes are
+/// read from them, rather than in the class report, which lists these mistakes too and so
+/// sits above this file.
+pub struct Graded<'a> {
+    pub name: &'a StudentText,
+    pub results: &'a serde_json::Value,
+}
 
 /// A known mistake (or two made together, or alternatives alike on the group's inputs)
 /// and the submissions whose wrong answers to one check of one group it explains.

@@ -13,7 +13,7 @@ use nix::errno::Errno;
 use nix::fcntl::{OFlag, openat};
 use nix::sys::stat::Mode;
 
-use super::BuildError;
+use super::error::BuildError;
 use super::layout::{Builder, Layout};
 
 /// Where cargo puts the runner inside its target folder.

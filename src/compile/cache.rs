@@ -1,12 +1,16 @@
 //! grader-api and its dependencies compiled once for every submission built under one
-//! [`super::TARGET_DIR_ENV`], by the first grader to need them; owned by the grader, so no
+//! [`super::layout::TARGET_DIR_ENV`], by the first grader to need them; owned by the grader, so no
 //! build writes there.
 
 use std::path::{Path, PathBuf};
 
+use super::cargo;
 use super::copy::{Tree, UNCAPPED, copy_tree};
+use super::error::BuildError;
+use super::folder::{lock_beside, make_dir, prepare_folder};
 use super::layout::{Builder, Layout, shared_api};
-use super::{Build, BuildError, cargo, lock_beside, prepare_folder, write_runner_crate};
+use super::runner_crate::write_runner_crate;
+use super::settings::Build;
 use crate::sandbox::Sandbox;
 
 /// The compiled cache under `shared`, built first if no grader has.
@@ -28,7 +32,7 @@ pub fn warm(shared: &Path, sandbox: &Sandbox, build: &Build) -> Result<PathBuf, 
     let io = |e: std::io::Error| failed(e.to_string());
     let builder = prepare_folder(&layout, sandbox)?;
     write_runner_crate(&layout, None, "fn main() {}\n", (builder, false)).map_err(io)?;
-    super::make_dir(&layout.target, builder).map_err(io)?;
+    make_dir(&layout.target, builder).map_err(io)?;
     let quiet = Build {
         color: false,
         ..*build

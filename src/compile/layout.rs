@@ -5,8 +5,13 @@ use std::io;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use super::{API_FILES, API_MANIFEST, SubmissionCrate, TARGET_DIR_ENV};
+use super::embedded::{API_FILES, API_MANIFEST};
+use super::manifest::SubmissionCrate;
 use crate::sandbox::Sandbox;
+
+/// Makes the builds of many submissions happen outside them, each in a folder of its own,
+/// sharing grader-api compiled once in a cache no build can write.
+pub const TARGET_DIR_ENV: &str = "CARDGRADE_TARGET_DIR";
 
 /// A build folder: what the grader writes there, and the three places the build writes.
 pub struct Layout {

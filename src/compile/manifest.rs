@@ -1,12 +1,17 @@
-//! What a submission may depend on: grader-api (always the grader's own copy), crates
+//! The submission's manifests: the crate a student's `Cargo.toml` describes (`locate`),
+//! and what a submission may depend on: grader-api (always the grader's own copy), crates
 //! inside the submission, and crates the course allows by name. Everything else is refused
 //! before anything is built.
 
+use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
+use serde::Deserialize;
 use toml::{Table, Value};
 
-use super::{BuildError, inherit};
+use super::error::BuildError;
+use super::{copy, inherit};
+use crate::student_text::StudentText;
 
 /// The tables of a manifest that list dependencies, besides those under `[target.*]`,
 /// in both the spellings cargo reads.
@@ -164,10 +169,7 @@ pub fn vet(
 /// built alone keeps the edition and version it inherits.
 fn enclosing_workspace_package(crate_dir: &Path) -> Option<Table> {
     crate_dir.ancestors().find_map(|dir| {
-        let manifest: Table = super::read_manifest(&dir.join("Cargo.toml"))
-            .ok()?
-            .parse()
-            .ok()?;
+        let manifest: Table = read_manifest(&dir.join("Cargo.toml")).ok()?.parse().ok()?;
         let workspace = manifest.get("workspace")?.as_table()?;
         Some(
             workspace
@@ -222,6 +224,97 @@ fn inside(path: &Path) -> Option<PathBuf> {
         }
     }
     Some(resolved)
+}
+
+/// The student's crate, as its manifest describes it.
+#[derive(Debug, Clone)]
+pub struct SubmissionCrate {
+    pub root: PathBuf,
+    pub package: StudentText,
+    pub lib_name: String,
+}
+
+#[derive(Deserialize)]
+struct StudentManifest {
+    package: Option<StudentPackage>,
+    lib: Option<StudentLib>,
+}
+
+#[derive(Deserialize)]
+struct StudentPackage {
+    name: String,
+}
+
+#[derive(Deserialize)]
+struct StudentLib {
+    name: Option<String>,
+    path: Option<String>,
+}
+
+/// Reads the crate at `path`.
+pub fn locate(path: &Path) -> Result<SubmissionCrate, BuildError> {
+    let root =
+        std::fs::canonicalize(path).map_err(|_| BuildError::NotACrate(path.to_path_buf()))?;
+    let manifest_path = root.join("Cargo.toml");
+    // A link could make the grader read, and quote in an error, a file of anyone's; a FIFO
+    // or a device could hold it forever before any time limit applies.
+    let text = read_manifest(&manifest_path).map_err(|error| match error.kind() {
+        std::io::ErrorKind::NotFound => BuildError::NotACrate(root.clone()),
+        _ if std::fs::symlink_metadata(&manifest_path).is_ok_and(|m| m.is_symlink()) => {
+            BuildError::Copy(copy::CopyError::Link("Cargo.toml".into()).to_string())
+        }
+        _ => BuildError::BadManifest {
+            path: manifest_path.clone(),
+            reason: error.to_string(),
+        },
+    })?;
+    let manifest: StudentManifest =
+        toml::from_str(&text).map_err(|error| BuildError::BadManifest {
+            path: manifest_path.clone(),
+            reason: error.to_string(),
+        })?;
+    let package = manifest
+        .package
+        .ok_or_else(|| BuildError::BadManifest {
+            path: manifest_path.clone(),
+            reason: "it has no [package] section (a workspace root is not a submission; pass the member's folder)"
+                .into(),
+        })?
+        .name;
+    let lib_path = manifest
+        .lib
+        .as_ref()
+        .and_then(|lib| lib.path.clone())
+        .unwrap_or_else(|| "src/lib.rs".into());
+    if !root.join(&lib_path).is_file() {
+        return Err(BuildError::NoLibrary(root));
+    }
+    let lib_name = manifest
+        .lib
+        .and_then(|lib| lib.name)
+        .unwrap_or_else(|| package.replace('-', "_"));
+    Ok(SubmissionCrate {
+        root,
+        package: package.into(),
+        lib_name,
+    })
+}
+
+/// The most of a manifest the grader reads: none is anywhere near as long.
+const MANIFEST_CAP: u64 = 1 << 20;
+
+/// The text of the manifest at `path`, a regular file of at most [`MANIFEST_CAP`] bytes.
+pub fn read_manifest(path: &Path) -> std::io::Result<String> {
+    let file = copy::open_regular(path)?;
+    let mut text = String::new();
+    file.take(MANIFEST_CAP + 1).read_to_string(&mut text)?;
+    if text.len() as u64 > MANIFEST_CAP {
+        return Err(std::io::Error::other(format!(
+            "it is longer than {} KiB",
+            MANIFEST_CAP >> 10
+        )));
+    }
+    Ok(text)
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use crate::sandbox::{self};
 use crate::student_text::StudentText;
 use serde::Serialize;
 
-use super::PINNED_LOCK;
+use super::embedded::PINNED_LOCK;
 use super::layout::{Builder, Layout};
 
 #[derive(Serialize)]

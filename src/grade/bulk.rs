@@ -11,7 +11,7 @@ use grader_api::source::Window;
 use grader_api::unit::Asked;
 
 use super::failure::{describe_ending, finish, show_difference, trouble_of};
-use super::{patience, timed};
+use super::patience::{patience, timed};
 use crate::answers::{Answers, BLOCK_INPUTS, Blocks, Store};
 use crate::runner::{Ending, Exchange, Runner};
 use crate::spec::{Group, Scoring, TestCase};
@@ -19,14 +19,7 @@ use crate::verdict::{Credit, Failure, Tone, Value, Verdict, WrongKind};
 
 mod comparison;
 
-pub(super) use comparison::PANICS_BEFORE_GIVING_UP;
-use comparison::{BulkComparison, More, Wanted};
-
-/// How many kinds of wrong answer a bulk group's breakdown lists.
-const SHOWN_BREAKDOWN: usize = 12;
-
-/// What a breakdown says was expected where the answer was a `todo!()`.
-const UNWRITTEN_EXPECTED: &str = "an answer";
+use comparison::{BulkComparison, More, SHOWN_BREAKDOWN, UNWRITTEN_EXPECTED, Wanted};
 
 /// Inputs answered by the reference per message to the comparing thread: a block of the
 /// kept entry, compressed from the chunk itself.

@@ -7,12 +7,17 @@ use grader_api::text::shorten;
 use grader_api::unit::{Asked, Difference};
 use similar::{ChangeTag, TextDiff};
 
-use super::bulk::PANICS_BEFORE_GIVING_UP;
 use crate::capture::Printed;
 use crate::runner::{Ending, Exchange};
 use crate::spec::Group;
 use crate::student_text::StudentText;
 use crate::verdict::{Diff, DiffLine, Failure, Tone, Trouble, Unwritten, Value};
+
+/// A bulk group stops after this many wrong answers that panicked: a `todo!()` would
+/// otherwise panic millions of times, and the count says nothing more than the first
+/// thousand. Here, where the failure says so, and not in the bulk comparison that counts
+/// them: the comparison sits above this file and uses it.
+pub(super) const PANICS_BEFORE_GIVING_UP: u64 = 1_000;
 
 /// Characters of one answer a report shows; a submission may return anything.
 pub(super) const SHOWN_ANSWER: usize = 2_000;

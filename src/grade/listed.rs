@@ -8,7 +8,7 @@ use grader_api::source::Window;
 use grader_api::unit::Asked;
 
 use super::failure::{describe_ending, finish, show_difference, trouble_of, unwritten};
-use super::{patience, timed};
+use super::patience::{patience, timed};
 use crate::diagnosis::WrongAnswers;
 use crate::runner::{Ending, Runner};
 use crate::spec::{Group, TestCase};

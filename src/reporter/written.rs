@@ -7,7 +7,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::{Event, Reporter};
-use crate::check::Format;
+use crate::check::args::Format;
 use crate::results::Results;
 use crate::spec::Suite;
 use crate::student_text::StudentText;

@@ -7,22 +7,13 @@ use std::fmt::Write as _;
 
 use colored::Colorize;
 
-use super::{Results, Row};
+use super::{Caught, Results};
 use reference::bugs::Bug;
 
 use crate::spec::Group;
 use crate::student_tests::suite;
 use crate::student_text::{StudentText, visible_controls};
 use crate::verdict::Verdict;
-
-/// A bug the student's tests caught: the test that caught it, by the name reports show,
-/// the first line of what it said, and the line staff read of it.
-#[derive(Debug, Clone)]
-pub struct Caught {
-    pub by: StudentText,
-    pub said: StudentText,
-    pub note: StudentText,
-}
 
 /// A bug of a group, as its block tells it.
 enum Mistake<'a> {
@@ -126,31 +117,4 @@ impl Results<'_> {
         }
         Some((head, out))
     }
-}
-
-/// A score table row's verdict on a group of student tests, as its block counts: the
-/// known mistakes caught, and its other tests that failed; none for another row.
-pub(super) fn mark(row: &Row) -> Option<String> {
-    let bugs = suite::bug_tests(row.group?);
-    if bugs.is_empty() {
-        return None;
-    }
-    let passed = |at: &usize| matches!(row.results[*at].verdict, Some(Verdict::Passed));
-    let caught = bugs.clone().filter(passed).count();
-    let others_failed = (0..row.results.len())
-        .filter(|at| !bugs.contains(at))
-        .filter(|at| matches!(row.results[*at].verdict, Some(Verdict::Failed(_))))
-        .count();
-    let mut mark = format!("{caught} of {} known mistakes caught", bugs.len());
-    match others_failed {
-        0 => {}
-        1 => mark.push_str(", 1 other test failed"),
-        n => {
-            let _ = write!(mark, ", {n} other tests failed");
-        }
-    }
-    Some(match caught == bugs.len() && others_failed == 0 {
-        true => "ok".green().to_string(),
-        false => mark.red().to_string(),
-    })
 }

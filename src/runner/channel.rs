@@ -2,18 +2,18 @@
 //! the progress page, then reads that give up at a deadline.
 
 use std::fs::File;
-use std::io::{self, IoSliceMut, Read};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::io::{self, Read};
+use std::os::fd::RawFd;
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
 use nix::fcntl::{FcntlArg, fcntl};
-use nix::sys::socket::{ControlMessageOwned, MsgFlags, recvmsg};
+
+use crate::descriptors;
 
 /// Reads the first byte of the runner's hello by itself, for the progress page that comes
 /// with it: kept only if it is a memory file, which no read can block on, unlike a pipe or
 /// a device a hostile runner might send instead.
-#[allow(unsafe_code)]
 pub(super) fn progress_with_first_byte(
     stream: &UnixStream,
     deadline: Instant,
@@ -22,38 +22,14 @@ pub(super) fn progress_with_first_byte(
     let mut first_byte = [0u8];
     // Room for as many descriptors as one message can carry, so none is cut off unclosed.
     let mut space = nix::cmsg_space!([RawFd; 253]);
-    let (read, fds) = loop {
-        match recvmsg::<()>(
-            stream.as_raw_fd(),
-            &mut [IoSliceMut::new(&mut first_byte)],
-            Some(&mut space),
-            MsgFlags::MSG_CMSG_CLOEXEC,
-        ) {
-            Err(nix::errno::Errno::EINTR) => continue,
-            Err(error) => return Err(error.into()),
-            Ok(message) => {
-                let mut fds = Vec::new();
-                for control in message.cmsgs().into_iter().flatten() {
-                    if let ControlMessageOwned::ScmRights(received) = control {
-                        // SAFETY: the kernel has just installed these descriptors in this
-                        // process for this message; nothing else holds them.
-                        fds.extend(
-                            received
-                                .into_iter()
-                                .map(|fd| unsafe { OwnedFd::from_raw_fd(fd) }),
-                        );
-                    }
-                }
-                break (message.bytes, fds);
-            }
-        }
-    };
-    let progress = fds
+    let received = descriptors::receive(stream, &mut first_byte, &mut space)?;
+    let progress = received
+        .fds
         .into_iter()
         .next()
         .filter(|fd| fcntl(fd, FcntlArg::F_GET_SEALS).is_ok())
         .map(File::from);
-    Ok((first_byte[..read].to_vec(), progress))
+    Ok((first_byte[..received.bytes].to_vec(), progress))
 }
 
 /// A socket whose reads give up at a deadline, however the buffered reader splits them.

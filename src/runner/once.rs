@@ -14,7 +14,9 @@ use nix::unistd::pipe2;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use super::{FLOOD_BYTES, Launcher, RunnerHome, describe_status};
+use super::Launcher;
+use super::ending::{FLOOD_BYTES, describe_status};
+use super::home::RunnerHome;
 use crate::sandbox::ending::first_ended;
 use crate::sandbox::{self, Recorded};
 
@@ -121,7 +123,7 @@ impl Launcher {
         let printed = Arc::new(AtomicU64::new(0));
         let stdout = read_kept(Some(File::from(stdout_read)), Arc::clone(&printed));
         let stderr = read_kept(Some(File::from(stderr_read)), Arc::clone(&printed));
-        let deadline = super::deadline_after(timeout);
+        let deadline = crate::deadline::after(timeout);
         let stopped = loop {
             if contained.ending().has_ended() {
                 break None;

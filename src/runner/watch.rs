@@ -2,7 +2,15 @@
 
 use std::time::{Duration, Instant};
 
-use super::{Ending, FLOOD_BYTES, Runner};
+use super::ending::{Ending, FLOOD_BYTES};
+
+/// What a look at a runner sees: whether it still moves (its count of inputs answered,
+/// where it shares one, and the reply frames read) and how much it has printed. Taken by
+/// the runner and handed here, so that the watch needs nothing of the runner's.
+pub(super) struct Seen {
+    pub(super) marker: (Option<u64>, u64),
+    pub(super) printed: u64,
+}
 
 /// A runner answering a request, looked at while it sends nothing: whether it still moves
 /// (its count of inputs answered, or the replies it sends) and how much it has printed.
@@ -13,30 +21,31 @@ pub(super) struct Watch {
 }
 
 impl Watch {
-    pub(super) fn new(runner: &Runner) -> Watch {
+    pub(super) fn new(seen: Seen) -> Watch {
         Watch {
-            marker: (runner.inputs_done(), runner.replies_read),
+            marker: seen.marker,
             moved: Instant::now(),
-            printed_before: runner.printed(),
+            printed_before: seen.printed,
         }
     }
 
-    /// How the request ends, if the runner has printed more than a request may.
-    pub(super) fn flooded(&self, runner: &Runner) -> Option<Ending> {
-        let printed = runner.printed().saturating_sub(self.printed_before);
+    /// How the request ends, if the runner, having printed `printed` bytes in all, has
+    /// printed more than a request may.
+    pub(super) fn flooded(&self, printed: u64) -> Option<Ending> {
+        let printed = printed.saturating_sub(self.printed_before);
         (printed > FLOOD_BYTES).then_some(Ending::Flooded(printed))
     }
 
     /// How the request ends, if the runner is flooding its output or has stalled.
     pub(super) fn look(
         &mut self,
-        runner: &Runner,
+        seen: Seen,
         patience: &mut dyn FnMut(u64) -> Duration,
     ) -> Option<Ending> {
-        if let Some(flooded) = self.flooded(runner) {
+        if let Some(flooded) = self.flooded(seen.printed) {
             return Some(flooded);
         }
-        let marker = (runner.inputs_done(), runner.replies_read);
+        let marker = seen.marker;
         if marker != self.marker {
             self.marker = marker;
             self.moved = Instant::now();

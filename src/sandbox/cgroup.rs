@@ -57,7 +57,7 @@ impl Cgroup {
             CgroupKind::V2 => v2_parent().into_iter().collect(),
         };
         for parent in parents {
-            super::sweep_leftovers(&parent, |group| std::fs::remove_dir(group));
+            crate::leftovers::sweep(&parent, |group| std::fs::remove_dir(group));
         }
         Some(kind)
     }

@@ -13,32 +13,14 @@ use nix::sys::wait::{WaitStatus, waitpid};
 use nix::unistd::{Gid, Pid, Uid, getppid, setgroups, setresgid, setresuid, setsid};
 
 use super::ending::{Ending, first_ended};
-use super::{JAIL_ENV, Jail, Layers, SETUP_FAILED, fence};
+use super::jail::{Jail, NOBODY, PRIVATE_PROC, SETUP_FAILED};
+use super::layers::Layers;
+use super::{fence, filter, root};
 
 pub const PROBE: &str = "probe";
 pub const OUTSIDE: &str = "1";
 /// The first words of a stage's message on stderr when it fails.
 const SETUP_FAILED_PREFIX: &str = "cardgrade sandbox:";
-
-/// Runs the stage named by the argument after [`super::CONTAIN_COMMAND`]; never returns.
-pub fn run_stage(stage: &str) -> ! {
-    match stage {
-        PROBE => probe(),
-        super::forker::FORKER => super::forker::serve(),
-        _ => {}
-    }
-    let jail = match std::env::var(JAIL_ENV)
-        .map_err(|e| e.to_string())
-        .and_then(|text| serde_json::from_str::<Jail>(&text).map_err(|e| e.to_string()))
-    {
-        Ok(jail) => jail,
-        Err(error) => fail(&format!("no jail to run in ({error})")),
-    };
-    match stage {
-        OUTSIDE => outside(&jail),
-        other => fail(&format!("no stage `{other}`")),
-    }
-}
 
 pub(super) fn fail(message: &str) -> ! {
     eprintln!("{SETUP_FAILED_PREFIX} {message}");
@@ -228,8 +210,7 @@ fn init(jail: &Jail) -> ! {
     }
     if jail.layers.mount_namespace && !mount_private(&jail) {
         // Without a /proc of its own, the program gets none: the grader's would show.
-        jail.read
-            .retain(|path| path.as_os_str() != super::PRIVATE_PROC);
+        jail.read.retain(|path| path.as_os_str() != PRIVATE_PROC);
     }
     // Waited for by its pid below, among the orphans this process reaps.
     let program = fork_stage(program, &jail);
@@ -265,9 +246,9 @@ fn left_behind(jail: &Jail) -> usize {
         None if jail
             .read
             .iter()
-            .any(|path| path.as_os_str() == super::PRIVATE_PROC) =>
+            .any(|path| path.as_os_str() == PRIVATE_PROC) =>
         {
-            std::fs::read_dir(super::PRIVATE_PROC)
+            std::fs::read_dir(PRIVATE_PROC)
                 .map(|entries| {
                     entries
                         .flatten()
@@ -320,7 +301,7 @@ fn mount_private(jail: &Jail) -> bool {
     ["hidepid=invisible", "hidepid=2"].iter().any(|option| {
         mount(
             Some("proc"),
-            super::PRIVATE_PROC,
+            PRIVATE_PROC,
             Some("proc"),
             flags,
             Some(*option),
@@ -335,12 +316,12 @@ fn program(jail: &Jail) -> ! {
     if jail.layers.mount_namespace {
         or_fail(
             "cannot give the program a root of its own",
-            super::root::enter(jail),
+            root::enter(jail),
         );
     }
     set_limits(jail);
     if jail.layers.root {
-        let gid = Gid::from_raw(super::NOBODY);
+        let gid = Gid::from_raw(NOBODY);
         let uid = Uid::from_raw(jail.uid);
         if uid.is_root() {
             // Root's owner bits alone would let the program read what no user may.
@@ -358,7 +339,7 @@ fn program(jail: &Jail) -> ! {
     or_fail("no_new_privs", nix::sys::prctl::set_no_new_privs());
     or_fail(
         "no sockets out",
-        super::filter::deny_sockets(!jail.layers.net_namespace),
+        filter::deny_sockets(!jail.layers.net_namespace),
     );
     let fenced = or_fail("landlock", fence::restrict(&jail.read, &jail.write));
     if fenced.is_none() && jail.layers.landlock.is_some() {
@@ -394,7 +375,7 @@ fn set_limits(jail: &Jail) {
 }
 
 /// Tries each layer in this throwaway process and prints what worked, as JSON.
-fn probe() -> ! {
+pub(super) fn probe() -> ! {
     let root = Uid::effective().is_root();
     let mut layers = Layers {
         root,

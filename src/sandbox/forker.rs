@@ -10,8 +10,8 @@
 //! watches the grader otherwise, and the forker ends when the grader's end of the link
 //! closes, as it does when the grader is killed: nothing contained outlives the grader.
 
-use std::io::{self, IoSlice, IoSliceMut, Read};
-use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::io::{self, IoSlice, Read};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -19,15 +19,18 @@ use std::time::Duration;
 
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::sys::socket::{
-    AddressFamily, ControlMessage, ControlMessageOwned, MsgFlags, SockFlag, SockType, recvmsg,
-    sendmsg, socketpair,
+    AddressFamily, ControlMessage, MsgFlags, SockFlag, SockType, sendmsg, socketpair,
 };
 use nix::sys::wait::{WaitStatus, waitpid};
 use nix::unistd::{Pid, setpgid};
 
 use super::cgroup::Cgroup;
+use super::contain::{fail, outside};
 use super::ending::Ending;
-use super::{CONTAIN_COMMAND, Jail, Sandbox};
+use super::jail::{CONTAIN_COMMAND, Jail, SETUP_FAILED};
+use super::kill::kill_stages;
+use super::machine::Sandbox;
+use crate::descriptors;
 
 /// The stage name under [`CONTAIN_COMMAND`] that runs the forker.
 pub const FORKER: &str = "forker";
@@ -130,7 +133,7 @@ impl Contained {
     /// How it ended, after killing it with everything it started if it still runs.
     pub fn end(self) -> io::Result<ExitStatus> {
         if let Ok(pid) = i32::try_from(self.pid) {
-            super::kill_stages(pid, || self.ending.has_ended());
+            kill_stages(pid, || self.ending.has_ended());
         }
         let mut status = [0u8; 4];
         (&self.reply).read_exact(&mut status)?;
@@ -149,47 +152,18 @@ fn seqpacket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
 
 /// One message of at most `bytes` bytes from `socket` and the descriptors it carries;
 /// `None` at the end of the link. A message cut short is refused, its descriptors closed.
-#[allow(unsafe_code)]
 fn received(socket: &impl AsFd, bytes: usize) -> io::Result<Option<(Vec<u8>, Vec<OwnedFd>)>> {
     let mut buffer = vec![0u8; bytes];
     let mut space = nix::cmsg_space!([RawFd; START_FDS]);
-    let mut slices = [IoSliceMut::new(&mut buffer)];
-    let message = loop {
-        match recvmsg::<()>(
-            socket.as_fd().as_raw_fd(),
-            &mut slices,
-            Some(&mut space),
-            MsgFlags::MSG_CMSG_CLOEXEC,
-        ) {
-            Err(nix::errno::Errno::EINTR) => continue,
-            Err(error) => return Err(error.into()),
-            Ok(message) => break message,
-        }
-    };
-    let mut fds = Vec::new();
-    for control in message.cmsgs().into_iter().flatten() {
-        if let ControlMessageOwned::ScmRights(received) = control {
-            // SAFETY: the kernel has just installed these descriptors in this process for
-            // this message; nothing else holds them.
-            fds.extend(
-                received
-                    .into_iter()
-                    .map(|fd| unsafe { OwnedFd::from_raw_fd(fd) }),
-            );
-        }
-    }
-    let read = message.bytes;
-    let cut = message
-        .flags
-        .intersects(MsgFlags::MSG_TRUNC | MsgFlags::MSG_CTRUNC);
-    if cut {
+    let received = descriptors::receive(socket, &mut buffer, &mut space)?;
+    if received.cut {
         return Err(io::Error::other("a message to the forker was cut short"));
     }
-    if read == 0 && fds.is_empty() {
+    if received.bytes == 0 && received.fds.is_empty() {
         return Ok(None);
     }
-    buffer.truncate(read);
-    Ok(Some((buffer, fds)))
+    buffer.truncate(received.bytes);
+    Ok(Some((buffer, received.fds)))
 }
 
 /// A stage 1 the forker started and has not yet reaped.
@@ -204,7 +178,7 @@ struct Started {
 pub(super) fn serve() -> ! {
     let link = match std::io::stdin().as_fd().try_clone_to_owned() {
         Ok(link) => link,
-        Err(error) => super::contain::fail(&format!("the forker has no link: {error}")),
+        Err(error) => fail(&format!("the forker has no link: {error}")),
     };
     let mut started: Vec<Started> = Vec::new();
     loop {
@@ -215,7 +189,7 @@ pub(super) fn serve() -> ! {
                 .collect();
             match poll(&mut fds, PollTimeout::NONE) {
                 Err(nix::errno::Errno::EINTR) => continue,
-                Err(error) => super::contain::fail(&format!("the forker cannot wait: {error}")),
+                Err(error) => fail(&format!("the forker cannot wait: {error}")),
                 Ok(_) => {}
             }
             let ready: Vec<bool> = fds
@@ -248,7 +222,7 @@ fn reap(stage: &Started) {
     let raw = match waitpid(stage.pid, None) {
         Ok(WaitStatus::Exited(_, code)) => (code & 0xff) << 8,
         Ok(WaitStatus::Signaled(_, signal, core)) => signal as i32 | if core { 0x80 } else { 0 },
-        _ => (super::SETUP_FAILED & 0xff) << 8,
+        _ => (SETUP_FAILED & 0xff) << 8,
     };
     let _ = nix::unistd::write(&stage.reply, &raw.to_ne_bytes());
 }
@@ -269,9 +243,9 @@ fn start(jail: &[u8], fds: Vec<OwnedFd>) -> Option<Started> {
                 .and_then(|_| nix::unistd::dup2_stderr(&stderr))
                 .and_then(|_| setpgid(Pid::from_raw(0), Pid::from_raw(0)));
             if let Err(error) = redirected {
-                super::contain::fail(&format!("cannot hand the program its stdio: {error}"));
+                fail(&format!("cannot hand the program its stdio: {error}"));
             }
-            super::contain::outside(&jail)
+            outside(&jail)
         }
         nix::unistd::ForkResult::Parent { child } => {
             let Ok(ending) = Ending::of(child.as_raw() as u32) else {

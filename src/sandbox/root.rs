@@ -9,7 +9,7 @@ use nix::mount::{MntFlags, MsFlags, mount, umount2};
 use nix::sched::{CloneFlags, unshare};
 use nix::sys::statvfs::{FsFlags, statvfs};
 
-use super::Jail;
+use super::jail::{Jail, NOBODY};
 
 /// What the root's own folders may hold: only the mount points made in it.
 const ROOT_SIZE: &str = "size=1m,nr_inodes=4096,mode=0755";
@@ -70,7 +70,7 @@ pub fn enter(jail: &Jail) -> Result<(), String> {
         let owner = if jail.layers.root { jail.uid } else { 0 };
         let options = format!(
             "size={bytes},nr_inodes=65536,mode=0700,uid={owner},gid={}",
-            if jail.layers.root { super::NOBODY } else { 0 }
+            if jail.layers.root { NOBODY } else { 0 }
         );
         mount(
             Some("tmpfs"),

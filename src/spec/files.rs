@@ -1,10 +1,14 @@
 //! Spec files as the grader reads them: the files of the paths given, each read whole,
 //! refused when too big or not UTF-8, at the place of the first byte that is not.
 
-use super::{MOST_SPEC_BYTES, SpecError, built_in};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use super::built_in::built_in;
+use super::errors::SpecError;
+
+/// The largest spec file read: loading is linear, but a file this big is a mistake.
+const MOST_SPEC_BYTES: u64 = 8 << 20;
 /// The text of one spec file, refusing one too big to be a spec unread, and one that is not
 /// UTF-8 at the line and column of the first byte that is not.
 pub fn read(path: &Path) -> Result<String, SpecError> {

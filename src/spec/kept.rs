@@ -26,16 +26,19 @@ pub fn beside(spec: &Path) -> PathBuf {
 /// The mutants kept beside the spec file `file` (none beside a built-in spec), each
 /// checked to still apply to `assignment`'s reference.
 pub(super) fn beside_spec(file: &str, assignment: &str) -> Result<Vec<KeptMutant>, String> {
-    if super::BUILT_IN_SPECS.iter().any(|(name, _)| *name == file) {
+    if super::built_in::BUILT_IN_SPECS
+        .iter()
+        .any(|(name, _)| *name == file)
+    {
         return Ok(Vec::new());
     }
     let path = beside(Path::new(file));
     let kept = read(&path)?;
-    let Some(library) = crate::student_tests::suite::library(assignment) else {
+    let Some(library) = super::student_tests::library(assignment) else {
         return Ok(kept);
     };
     for mutant in &kept {
-        let bug = crate::student_tests::suite::kept_bug(mutant);
+        let bug = super::student_tests::kept_bug(mutant);
         crate::mutant::module_source(library, &bug.edits).map_err(|why| {
             format!(
                 "{}: the kept mutant `{}` no longer applies to the reference ({why}); keep it again from `grader spec audit --mutants`",

@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use reference::bugs::Library;
 
-use super::{Grading, grade};
+use super::grade::grade;
+use super::grading::Grading;
 use crate::compile::{self, Build};
 use crate::sandbox::Sandbox;
 

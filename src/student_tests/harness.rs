@@ -7,7 +7,9 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use super::{Grading, StudentFile, source};
+use super::file::StudentFile;
+use super::grading::Grading;
+use super::source;
 use crate::compile::{self, Generated, GeneratedError, stable_hash};
 
 /// The module of the stand-ins, where the graded copies of the tests are.

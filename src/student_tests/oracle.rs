@@ -14,7 +14,7 @@ use grader_api::stand_in::{Handed, hand_link};
 
 use reference::bugs::{Bug, Library};
 
-use super::Grading;
+use super::grading::Grading;
 use crate::compile::{self, Generated, stable_hash};
 use crate::mutant::module_source;
 use crate::runner::Launcher;

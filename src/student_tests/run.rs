@@ -14,7 +14,6 @@ use std::os::unix::net::UnixStream;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::ending_words;
 use super::oracle::{Implementation, Oracle};
 use crate::runner::Launcher;
 use crate::runner::once::{Ending, Ran};
@@ -152,6 +151,19 @@ fn said(stdout: &str, name: &str) -> Option<String> {
         true => "it failed".to_string(),
         false => lines.join("\n"),
     })
+}
+
+/// What ended a run of tests early, in words about the test running then.
+fn ending_words(ending: &Ending) -> Option<String> {
+    match ending {
+        Ending::Exited { success: true, .. } => None,
+        Ending::Exited { how, .. } => Some(format!("the test process {how}")),
+        Ending::TimedOut(limit) => Some(format!(
+            "it was still running after {} ms and was stopped",
+            limit.as_millis()
+        )),
+        Ending::Flooded => Some("it printed too much and was stopped".to_string()),
+    }
 }
 
 #[cfg(test)]

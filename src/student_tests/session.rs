@@ -6,9 +6,13 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::{Graded, Grading, Told, Which, grade, suite};
+use super::grade::grade;
+use super::grading::{Graded, Grading};
+use super::suite;
+use super::verdicts::Told;
 use crate::compile::Build;
 use crate::sandbox::Sandbox;
+use crate::spec::student_tests::Which;
 use crate::spec::{Group, TestCase};
 use crate::verdict::{Failure, Verdict};
 

@@ -1,7 +1,8 @@
 //! The group's tests, as verdicts: valid on the reference, one per bug, and on the
 //! student's own code.
 
-use super::Graded;
+use super::grading::Graded;
+use crate::spec::student_tests::Which;
 use crate::student_text::StudentText;
 use crate::verdict::{Failure, Verdict};
 
@@ -11,29 +12,6 @@ pub const WRONG_ON_THE_REFERENCE: &str =
 
 /// Why a run is missing: the group's time ran out first.
 pub const NOT_RUN: &str = "not run: the group's time ran out before it started";
-
-/// A test of the group.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Which<'a> {
-    ValidOnTheReference,
-    /// A bug of the library, by name, with its description.
-    Bug {
-        name: &'a str,
-        description: &'a str,
-    },
-    PassOnYourCode,
-}
-
-impl Which<'_> {
-    /// The test's id within its group.
-    pub fn id(&self) -> String {
-        match self {
-            Which::ValidOnTheReference => "valid_on_the_reference".into(),
-            Which::Bug { name, .. } => name.replace('-', "_"),
-            Which::PassOnYourCode => "pass_on_your_code".into(),
-        }
-    }
-}
 
 /// What a test of the group tells: its verdict, a line for the report when it passed with
 /// something to say, and for a bug caught, the student's test that caught it and the first

@@ -4,7 +4,7 @@
 
 use serde::Deserialize;
 
-use super::values::DueDate;
+use super::values::{DueDate, Ranged};
 use crate::text::from_text;
 
 /// A spec file's `policy:`.
@@ -14,7 +14,7 @@ pub struct Policy {
     /// What a late submission loses.
     pub late: Option<Late>,
     /// Graded submissions a day (UTC) that a student sees in full; past it, `past_limit`.
-    pub daily_limit: Option<super::Ranged<u32, 1, 1_000>>,
+    pub daily_limit: Option<Ranged<u32, 1, 1_000>>,
     /// What a student sees of a submission past `daily_limit`: its score alone (the
     /// default), or only that it was received. Staff always see all.
     #[serde(default)]

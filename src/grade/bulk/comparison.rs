@@ -11,20 +11,20 @@ use grader_api::source::Window;
 use grader_api::text::shorten;
 use grader_api::unit::Asked;
 
-use super::super::failure::unwritten;
-use super::{SHOWN_BREAKDOWN, UNWRITTEN_EXPECTED};
 use crate::answers::{Answers, KeptReader, Place};
 use crate::diagnosis::WrongAnswers;
+use crate::grade::failure::{PANICS_BEFORE_GIVING_UP, unwritten};
 use crate::runner::{Replies, Taken};
 use crate::verdict::Unwritten;
 
 /// How many wrong inputs of a bulk group are shown in full.
 const SHOWN_MISMATCHES: usize = 3;
 
-/// A bulk group stops after this many wrong answers that panicked: a `todo!()` would
-/// otherwise panic millions of times, and the count says nothing more than the first
-/// thousand.
-pub(in crate::grade) const PANICS_BEFORE_GIVING_UP: u64 = 1_000;
+/// How many kinds of wrong answer a bulk group's breakdown lists.
+pub(super) const SHOWN_BREAKDOWN: usize = 12;
+
+/// What a breakdown says was expected where the answer was a `todo!()`.
+pub(super) const UNWRITTEN_EXPECTED: &str = "an answer";
 
 /// Kinds of wrong answer a bulk group's breakdown holds at most; answers of further kinds
 /// are counted as wrong but not held, so a runner cannot grow the grader without end.
