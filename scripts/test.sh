@@ -34,7 +34,7 @@ cargo test --workspace --no-run "$@" 2>&1 | tee "$logs/build"
 # The binaries that take minutes, slowest first, so that none of them starts late and
 # the quick ones fill the cores beside them; then every other binary, each test file's.
 runs=()
-for slow in walk_through package mutants student_tests_attacks hostile batch audit_mutants student_tests; do
+for slow in mutants diagnosis hostile package walk_through check slurm batch fuzz student_tests student_tests_attacks; do
   runs+=("-p grader --test $slow")
 done
 for file in tests/*.rs; do
@@ -46,8 +46,17 @@ for file in reference/tests/*.rs; do
 done
 runs+=("--workspace --lib --bins" "--workspace --doc")
 
-declare -A run_of log_of started_at
+declare -A run_of=() log_of=() started_at=()
 failed=()
+# Runs in the background ignore Ctrl-C: stopping this script stops them, and their tests.
+stop_runs() {
+  for pid in "${!run_of[@]}"; do
+    pkill -TERM -P "$pid" || true
+    kill -TERM "$pid" || true
+  done
+  exit 130
+}
+trap stop_runs INT TERM
 # Waits for one run to end and prints all it printed, at once, so no two interleave.
 finish_one() {
   local pid status=0
