@@ -33,16 +33,14 @@ cargo test --workspace --no-run "$@" 2>&1 | tee "$logs/build"
 
 # The binaries that take minutes, slowest first, so that none of them starts late and
 # the quick ones fill the cores beside them; then every other binary, each test file's.
+# Each is selected in the whole workspace, whose features it was built with.
 runs=()
 for slow in mutants diagnosis hostile package walk_through check slurm batch fuzz student_tests student_tests_attacks; do
-  runs+=("-p grader --test $slow")
+  runs+=("--workspace --test $slow")
 done
-for file in tests/*.rs; do
+for file in tests/*.rs reference/tests/*.rs; do
   name=$(basename "$file" .rs)
-  [[ " ${runs[*]} " == *" --test $name "* ]] || runs+=("-p grader --test $name")
-done
-for file in reference/tests/*.rs; do
-  runs+=("-p cardgrade-reference --test $(basename "$file" .rs)")
+  [[ " ${runs[*]} " == *" --test $name "* ]] || runs+=("--workspace --test $name")
 done
 runs+=("--workspace --lib --bins" "--workspace --doc")
 
