@@ -123,7 +123,7 @@ fn rendered(path: &Path) -> String {
     assert_ne!(
         run.status.code(),
         Some(127),
-        "chromium is not installed: `apt-get update && apt-get install -y chromium` (as .ci/run does)"
+        "chromium is not installed: `apt-get update && apt-get install -y chromium` (as scripts/test.sh does)"
     );
     assert!(
         run.status.success(),

@@ -1,7 +1,7 @@
 //! A class graded on Slurm for real: `scripts/slurm-class.sh` starts a one-node cluster,
 //! grades a class of 8 as a job array of 4 with `grader batch --shard auto`, merges, and
-//! compares with a one-machine batch. Needs Debian's slurm-wlm and munge (`.ci/run`
-//! installs them).
+//! compares with a one-machine batch. Needs Debian's slurm-wlm and munge
+//! (`scripts/test.sh` installs them).
 
 mod support;
 

