@@ -1,10 +1,6 @@
-//! A check's results and their scores in hundredths, the score table, and what every
-//! machine format shares; each format in a file of its own: gradescope, json (ours),
-//! junit, github.
-//!
-//! Over 600 lines, for now: the results, their scores and the score table are one
-//! concern, and the text the formats share is being moved to a room of its own (issue 27),
-//! which takes this file back under; the score table is the part to move next if not.
+//! A check's results and their scores (in `Points`, its own file), the score table, and
+//! what every machine format shares; each format in a file of its own: gradescope, json
+//! (ours), junit, github.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -23,7 +19,10 @@ mod github;
 mod gradescope;
 mod json;
 mod junit;
+mod points;
 mod your_tests;
+
+pub use points::Points;
 
 /// The result of one test; `None` verdict when a filter left it out, or the submission's
 /// time budget ran out before it ran (`out_of_time`).
@@ -320,57 +319,6 @@ fn mark(verdicts: &[&TestResult], withheld: bool) -> String {
     }
 }
 
-/// Points in hundredths: every score printed or written is rounded once, here, to two
-/// decimals, and adds up exactly, so a perfect run is the maximum and never 599.99….
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Points(u64);
-
-impl Points {
-    pub const ZERO: Points = Points(0);
-
-    /// `value`, 0 or more, rounded to two decimals.
-    pub fn from_f64(value: f64) -> Points {
-        // `as` saturates: a negative or NaN value is 0.
-        Points((value * 100.0).round() as u64)
-    }
-
-    /// The nearest f64 to the two-decimal value, as JSON carries it; never -0.
-    pub fn as_f64(self) -> f64 {
-        self.0 as f64 / 100.0
-    }
-}
-
-impl std::ops::Add for Points {
-    type Output = Points;
-    fn add(self, other: Points) -> Points {
-        Points(self.0 + other.0)
-    }
-}
-
-impl std::iter::Sum for Points {
-    fn sum<I: Iterator<Item = Points>>(points: I) -> Points {
-        Points(points.map(|p| p.0).sum())
-    }
-}
-
-/// 12.5 stays 12.5; 10.00 prints as 10.
-impl std::fmt::Display for Points {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (whole, cents) = (self.0 / 100, self.0 % 100);
-        match cents {
-            0 => write!(f, "{whole}"),
-            _ if cents % 10 == 0 => write!(f, "{whole}.{}", cents / 10),
-            _ => write!(f, "{whole}.{cents:02}"),
-        }
-    }
-}
-
-impl Serialize for Points {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_f64(self.as_f64())
-    }
-}
-
 /// What each test of `group` is worth: its points shared in hundredths by the tests'
 /// weights, the first tests taking one hundredth more where they do not divide, so the
 /// shares add up to the group's points exactly.
@@ -585,14 +533,6 @@ mod tests {
             Some(0f64.to_bits())
         );
         assert!(failed.score_table().contains("total 0 / 10"));
-    }
-
-    #[test]
-    fn points_print_without_needless_decimals() {
-        assert_eq!(Points::from_f64(10.0).to_string(), "10");
-        assert_eq!(Points::from_f64(2.5).to_string(), "2.5");
-        assert_eq!(Points::from_f64(10.0 / 3.0).to_string(), "3.33");
-        assert_eq!(Points::from_f64(3.05).to_string(), "3.05");
     }
 
     #[test]
