@@ -37,7 +37,7 @@ mod watch;
 use channel::{DeadlineStream, progress_with_first_byte};
 pub use ending::{Ending, Exchange, FLOOD_BYTES};
 use ending::{describe_status, end_of, explain_death, quote_stderr};
-use home::{RunnerHome, Scratch};
+use home::{HomeTmp, RunnerHome, Scratch};
 use watch::{Seen, Watch};
 
 use replies::{Passed, Stop};
@@ -132,12 +132,7 @@ impl Launcher {
             path: self.executable.clone(),
             reason: error.to_string(),
         };
-        let home = RunnerHome::create(
-            self.scratch.path(),
-            self.next.fetch_add(1, Ordering::Relaxed),
-            self.sandbox.layers().root.then_some(self.uid),
-        )
-        .map_err(spawn_error)?;
+        let home = self.home().map_err(spawn_error)?;
         let (ours, theirs) = UnixStream::pair().map_err(spawn_error)?;
         let mut jail = self.jail(&home);
         jail.env
@@ -211,6 +206,22 @@ impl Launcher {
 }
 
 impl Launcher {
+    /// A home for the next run.
+    fn home(&self) -> io::Result<RunnerHome> {
+        let layers = self.sandbox.layers();
+        let tmp = match layers.mount_namespace {
+            true => HomeTmp::Mounted,
+            false => HomeTmp::Folder {
+                owner: layers.root.then_some(self.uid),
+            },
+        };
+        RunnerHome::create(
+            self.scratch.path(),
+            self.next.fetch_add(1, Ordering::Relaxed),
+            tmp,
+        )
+    }
+
     /// The sandbox of one run of the executable, at home in `home`.
     fn jail(&self, home: &RunnerHome) -> Jail {
         let tmp = match &self.tmp_seen_at {

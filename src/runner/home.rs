@@ -40,19 +40,21 @@ pub(super) struct RunnerHome {
 }
 
 impl RunnerHome {
-    /// A home whose `tmp` belongs to `owner`, when the grader may give it away.
-    pub(super) fn create(
-        scratch: &Path,
-        number: u64,
-        owner: Option<u32>,
-    ) -> io::Result<RunnerHome> {
+    /// A home, with its `tmp` made where the runner writes in it: only without a mount
+    /// namespace, since in one `tmp` is a tmpfs of the runner's own root and the folder
+    /// here is never written. A folder less for each run: on ext4, making a folder after
+    /// many were removed is slow (its inode search skips recently freed ones), and a
+    /// grading of a student's tests makes one or more for each of its many short runs.
+    pub(super) fn create(scratch: &Path, number: u64, tmp: HomeTmp) -> io::Result<RunnerHome> {
         let path = scratch.join(format!("run-{number}"));
         std::fs::create_dir(&path)?;
         let home = RunnerHome { path };
-        std::fs::create_dir(home.tmp())?;
-        std::fs::set_permissions(home.tmp(), std::fs::Permissions::from_mode(0o700))?;
-        if let Some(uid) = owner {
-            std::os::unix::fs::chown(home.tmp(), Some(uid), Some(sandbox::NOBODY))?;
+        if let HomeTmp::Folder { owner } = tmp {
+            std::fs::create_dir(home.tmp())?;
+            std::fs::set_permissions(home.tmp(), std::fs::Permissions::from_mode(0o700))?;
+            if let Some(uid) = owner {
+                std::os::unix::fs::chown(home.tmp(), Some(uid), Some(sandbox::NOBODY))?;
+            }
         }
         Ok(home)
     }
@@ -64,6 +66,14 @@ impl RunnerHome {
     pub(super) fn status_file(&self) -> PathBuf {
         self.path.join("status")
     }
+}
+
+/// Where a runner's `tmp` is.
+pub(super) enum HomeTmp {
+    /// A tmpfs of its own root's, mounted where its jail says.
+    Mounted,
+    /// A folder of its home, belonging to `owner` when the grader may give it away.
+    Folder { owner: Option<u32> },
 }
 
 impl Drop for RunnerHome {

@@ -90,14 +90,6 @@ impl Launcher {
         })
     }
 
-    fn home(&self) -> io::Result<RunnerHome> {
-        RunnerHome::create(
-            self.scratch.path(),
-            self.next.fetch_add(1, Ordering::Relaxed),
-            self.sandbox.layers().root.then_some(self.uid),
-        )
-    }
-
     /// Runs the executable with `args` and `stdin` (else nothing) until it ends or `timeout`
     /// passes. Started by the launcher's forker: a run is short, and may be one of many.
     pub(crate) fn run_with_stdin(
