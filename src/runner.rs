@@ -229,6 +229,7 @@ impl Launcher {
             _ => home.tmp(),
         };
         let mut jail = Jail::new(&self.executable, self.uid, &tmp, home.status_file());
+        jail.root_mount_point = self.scratch.root_mount_point();
         jail.limits = RUNNER_LIMITS;
         jail.write = vec![tmp.clone()];
         jail.scratch = vec![(tmp.clone(), TMP_BYTES)];

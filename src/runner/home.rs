@@ -6,6 +6,9 @@ use std::path::{Path, PathBuf};
 
 use crate::sandbox::{self};
 
+/// The scratch folder's mount point of the runs' own roots: no home is named so.
+const ROOT_MOUNT_POINT: &str = "root";
+
 /// A folder of the grader's own, for one `grader check`: the runner's copy, and a home per
 /// runner. Only the grader writes here, but for each runner's `tmp`. Removed when dropped.
 pub(super) struct Scratch {
@@ -17,7 +20,13 @@ impl Scratch {
         let folder = crate::temp::folder("runner")?;
         // Runners of a root grader run as other uids, which reach their executable here.
         std::fs::set_permissions(folder.path(), std::fs::Permissions::from_mode(0o755))?;
+        std::fs::create_dir(folder.path().join(ROOT_MOUNT_POINT))?;
         Ok(Scratch { folder })
+    }
+
+    /// Where every run's own root is mounted, each in its own mount namespace.
+    pub(super) fn root_mount_point(&self) -> PathBuf {
+        self.path().join(ROOT_MOUNT_POINT)
     }
 
     pub(super) fn path(&self) -> &Path {

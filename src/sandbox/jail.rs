@@ -52,6 +52,11 @@ pub struct Jail {
     pub limits: Limits,
     /// Where stage 2 records how the program ended; out of the program's reach.
     pub status_file: PathBuf,
+    /// An empty folder of the grader's on which the program's own root is mounted, in the
+    /// program's mount namespace only: no path of the jail lies beneath it. Beside the
+    /// status file unless set; the runs of one launcher share one, made once, since making
+    /// a folder for each short run was a cost of its own.
+    pub root_mount_point: PathBuf,
     pub(super) layers: Layers,
     pub(super) cgroup_join: Vec<PathBuf>,
     /// The grader: stage 1 ends everything when it goes.
@@ -65,11 +70,15 @@ impl Jail {
         workdir: impl Into<PathBuf>,
         status_file: impl Into<PathBuf>,
     ) -> Jail {
+        let status_file: PathBuf = status_file.into();
+        let mut root_mount_point = status_file.as_os_str().to_owned();
+        root_mount_point.push(".root");
         Jail {
             program: program.into(),
             args: Vec::new(),
             env: Vec::new(),
-            status_file: status_file.into(),
+            status_file,
+            root_mount_point: root_mount_point.into(),
             workdir: workdir.into(),
             uid,
             read: Vec::new(),

@@ -26,19 +26,19 @@ pub fn enter(jail: &Jail) -> Result<(), String> {
         .map_err(|e| fail("cannot unshare the mounts of", Path::new("/"), e))?;
     mount(none, "/", none, MsFlags::MS_REC | MsFlags::MS_PRIVATE, none)
         .map_err(|e| fail("cannot make private", Path::new("/"), e))?;
-    let new_root = new_root_folder(jail);
-    std::fs::create_dir_all(&new_root)
+    let new_root = &jail.root_mount_point;
+    std::fs::create_dir_all(new_root)
         .map_err(|e| format!("cannot make {}: {e}", new_root.display()))?;
     mount(
         Some("tmpfs"),
-        &new_root,
+        new_root,
         Some("tmpfs"),
         MsFlags::MS_NOSUID | MsFlags::MS_NODEV,
         Some(ROOT_SIZE),
     )
-    .map_err(|e| fail("cannot mount a root at", &new_root, e))?;
+    .map_err(|e| fail("cannot mount a root at", new_root, e))?;
     for (path, writable) in views(jail) {
-        let inside = beneath(&new_root, &path);
+        let inside = beneath(new_root, &path);
         make_mount_point(&path, &inside)?;
         mount(
             Some(&path),
@@ -64,7 +64,7 @@ pub fn enter(jail: &Jail) -> Result<(), String> {
         }
     }
     for (folder, bytes) in &jail.scratch {
-        let inside = beneath(&new_root, folder);
+        let inside = beneath(new_root, folder);
         std::fs::create_dir_all(&inside)
             .map_err(|e| format!("cannot make {}: {e}", inside.display()))?;
         let owner = if jail.layers.root { jail.uid } else { 0 };
@@ -81,20 +81,12 @@ pub fn enter(jail: &Jail) -> Result<(), String> {
         )
         .map_err(|e| fail("cannot mount a private folder at", folder, e))?;
     }
-    std::env::set_current_dir(&new_root)
+    std::env::set_current_dir(new_root)
         .map_err(|e| format!("cannot enter {}: {e}", new_root.display()))?;
     // The old root goes beneath the new one, then is let go of: nothing of it stays in view.
-    nix::unistd::pivot_root(".", ".").map_err(|e| fail("cannot change root to", &new_root, e))?;
+    nix::unistd::pivot_root(".", ".").map_err(|e| fail("cannot change root to", new_root, e))?;
     umount2(".", MntFlags::MNT_DETACH).map_err(|e| fail("cannot let go of", Path::new("/"), e))?;
     std::env::set_current_dir("/").map_err(|e| format!("cannot enter the new root: {e}"))
-}
-
-/// Where the new root is mounted: beside the status file, in a folder of the grader's that
-/// no path of the jail lies in.
-fn new_root_folder(jail: &Jail) -> PathBuf {
-    let mut name = jail.status_file.as_os_str().to_owned();
-    name.push(".root");
-    PathBuf::from(name)
 }
 
 /// The jail's paths that exist, each once, with whether it may be written; a folder before
