@@ -24,7 +24,17 @@ const SETUP_FAILED_PREFIX: &str = "cardgrade sandbox:";
 
 pub(super) fn fail(message: &str) -> ! {
     eprintln!("{SETUP_FAILED_PREFIX} {message}");
-    std::process::exit(SETUP_FAILED)
+    leave(SETUP_FAILED)
+}
+
+/// Ends a stage with `code`, without the exit handlers of the grader it was forked or
+/// started from: they have nothing of a stage's to do, and the libraries' destructors
+/// alone took 2% of the CPU of a grading of a student's tests, whose short runs end three
+/// stages each. A stage writes only to stderr, which holds nothing back.
+#[allow(unsafe_code)]
+fn leave(code: i32) -> ! {
+    // SAFETY: _exit(2) ends the process at once and asks nothing of its caller.
+    unsafe { nix::libc::_exit(code) }
 }
 
 fn or_fail<T, E: std::fmt::Display>(what: &str, result: Result<T, E>) -> T {
@@ -94,12 +104,12 @@ pub(super) fn outside(jail: &Jail) -> ! {
         kill_cgroups(jail);
         // Reaped here, or it would wait as a zombie for whatever init adopts it.
         let _ = waitpid(stage_two, None);
-        std::process::exit(SETUP_FAILED);
+        leave(SETUP_FAILED);
     }
     let status = waitpid(stage_two, None);
     match (Recorded::read(&jail.status_file), status) {
         (Some(recorded), _) => end_like(recorded.ended),
-        (None, Ok(WaitStatus::Exited(_, code))) => std::process::exit(code),
+        (None, Ok(WaitStatus::Exited(_, code))) => leave(code),
         (None, Ok(WaitStatus::Signaled(_, signal, _))) => end_like(Ended::Signal(signal as i32)),
         (None, other) => fail(&format!("lost the sandbox: {other:?}")),
     }
@@ -181,13 +191,13 @@ impl Recorded {
 /// Ends this process as the program ended, so the grader reads the program's own status.
 fn end_like(ended: Ended) -> ! {
     match ended {
-        Ended::Code(code) => std::process::exit(code),
+        Ended::Code(code) => leave(code),
         Ended::Signal(number) => {
             if let Ok(signal) = Signal::try_from(number) {
                 let _ = kill(Pid::this(), signal);
             }
             // A signal this process ignores (SIGPIPE) ends it the shell's way instead.
-            std::process::exit(128 + number)
+            leave(128 + number)
         }
     }
 }
@@ -233,7 +243,7 @@ fn init(jail: &Jail) -> ! {
         std::fs::write(&jail.status_file, recorded.text()),
     );
     // As the namespace's first process, leaving ends everything the program left behind.
-    std::process::exit(0)
+    leave(0)
 }
 
 /// The processes still running besides this one, which go when it does; counted in the
