@@ -13,7 +13,9 @@ use crate::assignment::{Assignment, Lines, guarded};
 use crate::protocol::{Reply, decode_reply, put_reply};
 use crate::source::Window;
 #[cfg(feature = "spec")]
-use crate::spec::{Agrees, Common, Defaults, Grading, Grouped, Label, Problem, Problems};
+use crate::spec::{
+    Agrees, Common, Defaults, Grading, Grouped, Label, Problem, Problems, exactly_one,
+};
 use crate::submission::Submission;
 use crate::text::shorten;
 use crate::wire::Wire;
@@ -542,6 +544,10 @@ pub(crate) fn parse_file<A: Graded>(text: &str) -> Result<ParsedFile, Problem> {
                 common,
                 tests: Vec::new(),
             });
+            continue;
+        }
+        if let Err(problem) = exactly_one(&common.name, &group.sources()) {
+            problems.push(problem);
             continue;
         }
         let tests = match A::tests(&file.rules, group) {

@@ -14,7 +14,7 @@ use crate::source::Source;
 use crate::spec::schema::AnyValue;
 use crate::spec::{
     Generated, Grading, Problem, Problems, Rounds, Spec, SpecTest, Written, bulk_checks,
-    cards_expect, case_tests, check_of, exactly_one, expected, only_fields, unused,
+    cards_expect, case_tests, check_of, expected, only_fields, unused,
 };
 
 /// `rules:` of a blackjack file or group.
@@ -36,7 +36,7 @@ spec_group!(Group {
     cases: Option<Vec<Case>>,
     /// Random hands or rounds from a seed, compared in bulk.
     generate: Option<Generate>,
-});
+}, sources: [cases, generate]);
 
 spec_case!(Case {
     /// The cards of a hand to check.
@@ -116,13 +116,6 @@ impl Spec for Contract {
 
     fn tests(file: &RulesSpec, group: Group) -> Result<Vec<SpecTest<Contract>>, Problems> {
         let name = &group.name;
-        exactly_one(
-            name,
-            &[
-                ("cases", group.cases.is_some()),
-                ("generate", group.generate.is_some()),
-            ],
-        )?;
         let own = group.rules.unwrap_or_default();
         let rules = Rules {
             dealer_hits_soft_17: own
