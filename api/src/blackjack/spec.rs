@@ -11,6 +11,7 @@ use super::{
 use crate::card::Card;
 use crate::deck::HandSource;
 use crate::source::Source;
+use crate::spec::hands::cases_take_check;
 use crate::spec::schema::AnyValue;
 use crate::spec::{
     Generated, Grading, Problem, Problems, Rounds, Spec, SpecTest, Written, bulk_checks,
@@ -158,11 +159,7 @@ impl Spec for Contract {
             )?;
             return Ok(vec![SpecTest::whole(request, Grading::Bulk)]);
         }
-        unused(
-            name,
-            &[("checks", group.checks.is_some())],
-            "a group of cases; give `check`",
-        )?;
+        cases_take_check(name, group.checks.is_some())?;
         let cases = group.cases.unwrap_or_default();
         case_tests(name, cases, |case| case_test(&case, group.check, rules))
     }

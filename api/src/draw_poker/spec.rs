@@ -7,7 +7,7 @@ use crate::card::Card;
 use crate::poker;
 use crate::poker::spec::{EveryFiveCardHand, Generate};
 use crate::spec::schema::AnyValue;
-use crate::spec::hands::{GenerateHands, hand_source};
+use crate::spec::hands::{GenerateHands, cases_take_check, hand_source};
 use crate::spec::{Grading, NoRules, Problem, Problems, Spec, SpecTest, Written, cards_expect, case_tests, only_fields, unused};
 
 spec_group!(Group {
@@ -60,11 +60,7 @@ impl Spec for Contract {
     fn tests(_: &NoRules, group: Group) -> Result<Vec<SpecTest<Contract>>, Problems> {
         let name = &group.name;
         if let Some(cases) = group.cases {
-            unused(
-                name,
-                &[("checks", group.checks.is_some())],
-                "a group of cases; give `check`",
-            )?;
+            cases_take_check(name, group.checks.is_some())?;
             let group_check = group.check;
             return case_tests(name, cases, |case| case_test(case, group_check));
         }

@@ -10,7 +10,7 @@ use super::{Answer, Check, Contract, HandName, Multipliers, Request};
 use crate::card::Card;
 use crate::deck::HandSource;
 use crate::spec::schema::AnyValue;
-use crate::spec::hands::{EveryHand, GenerateHands, hand_source};
+use crate::spec::hands::{EveryHand, GenerateHands, cases_take_check, hand_source};
 use crate::spec::{Grading, Problems, Spec, SpecTest, Written, bulk_checks, case_tests, check_of, dealt, expected, unused};
 
 /// `rules:` of a Plaisante hand file or group.
@@ -137,11 +137,7 @@ impl Spec for Contract {
             .or(file.multipliers)
             .map_or_else(Multipliers::default, |table| table.0);
         if let Some(cases) = group.cases {
-            unused(
-                name,
-                &[("checks", group.checks.is_some())],
-                "a group of cases; give `check`",
-            )?;
+            cases_take_check(name, group.checks.is_some())?;
             return case_tests(name, cases, |case| {
                 dealt("a Plaisante hand", &case.hand, 0..=MOST_CARDS)?;
                 let check = check_of(case.check, group.check)?;

@@ -9,7 +9,7 @@ use crate::card::Card;
 use crate::deck::HandSource;
 use crate::source::Source;
 use crate::spec::schema::AnyValue;
-use crate::spec::hands::{EveryHand, HandSize, five, hand_source};
+use crate::spec::hands::{EveryHand, HandSize, cases_take_check, five, hand_source};
 use crate::spec::{Generated, Grading, Problem, Problems, Spec, SpecTest, Written, bulk_checks, case_tests, check_of, dealt, expected, only_fields, unused};
 
 /// Every bulk hand of poker has five cards.
@@ -106,11 +106,7 @@ impl Spec for Contract {
                 .unwrap_or(true),
         };
         if let Some(cases) = group.cases {
-            unused(
-                name,
-                &[("checks", group.checks.is_some())],
-                "a group of cases; give `check`",
-            )?;
+            cases_take_check(name, group.checks.is_some())?;
             return case_tests(name, cases, |case| case_test(&case, group.check, rules));
         }
         unused(

@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 
-use super::{Generated, Problem, Ranged};
+use super::{Generated, Problem, Ranged, unused};
 use crate::deck::HandSource;
 
 /// The cards of a hand of a bulk group, `MIN` to `MAX`.
@@ -66,4 +66,13 @@ pub(crate) fn hand_source<const MIN: u64, const MAX: u64>(
         }),
         (None, None) => Err(Problem::group(group, "needs `generate` or `exhaustive`")),
     }
+}
+
+/// Refuses `checks` in a group of cases, each of which asks the group's `check` or its own.
+pub(crate) fn cases_take_check(group: &str, checks_given: bool) -> Result<(), Problem> {
+    unused(
+        group,
+        &[("checks", checks_given)],
+        "a group of cases; give `check`",
+    )
 }
