@@ -28,14 +28,11 @@ pub trait Assignment: Sized + 'static {
     type Input: Wire + 'static;
     type Answer: Wire + PartialEq + fmt::Display + Send + Sync + 'static;
 
-    /// Answers the inputs of `request` inside `window`, calling `on_input` with each input
-    /// and its replies in order; stops when `on_input` returns `false`. Panics in the
-    /// submission become replies. A request of one input may take the window as whole.
+    /// Answers the inputs of the request inside the window, calling `on_input` with each
+    /// input and its replies in order; stops when `on_input` returns `false`. Panics in
+    /// the submission become replies. A request of one input may take the window as whole.
     fn respond(
-        registered: Option<&Self::Registered>,
-        session: &mut Self::Session,
-        request: &Self::Request,
-        window: Window,
+        answering: Answering<'_, Self>,
         on_input: impl FnMut(Self::Input, Vec<Reply<Self::Answer>>) -> bool,
     );
 
@@ -104,6 +101,17 @@ pub trait Assignment: Sized + 'static {
     fn breakdown(_expected: &Self::Answer, _actual: &Self::Answer) -> Option<(String, String)> {
         None
     }
+}
+
+/// What [`Assignment::respond`] answers: the request, the window of its inputs, and with
+/// what, the submission's builders (`None` where it did not register the assignment) and
+/// the runner's session. The runner hands them on together, and an assignment that asks
+/// another's questions hands them on in turn.
+pub struct Answering<'a, A: Assignment> {
+    pub registered: Option<&'a A::Registered>,
+    pub session: &'a mut A::Session,
+    pub request: &'a A::Request,
+    pub window: Window,
 }
 
 /// An answer laid out for a line diff.

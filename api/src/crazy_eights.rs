@@ -44,11 +44,11 @@
 //! they play, watched), `log` (how a game reads in a report), `remote` (strategies across
 //! the process boundary), `spec` (the spec side).
 
-use crate::assignment::{Assignment, ask};
+use crate::assignment::{Answering, Assignment, ask};
 use crate::card::{Card, Suit};
 use crate::deck::Deck;
 use crate::protocol::{Reply, group_digits};
-use crate::source::{Source, Window};
+use crate::source::Source;
 use crate::submission::Submission;
 use crate::wire::{Wire, put_varint, take_tag};
 
@@ -257,16 +257,13 @@ impl Assignment for Contract {
     type Answer = Answer;
 
     fn respond(
-        registered: Option<&Builders>,
-        session: &mut Strategies,
-        request: &Request,
-        window: Window,
+        answering: Answering<'_, Self>,
         mut on_input: impl FnMut(Input, Vec<Reply<Answer>>) -> bool,
     ) {
-        match request {
+        match answering.request {
             Request::Engine { source } => {
-                let engine = registered.and_then(|builders| builders.engine);
-                source.for_each(window.only(|setup: Setup| {
+                let engine = answering.registered.and_then(|builders| builders.engine);
+                source.for_each(answering.window.only(|setup: Setup| {
                     let reply = match engine {
                         None => Reply::NotRegistered,
                         Some(build) => ask(|| play(&setup, &*build())),
@@ -275,14 +272,15 @@ impl Assignment for Contract {
                 }));
             }
             Request::StrategyCall { slot, call } => {
-                let reply = match registered {
+                let reply = match answering.registered {
                     None => Reply::NotRegistered,
-                    Some(builders) => session.answer(builders, *slot, call),
+                    Some(builders) => answering.session.answer(builders, *slot, call),
                 };
                 on_input(Input::Call(call.clone()), vec![reply]);
             }
             Request::Roster => {
-                let names = registered
+                let names = answering
+                    .registered
                     .map(|builders| {
                         builders
                             .strategies

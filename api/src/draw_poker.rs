@@ -6,12 +6,11 @@
 //! side is apart.
 
 
-use crate::assignment::{self, Assignment, Lines, ask, guarded};
+use crate::assignment::{self, Answering, Assignment, Lines, ask, guarded};
 use crate::card::Card;
 use crate::deck::Deck;
 use crate::poker::{self, PokerHand, PokerHandBuilder, PokerRules, Ties, poker_hand};
 use crate::protocol::Reply;
-use crate::source::Window;
 use crate::submission::Submission;
 
 mod messages;
@@ -98,16 +97,13 @@ impl Assignment for Contract {
     type Answer = Answer;
 
     fn respond(
-        registered: Option<&Builders>,
-        _: &mut (),
-        request: &Request,
-        window: Window,
+        answering: Answering<'_, Self>,
         mut on_input: impl FnMut(Input, Vec<Reply<Answer>>) -> bool,
     ) {
-        match request {
+        match answering.request {
             Request::Discards { discards } => {
-                let mut answer = window.only(|discard: &Discard| {
-                    let reply = match registered {
+                let mut answer = answering.window.only(|discard: &Discard| {
+                    let reply = match answering.registered {
                         None => Reply::NotRegistered,
                         Some(builders) => ask(|| discard.answer(&*(builders.game)())),
                     };
@@ -120,8 +116,8 @@ impl Assignment for Contract {
                 }
             }
             Request::DealerDiscards { source } => {
-                source.for_each_hand_in(window, |cards: Vec<Card>| {
-                    let reply = match registered {
+                source.for_each_hand_in(answering.window, |cards: Vec<Card>| {
+                    let reply = match answering.registered {
                         None => Reply::NotRegistered,
                         Some(builders) => ask(|| {
                             let positions = (builders.game)().dealer_discards(&cards);
@@ -132,9 +128,9 @@ impl Assignment for Contract {
                 })
             }
             Request::Tables { tables } => {
-                let mut answer = window.only(|table: &DrawTable| {
+                let mut answer = answering.window.only(|table: &DrawTable| {
                     let expected_len = table.player.len() + 1;
-                    let replies = match registered {
+                    let replies = match answering.registered {
                         None => vec![Reply::NotRegistered; expected_len],
                         Some(builders) => guarded(|| {
                             table.play(&*(builders.game)(), &|cards| {
@@ -152,16 +148,18 @@ impl Assignment for Contract {
                     }
                 }
             }
-            Request::Ranking(ranking) => poker::Contract::respond(
-                registered.map(|builders| &builders.hand),
-                &mut (),
-                ranking,
-                window,
-                |input, replies| {
+            Request::Ranking(ranking) => {
+                let as_poker = Answering {
+                    registered: answering.registered.map(|builders| &builders.hand),
+                    session: &mut (),
+                    request: ranking,
+                    window: answering.window,
+                };
+                poker::Contract::respond(as_poker, |input, replies| {
                     let replies = replies.into_iter().map(|r| r.map(Answer::Ranking));
                     on_input(Input::Ranking(input), replies.collect())
-                },
-            ),
+                })
+            }
         }
     }
 

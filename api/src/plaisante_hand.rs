@@ -4,11 +4,10 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::assignment::{self, Assignment, Lines, each_check, guarded};
+use crate::assignment::{self, Answering, Assignment, Lines, each_check, guarded};
 use crate::card::Card;
 use crate::deck::HandSource;
 use crate::protocol::Reply;
-use crate::source::Window;
 use crate::submission::Submission;
 use crate::wire::Wire;
 
@@ -320,20 +319,22 @@ impl Assignment for Contract {
     type Answer = Answer;
 
     fn respond(
-        registered: Option<&HandBuilder>,
-        _: &mut (),
-        request: &Request,
-        window: Window,
+        answering: Answering<'_, Self>,
         mut on_input: impl FnMut(Vec<Card>, Vec<Reply<Answer>>) -> bool,
     ) {
+        let request = answering.request;
         let checks = &request.checks;
-        request.source.for_each_hand_in(window, |cards: Vec<Card>| {
-            let hand = registered.map(|build| guarded(|| build(cards.clone())));
-            let replies = each_check(hand, checks.len(), |hand, i| {
-                checks[i].ask(hand, &request.multipliers)
+        request
+            .source
+            .for_each_hand_in(answering.window, |cards: Vec<Card>| {
+                let hand = answering
+                    .registered
+                    .map(|build| guarded(|| build(cards.clone())));
+                let replies = each_check(hand, checks.len(), |hand, i| {
+                    checks[i].ask(hand, &request.multipliers)
+                });
+                on_input(cards, replies)
             });
-            on_input(cards, replies)
-        });
     }
 
     fn input_count(request: &Request) -> u64 {

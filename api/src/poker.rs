@@ -4,11 +4,11 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::assignment::{self, Assignment, Lines, each_check, guarded};
+use crate::assignment::{self, Answering, Assignment, Lines, each_check, guarded};
 use crate::card::{Card, Suit, format_cards};
 use crate::deck::{HandSource, below, seeded_rng};
 use crate::protocol::{Reply, group_digits};
-use crate::source::{Generator, Source, Window};
+use crate::source::{Generator, Source};
 use crate::submission::Submission;
 
 #[cfg(feature = "spec")]
@@ -413,26 +413,25 @@ impl Assignment for Contract {
     type Answer = Answer;
 
     fn respond(
-        registered: Option<&PokerHandBuilder>,
-        _: &mut (),
-        request: &Request,
-        window: Window,
+        answering: Answering<'_, Self>,
         mut on_input: impl FnMut(Input, Vec<Reply<Answer>>) -> bool,
     ) {
-        match request {
+        match answering.request {
             Request::Hands {
                 source,
                 checks,
                 rules,
-            } => source.for_each_hand_in(window, |cards: Vec<Card>| {
-                let hand = registered.map(|build| guarded(|| build(cards.clone(), *rules)));
+            } => source.for_each_hand_in(answering.window, |cards: Vec<Card>| {
+                let hand = answering
+                    .registered
+                    .map(|build| guarded(|| build(cards.clone(), *rules)));
                 let replies = each_check(hand, checks.len(), |hand, i| checks[i].ask(hand));
                 on_input(Input::Hand(cards), replies)
             }),
             Request::Matchups { source, rules } => {
                 let questions = Matchup::QUESTIONS.len();
-                source.for_each(window.only(|matchup: Matchup| {
-                    let replies = match registered {
+                source.for_each(answering.window.only(|matchup: Matchup| {
+                    let replies = match answering.registered {
                         None => vec![Reply::NotRegistered; questions],
                         Some(build) => guarded(|| matchup.answers(&|cards| build(cards, *rules)))
                             .unwrap_or_else(|panic| vec![Reply::Panicked(panic); questions]),

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::io;
 use std::marker::PhantomData;
 
-use crate::assignment::{Assignment, Lines, guarded};
+use crate::assignment::{Answering, Assignment, Lines, guarded};
 use crate::protocol::{Reply, decode_reply, put_reply};
 use crate::source::Window;
 #[cfg(feature = "spec")]
@@ -165,16 +165,13 @@ impl<A> Of<A> {
 
 /// Answers `request`, encoding each input (when `with_inputs`) and its replies.
 fn respond_encoded<A: Assignment>(
-    registered: Option<&A::Registered>,
-    session: &mut A::Session,
-    request: &A::Request,
-    window: Window,
+    answering: Answering<'_, A>,
     with_inputs: bool,
     on_input: &mut dyn FnMut(Answered) -> bool,
 ) {
     let mut input_bytes = Vec::new();
     let mut frames = Vec::new();
-    A::respond(registered, session, request, window, |input, replies| {
+    A::respond(answering, |input, replies| {
         input_bytes.clear();
         if with_inputs {
             input
@@ -229,14 +226,13 @@ impl<A: Graded> Unit for Of<A> {
         emit: &mut dyn FnMut(&[u8]) -> bool,
     ) -> io::Result<()> {
         let request = decode(payload)?;
-        respond_encoded::<A>(
-            submission.registered::<A>(),
-            sessions.of::<A>(),
-            &request,
+        let answering = Answering::<A> {
+            registered: submission.registered::<A>(),
+            session: sessions.of::<A>(),
+            request: &request,
             window,
-            false,
-            &mut |answered| emit(answered.frames),
-        );
+        };
+        respond_encoded(answering, false, &mut |answered| emit(answered.frames));
         Ok(())
     }
 
@@ -397,14 +393,13 @@ impl<A: Graded> Asked for AskedOf<A> {
         window: Window,
         on_input: &mut dyn FnMut(Answered) -> bool,
     ) {
-        respond_encoded::<A>(
-            submission.registered::<A>(),
-            &mut A::Session::default(),
-            &self.request,
+        let answering = Answering::<A> {
+            registered: submission.registered::<A>(),
+            session: &mut A::Session::default(),
+            request: &self.request,
             window,
-            true,
-            on_input,
-        );
+        };
+        respond_encoded(answering, true, on_input);
     }
 
     fn describe_input(&self, input: &[u8], through: usize) -> String {
