@@ -18,65 +18,30 @@ pub mod stand_in;
 /// Length of the array [`PlaisanteHand::count_values`] returns: one cell per value 0..=14.
 pub const COUNTS_LEN: usize = 15;
 
-/// The hands [`PlaisanteHand::evaluate`] can name, worst to best.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum HandName {
-    HighCard,
-    Pair,
-    TwoPair,
-    ThreeOfAKind,
-    Straight,
-    Flush,
-    FullHouse,
-    FourOfAKind,
-}
-
-impl HandName {
-    pub const ALL: [HandName; 8] = [
-        HandName::HighCard,
-        HandName::Pair,
-        HandName::TwoPair,
-        HandName::ThreeOfAKind,
-        HandName::Straight,
-        HandName::Flush,
-        HandName::FullHouse,
-        HandName::FourOfAKind,
-    ];
-
-    pub fn label(self) -> &'static str {
-        match self {
-            HandName::HighCard => "High Card",
-            HandName::Pair => "Pair",
-            HandName::TwoPair => "Two Pair",
-            HandName::ThreeOfAKind => "Three of a Kind",
-            HandName::Straight => "Straight",
-            HandName::Flush => "Flush",
-            HandName::FullHouse => "Full House",
-            HandName::FourOfAKind => "Four of a Kind",
-        }
+labelled!(
+    /// The hands [`PlaisanteHand::evaluate`] can name, worst to best.
+    HandName {
+        HighCard => "High Card",
+        Pair => "Pair",
+        TwoPair => "Two Pair",
+        ThreeOfAKind => "Three of a Kind",
+        Straight => "Straight",
+        Flush => "Flush",
+        FullHouse => "Full House",
+        FourOfAKind => "Four of a Kind",
     }
-}
-
-impl fmt::Display for HandName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.label())
-    }
-}
+);
 
 impl FromStr for HandName {
     type Err = String;
     fn from_str(text: &str) -> Result<HandName, String> {
-        let wanted = normalize(text);
-        HandName::ALL
-            .into_iter()
-            .find(|name| normalize(name.label()) == wanted)
-            .ok_or_else(|| {
-                let names: Vec<&str> = HandName::ALL.iter().map(|n| n.label()).collect();
-                format!(
-                    "`{text}` is not a hand name; expected one of: {}",
-                    names.join(", ")
-                )
-            })
+        HandName::by_label(text, normalize).ok_or_else(|| {
+            let names: Vec<&str> = HandName::ALL.iter().map(|n| n.label()).collect();
+            format!(
+                "`{text}` is not a hand name; expected one of: {}",
+                names.join(", ")
+            )
+        })
     }
 }
 
@@ -86,7 +51,6 @@ fn normalize(text: &str) -> String {
         .map(|c| c.to_ascii_lowercase())
         .collect()
 }
-
 /// The multiplier of each hand: the table [`PlaisanteHand::base_mult`] looks a hand up in.
 ///
 /// Seed 000 prints no numbers, only that "each hand has a different multiplier; the

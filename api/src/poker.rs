@@ -15,75 +15,39 @@ use crate::submission::Submission;
 pub(crate) mod spec;
 pub mod stand_in;
 
-/// The hand categories, worst to best; seed 002 numbers them 1 to 9 in the value vector.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Category {
-    HighCard,
-    OnePair,
-    TwoPair,
-    ThreeOfAKind,
-    Straight,
-    Flush,
-    FullHouse,
-    FourOfAKind,
-    StraightFlush,
-}
+labelled!(
+    /// The hand categories, worst to best; seed 002 numbers them 1 to 9 in the value vector.
+    Category {
+        HighCard => "high card",
+        OnePair => "one pair",
+        TwoPair => "two pairs",
+        ThreeOfAKind => "three of a kind",
+        Straight => "straight",
+        Flush => "flush",
+        FullHouse => "full house",
+        FourOfAKind => "four of a kind",
+        StraightFlush => "straight flush",
+    }
+);
 
 impl Category {
-    pub const ALL: [Category; 9] = [
-        Category::HighCard,
-        Category::OnePair,
-        Category::TwoPair,
-        Category::ThreeOfAKind,
-        Category::Straight,
-        Category::Flush,
-        Category::FullHouse,
-        Category::FourOfAKind,
-        Category::StraightFlush,
-    ];
-
     /// Seed 002's number for the category: 1 for high card up to 9 for a straight flush.
     pub fn number(self) -> u32 {
         self as u32 + 1
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            Category::HighCard => "high card",
-            Category::OnePair => "one pair",
-            Category::TwoPair => "two pairs",
-            Category::ThreeOfAKind => "three of a kind",
-            Category::Straight => "straight",
-            Category::Flush => "flush",
-            Category::FullHouse => "full house",
-            Category::FourOfAKind => "four of a kind",
-            Category::StraightFlush => "straight flush",
-        }
-    }
-}
-
-impl fmt::Display for Category {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.label())
     }
 }
 
 impl FromStr for Category {
     type Err = String;
     fn from_str(text: &str) -> Result<Category, String> {
+        // `two pair` is `two pairs`, and `one pairs` is `one pair`.
         let key = |t: &str| {
-            t.chars()
-                .filter(|c| c.is_alphanumeric())
-                .collect::<String>()
-                .to_lowercase()
+            let key: String = t.chars().filter(|c| c.is_alphanumeric()).collect();
+            key.to_lowercase().trim_end_matches('s').to_string()
         };
-        let wanted = key(text).trim_end_matches('s').to_string();
-        Category::ALL
-            .into_iter()
-            .find(|c| key(c.label()).trim_end_matches('s') == wanted)
-            .ok_or_else(|| {
-                format!("`{text}` is not a poker category, such as `full house` or `one pair`")
-            })
+        Category::by_label(text, key).ok_or_else(|| {
+            format!("`{text}` is not a poker category, such as `full house` or `one pair`")
+        })
     }
 }
 
