@@ -8,7 +8,7 @@ use std::fmt;
 
 use crate::assignment::{self, Answering, Assignment, Lines, ask, each_check, guarded};
 use crate::card::{ACE, Card, format_cards};
-use crate::deck::{Deck, HandSource, below, seeded_rng};
+use crate::deck::{Deck, HandSource, RandomHands, below, seeded_rng};
 use crate::protocol::{Reply, group_digits};
 use crate::source::{Generator, Source};
 use crate::submission::Submission;
@@ -304,7 +304,7 @@ impl Assignment for Contract {
                     on_input(Input::Hand(cards), replies)
                 });
                 match source {
-                    HandSource::Generated { count, seed, .. } => random_hands(*count, *seed, visit),
+                    HandSource::Generated(hands) => random_hands(hands.count, hands.seed, visit),
                     _ => source.for_each_hand(&mut visit),
                 }
             }
@@ -352,7 +352,7 @@ impl Assignment for Contract {
         match request {
             Request::Hands { source, checks } => {
                 let hands = match source {
-                    HandSource::Generated { count, seed, .. } => format!(
+                    HandSource::Generated(RandomHands { count, seed, .. }) => format!(
                         "{} random hands of 1 to 12 cards from seed {seed}",
                         group_digits(u64::from(*count))
                     ),

@@ -413,12 +413,12 @@ mod tests {
     #[test]
     fn requests_round_trip_with_their_multipliers() {
         round_trip(Request {
-            source: HandSource::Generated {
+            source: HandSource::Generated(crate::deck::RandomHands {
                 count: 3,
                 seed: 9,
                 hand_size: 5,
                 min_hand_size: 1,
-            },
+            }),
             checks: vec![Check::Score],
             multipliers: Multipliers::new([1, 3, 5, 7, 9, 11, 13, 15]),
         });

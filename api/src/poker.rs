@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use crate::assignment::{self, Answering, Assignment, Lines, each_check, guarded};
 use crate::card::{Card, Suit, format_cards};
-use crate::deck::{HandSource, below, seeded_rng};
+use crate::deck::{HandSource, RandomHands, below, seeded_rng};
 use crate::protocol::{Reply, group_digits};
 use crate::source::{Generator, Source};
 use crate::submission::Submission;
@@ -226,12 +226,12 @@ impl Generator for RandomPairs {
         let mut rng = seeded_rng(*seed);
         for index in 0..*count {
             let mut first = Vec::new();
-            HandSource::Generated {
+            HandSource::Generated(RandomHands {
                 count: 1,
                 seed: u64::from(below(&mut rng, u32::MAX)),
                 hand_size: 10,
                 min_hand_size: 10,
-            }
+            })
             .for_each_hand(|ten| {
                 first = ten;
                 false

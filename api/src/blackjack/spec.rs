@@ -9,7 +9,7 @@ use super::{
     Tally,
 };
 use crate::card::Card;
-use crate::deck::HandSource;
+use crate::deck::{HandSource, RandomHands};
 use crate::source::Source;
 use crate::spec::hands::cases_take_check;
 use crate::spec::schema::AnyValue;
@@ -143,12 +143,12 @@ impl Spec for Contract {
                     }
                 }
                 None => Request::Hands {
-                    source: HandSource::Generated {
+                    source: HandSource::Generated(RandomHands {
                         count,
                         seed: generate.seed,
                         hand_size: 0,
                         min_hand_size: 0,
-                    },
+                    }),
                     checks: bulk_checks(name, group.checks)?,
                 },
             };

@@ -4,7 +4,7 @@
 use serde::Deserialize;
 
 use super::{Generated, Problem, Ranged, unused};
-use crate::deck::HandSource;
+use crate::deck::{HandSource, RandomHands};
 
 /// The cards of a hand of a bulk group, `MIN` to `MAX`.
 pub(crate) type HandSize<const MIN: u64, const MAX: u64> = Ranged<u8, MIN, MAX>;
@@ -53,12 +53,12 @@ pub(crate) fn hand_source<const MIN: u64, const MAX: u64>(
                     format!("min_hand_size {min_hand_size} is more than hand_size {hand_size}"),
                 ));
             }
-            Ok(HandSource::Generated {
+            Ok(HandSource::Generated(RandomHands {
                 count: g.count.0,
                 seed: g.seed,
                 hand_size,
                 min_hand_size,
-            })
+            }))
         }
         (None, Some(e)) => Ok(HandSource::Exhaustive {
             hand_size: e.hand_size.0,
