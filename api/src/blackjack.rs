@@ -290,10 +290,7 @@ impl Assignment for Contract {
     type Input = Input;
     type Answer = Answer;
 
-    fn respond(
-        answering: Answering<'_, Self>,
-        mut on_input: impl FnMut(Input, Vec<Reply<Answer>>) -> bool,
-    ) {
+    fn respond(mut answering: Answering<'_, Self>) {
         match answering.request {
             Request::Hands { source, checks } => {
                 let mut visit = answering.window.only(|cards: Vec<Card>| {
@@ -301,7 +298,7 @@ impl Assignment for Contract {
                         .registered
                         .map(|b| guarded(|| hand_of(b.hand, &cards)));
                     let replies = each_check(hand, checks.len(), |hand, i| checks[i].ask(hand));
-                    on_input(Input::Hand(cards), replies)
+                    answering.answer(Input::Hand(cards), replies)
                 });
                 match source {
                     HandSource::Generated(hands) => random_hands(hands.count, hands.seed, visit),
@@ -314,7 +311,7 @@ impl Assignment for Contract {
                         None => Reply::NotRegistered,
                         Some(builders) => ask(|| table.play(&*(builders.game)(), rules)),
                     };
-                    on_input(Input::Table(table), vec![reply])
+                    answering.answer(Input::Table(table), vec![reply])
                 }))
             }
         }

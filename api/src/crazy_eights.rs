@@ -256,10 +256,7 @@ impl Assignment for Contract {
     type Input = Input;
     type Answer = Answer;
 
-    fn respond(
-        answering: Answering<'_, Self>,
-        mut on_input: impl FnMut(Input, Vec<Reply<Answer>>) -> bool,
-    ) {
+    fn respond(mut answering: Answering<'_, Self>) {
         match answering.request {
             Request::Engine { source } => {
                 let engine = answering.registered.and_then(|builders| builders.engine);
@@ -268,7 +265,7 @@ impl Assignment for Contract {
                         None => Reply::NotRegistered,
                         Some(build) => ask(|| play(&setup, &*build())),
                     };
-                    on_input(Input::Setup(setup), vec![reply])
+                    answering.answer(Input::Setup(setup), vec![reply])
                 }));
             }
             Request::StrategyCall { slot, call } => {
@@ -276,7 +273,7 @@ impl Assignment for Contract {
                     None => Reply::NotRegistered,
                     Some(builders) => answering.session.answer(builders, *slot, call),
                 };
-                on_input(Input::Call(call.clone()), vec![reply]);
+                answering.answer(Input::Call(call.clone()), vec![reply]);
             }
             Request::Roster => {
                 let names = answering
@@ -289,7 +286,7 @@ impl Assignment for Contract {
                             .collect()
                     })
                     .unwrap_or_default();
-                on_input(Input::Roster, vec![Reply::Answer(Answer::Names(names))]);
+                answering.answer(Input::Roster, vec![Reply::Answer(Answer::Names(names))]);
             }
             Request::Strategies(_) => {}
         }

@@ -96,10 +96,7 @@ impl Assignment for Contract {
     type Input = Input;
     type Answer = Answer;
 
-    fn respond(
-        answering: Answering<'_, Self>,
-        mut on_input: impl FnMut(Input, Vec<Reply<Answer>>) -> bool,
-    ) {
+    fn respond(mut answering: Answering<'_, Self>) {
         match answering.request {
             Request::Discards { discards } => {
                 let mut answer = answering.window.only(|discard: &Discard| {
@@ -107,7 +104,7 @@ impl Assignment for Contract {
                         None => Reply::NotRegistered,
                         Some(builders) => ask(|| discard.answer(&*(builders.game)())),
                     };
-                    on_input(Input::Discard(discard.clone()), vec![reply])
+                    answering.answer(Input::Discard(discard.clone()), vec![reply])
                 });
                 for discard in discards {
                     if !answer(discard) {
@@ -124,7 +121,7 @@ impl Assignment for Contract {
                             Answer::Rule(check_positions(&positions).err().map(|e| e.to_string()))
                         }),
                     };
-                    on_input(Input::Hand(cards), vec![reply])
+                    answering.answer(Input::Hand(cards), vec![reply])
                 })
             }
             Request::Tables { tables } => {
@@ -140,7 +137,7 @@ impl Assignment for Contract {
                         .map(|answers| answers.into_iter().map(Reply::Answer).collect())
                         .unwrap_or_else(|panic| vec![Reply::Panicked(panic); expected_len]),
                     };
-                    on_input(Input::Table(table.clone()), replies)
+                    answering.answer(Input::Table(table.clone()), replies)
                 });
                 for table in tables {
                     if !answer(table) {
@@ -148,18 +145,16 @@ impl Assignment for Contract {
                     }
                 }
             }
-            Request::Ranking(ranking) => {
-                let as_poker = Answering {
-                    registered: answering.registered.map(|builders| &builders.hand),
-                    session: &mut (),
-                    request: ranking,
-                    window: answering.window,
-                };
-                poker::Contract::respond(as_poker, |input, replies| {
+            Request::Ranking(ranking) => poker::Contract::respond(Answering {
+                registered: answering.registered.map(|builders| &builders.hand),
+                session: &mut (),
+                request: ranking,
+                window: answering.window,
+                on_input: &mut |input, replies| {
                     let replies = replies.into_iter().map(|r| r.map(Answer::Ranking));
-                    on_input(Input::Ranking(input), replies.collect())
-                })
-            }
+                    answering.answer(Input::Ranking(input), replies.collect())
+                },
+            }),
         }
     }
 

@@ -7,7 +7,6 @@ use std::str::FromStr;
 use crate::assignment::{self, Answering, Assignment, Lines, each_check, guarded};
 use crate::card::Card;
 use crate::deck::HandSource;
-use crate::protocol::Reply;
 use crate::submission::Submission;
 use crate::wire::Wire;
 
@@ -282,10 +281,7 @@ impl Assignment for Contract {
     type Input = Vec<Card>;
     type Answer = Answer;
 
-    fn respond(
-        answering: Answering<'_, Self>,
-        mut on_input: impl FnMut(Vec<Card>, Vec<Reply<Answer>>) -> bool,
-    ) {
+    fn respond(mut answering: Answering<'_, Self>) {
         let request = answering.request;
         let checks = &request.checks;
         request
@@ -297,7 +293,7 @@ impl Assignment for Contract {
                 let replies = each_check(hand, checks.len(), |hand, i| {
                     checks[i].ask(hand, &request.multipliers)
                 });
-                on_input(cards, replies)
+                answering.answer(cards, replies)
             });
     }
 

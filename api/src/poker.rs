@@ -376,10 +376,7 @@ impl Assignment for Contract {
     type Input = Input;
     type Answer = Answer;
 
-    fn respond(
-        answering: Answering<'_, Self>,
-        mut on_input: impl FnMut(Input, Vec<Reply<Answer>>) -> bool,
-    ) {
+    fn respond(mut answering: Answering<'_, Self>) {
         match answering.request {
             Request::Hands {
                 source,
@@ -390,7 +387,7 @@ impl Assignment for Contract {
                     .registered
                     .map(|build| guarded(|| build(cards.clone(), *rules)));
                 let replies = each_check(hand, checks.len(), |hand, i| checks[i].ask(hand));
-                on_input(Input::Hand(cards), replies)
+                answering.answer(Input::Hand(cards), replies)
             }),
             Request::Matchups { source, rules } => {
                 let questions = Matchup::QUESTIONS.len();
@@ -400,7 +397,7 @@ impl Assignment for Contract {
                         Some(build) => guarded(|| matchup.answers(&|cards| build(cards, *rules)))
                             .unwrap_or_else(|panic| vec![Reply::Panicked(panic); questions]),
                     };
-                    on_input(Input::Matchup(matchup), replies)
+                    answering.answer(Input::Matchup(matchup), replies)
                 }));
             }
         }

@@ -236,10 +236,7 @@ impl Assignment for Contract {
     type Input = Script;
     type Answer = State;
 
-    fn respond(
-        answering: Answering<'_, Self>,
-        mut on_input: impl FnMut(Script, Vec<Reply<State>>) -> bool,
-    ) {
+    fn respond(mut answering: Answering<'_, Self>) {
         let source = answering.request;
         source.for_each(answering.window.only(|script: Script| {
             let mut replies = Vec::with_capacity(script.steps.len());
@@ -258,7 +255,7 @@ impl Assignment for Contract {
                     }
                 }
             }
-            on_input(script, replies)
+            answering.answer(script, replies)
         }));
     }
 

@@ -163,15 +163,14 @@ impl<A> Of<A> {
     pub const UNIT: Of<A> = Of(PhantomData);
 }
 
-/// Answers `request`, encoding each input (when `with_inputs`) and its replies.
-fn respond_encoded<A: Assignment>(
-    answering: Answering<'_, A>,
+/// Encodes each input (when `with_inputs`) and its replies for `on_input`.
+fn encoding<A: Assignment>(
     with_inputs: bool,
     on_input: &mut dyn FnMut(Answered) -> bool,
-) {
+) -> impl FnMut(A::Input, Vec<Reply<A::Answer>>) -> bool {
     let mut input_bytes = Vec::new();
     let mut frames = Vec::new();
-    A::respond(answering, |input, replies| {
+    move |input, replies| {
         input_bytes.clear();
         if with_inputs {
             input
@@ -187,7 +186,7 @@ fn respond_encoded<A: Assignment>(
             frames: &frames,
             replies: replies.len() as u64,
         })
-    });
+    }
 }
 
 fn decode<T: Wire>(mut bytes: &[u8]) -> io::Result<T> {
@@ -226,13 +225,13 @@ impl<A: Graded> Unit for Of<A> {
         emit: &mut dyn FnMut(&[u8]) -> bool,
     ) -> io::Result<()> {
         let request = decode(payload)?;
-        let answering = Answering::<A> {
+        A::respond(Answering {
             registered: submission.registered::<A>(),
             session: sessions.of::<A>(),
             request: &request,
             window,
-        };
-        respond_encoded(answering, false, &mut |answered| emit(answered.frames));
+            on_input: &mut encoding::<A>(false, &mut |answered| emit(answered.frames)),
+        });
         Ok(())
     }
 
@@ -393,13 +392,13 @@ impl<A: Graded> Asked for AskedOf<A> {
         window: Window,
         on_input: &mut dyn FnMut(Answered) -> bool,
     ) {
-        let answering = Answering::<A> {
+        A::respond(Answering {
             registered: submission.registered::<A>(),
             session: &mut A::Session::default(),
             request: &self.request,
             window,
-        };
-        respond_encoded(answering, true, on_input);
+            on_input: &mut encoding::<A>(true, on_input),
+        });
     }
 
     fn describe_input(&self, input: &[u8], through: usize) -> String {

@@ -81,16 +81,13 @@ impl Assignment for Contract {
     type Input = Battle;
     type Answer = Winner;
 
-    fn respond(
-        answering: Answering<'_, Self>,
-        mut on_input: impl FnMut(Battle, Vec<Reply<Winner>>) -> bool,
-    ) {
+    fn respond(mut answering: Answering<'_, Self>) {
         let battles = answering.request;
         battles.for_each(answering.window.only(|input: Battle| {
             let reply = answering.registered.map_or(Reply::NotRegistered, |battle| {
                 ask(|| battle(input.first, input.second))
             });
-            on_input(input, vec![reply])
+            answering.answer(input, vec![reply])
         }));
     }
 
