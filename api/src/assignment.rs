@@ -28,16 +28,11 @@ pub trait Assignment: Sized + 'static {
     type Input: Wire + 'static;
     type Answer: Wire + PartialEq + fmt::Display + Send + Sync + 'static;
 
-    /// Answers the inputs of `request` inside `window`, calling `on_input` with each input
-    /// and its replies in order; stops when `on_input` returns `false`. Panics in the
-    /// submission become replies. A request of one input may take the window as whole.
-    fn respond(
-        registered: Option<&Self::Registered>,
-        session: &mut Self::Session,
-        request: &Self::Request,
-        window: Window,
-        on_input: impl FnMut(Self::Input, Vec<Reply<Self::Answer>>) -> bool,
-    );
+    /// Answers the inputs of the request inside the window, handing each input and its
+    /// replies on in order with [`Answering::answer`]; stops when that returns `false`.
+    /// Panics in the submission become replies. A request of one input may take the window
+    /// as whole.
+    fn respond(answering: Answering<'_, Self>);
 
     /// How many inputs `request` holds.
     fn input_count(request: &Self::Request) -> u64;
@@ -103,6 +98,25 @@ pub trait Assignment: Sized + 'static {
     /// How a breakdown names a wrong answer of this kind, where the kinds say too little.
     fn breakdown(_expected: &Self::Answer, _actual: &Self::Answer) -> Option<(String, String)> {
         None
+    }
+}
+
+/// What [`Assignment::respond`] answers: the request, the window of its inputs, with
+/// what (the submission's builders, `None` where it did not register the assignment, and
+/// the runner's session), and where each input goes with its replies. The runner hands
+/// them on together, and an assignment that asks another's questions hands them on in turn.
+pub struct Answering<'a, A: Assignment> {
+    pub registered: Option<&'a A::Registered>,
+    pub session: &'a mut A::Session,
+    pub request: &'a A::Request,
+    pub window: Window,
+    pub on_input: &'a mut dyn FnMut(A::Input, Vec<Reply<A::Answer>>) -> bool,
+}
+
+impl<A: Assignment> Answering<'_, A> {
+    /// Hands `input` and its replies on; `false` when no more are wanted.
+    pub fn answer(&mut self, input: A::Input, replies: Vec<Reply<A::Answer>>) -> bool {
+        (self.on_input)(input, replies)
     }
 }
 

@@ -6,11 +6,11 @@
 
 use std::fmt;
 
-use crate::assignment::{self, Assignment, Lines, ask, each_check, guarded};
+use crate::assignment::{self, Answering, Assignment, Lines, ask, each_check, guarded};
 use crate::card::{ACE, Card, format_cards};
-use crate::deck::{Deck, HandSource, below, seeded_rng};
+use crate::deck::{Deck, HandSource, RandomHands, below, seeded_rng};
 use crate::protocol::{Reply, group_digits};
-use crate::source::{Generator, Source, Window};
+use crate::source::{Generator, Source};
 use crate::submission::Submission;
 
 mod round;
@@ -290,32 +290,30 @@ impl Assignment for Contract {
     type Input = Input;
     type Answer = Answer;
 
-    fn respond(
-        registered: Option<&Builders>,
-        _: &mut (),
-        request: &Request,
-        window: Window,
-        mut on_input: impl FnMut(Input, Vec<Reply<Answer>>) -> bool,
-    ) {
-        match request {
+    fn respond(mut answering: Answering<'_, Self>) {
+        match answering.request {
             Request::Hands { source, checks } => {
-                let mut visit = window.only(|cards: Vec<Card>| {
-                    let hand = registered.map(|b| guarded(|| hand_of(b.hand, &cards)));
+                let mut visit = answering.window.only(|cards: Vec<Card>| {
+                    let hand = answering
+                        .registered
+                        .map(|b| guarded(|| hand_of(b.hand, &cards)));
                     let replies = each_check(hand, checks.len(), |hand, i| checks[i].ask(hand));
-                    on_input(Input::Hand(cards), replies)
+                    answering.answer(Input::Hand(cards), replies)
                 });
                 match source {
-                    HandSource::Generated { count, seed, .. } => random_hands(*count, *seed, visit),
+                    HandSource::Generated(hands) => random_hands(hands.count, hands.seed, visit),
                     _ => source.for_each_hand(&mut visit),
                 }
             }
-            Request::Tables { source, rules } => source.for_each(window.only(|table: Table| {
-                let reply = match registered {
-                    None => Reply::NotRegistered,
-                    Some(builders) => ask(|| table.play(&*(builders.game)(), rules)),
-                };
-                on_input(Input::Table(table), vec![reply])
-            })),
+            Request::Tables { source, rules } => {
+                source.for_each(answering.window.only(|table: Table| {
+                    let reply = match answering.registered {
+                        None => Reply::NotRegistered,
+                        Some(builders) => ask(|| table.play(&*(builders.game)(), rules)),
+                    };
+                    answering.answer(Input::Table(table), vec![reply])
+                }))
+            }
         }
     }
 
@@ -351,7 +349,7 @@ impl Assignment for Contract {
         match request {
             Request::Hands { source, checks } => {
                 let hands = match source {
-                    HandSource::Generated { count, seed, .. } => format!(
+                    HandSource::Generated(RandomHands { count, seed, .. }) => format!(
                         "{} random hands of 1 to 12 cards from seed {seed}",
                         group_digits(u64::from(*count))
                     ),

@@ -44,11 +44,11 @@
 //! they play, watched), `log` (how a game reads in a report), `remote` (strategies across
 //! the process boundary), `spec` (the spec side).
 
-use crate::assignment::{Assignment, ask};
+use crate::assignment::{Answering, Assignment, ask};
 use crate::card::{Card, Suit};
 use crate::deck::Deck;
 use crate::protocol::{Reply, group_digits};
-use crate::source::{Source, Window};
+use crate::source::Source;
 use crate::submission::Submission;
 use crate::wire::{Wire, put_varint, take_tag};
 
@@ -256,33 +256,28 @@ impl Assignment for Contract {
     type Input = Input;
     type Answer = Answer;
 
-    fn respond(
-        registered: Option<&Builders>,
-        session: &mut Strategies,
-        request: &Request,
-        window: Window,
-        mut on_input: impl FnMut(Input, Vec<Reply<Answer>>) -> bool,
-    ) {
-        match request {
+    fn respond(mut answering: Answering<'_, Self>) {
+        match answering.request {
             Request::Engine { source } => {
-                let engine = registered.and_then(|builders| builders.engine);
-                source.for_each(window.only(|setup: Setup| {
+                let engine = answering.registered.and_then(|builders| builders.engine);
+                source.for_each(answering.window.only(|setup: Setup| {
                     let reply = match engine {
                         None => Reply::NotRegistered,
                         Some(build) => ask(|| play(&setup, &*build())),
                     };
-                    on_input(Input::Setup(setup), vec![reply])
+                    answering.answer(Input::Setup(setup), vec![reply])
                 }));
             }
             Request::StrategyCall { slot, call } => {
-                let reply = match registered {
+                let reply = match answering.registered {
                     None => Reply::NotRegistered,
-                    Some(builders) => session.answer(builders, *slot, call),
+                    Some(builders) => answering.session.answer(builders, *slot, call),
                 };
-                on_input(Input::Call(call.clone()), vec![reply]);
+                answering.answer(Input::Call(call.clone()), vec![reply]);
             }
             Request::Roster => {
-                let names = registered
+                let names = answering
+                    .registered
                     .map(|builders| {
                         builders
                             .strategies
@@ -291,7 +286,7 @@ impl Assignment for Contract {
                             .collect()
                     })
                     .unwrap_or_default();
-                on_input(Input::Roster, vec![Reply::Answer(Answer::Names(names))]);
+                answering.answer(Input::Roster, vec![Reply::Answer(Answer::Names(names))]);
             }
             Request::Strategies(_) => {}
         }

@@ -136,18 +136,14 @@ fn shuffle(cards: &mut [Card], rng: &mut ChaCha8Rng) {
 pub enum HandSource {
     /// Hands written out in a spec.
     Listed(Vec<Vec<Card>>),
-    /// `count` hands of distinct cards drawn from `seed`, each of `min_hand_size` to
-    /// `hand_size` cards, in the order drawn.
-    Generated {
-        count: u32,
-        seed: u64,
-        hand_size: u8,
-        min_hand_size: u8,
-    },
+    Generated(RandomHands),
     /// Every set of `hand_size` distinct cards, in lexicographic order of card index; with
     /// `shuffled`, each hand's cards in an order of their own, so that code reading only
     /// the first and last card of a sorted hand is found out.
-    Exhaustive { hand_size: u8, shuffled: bool },
+    Exhaustive {
+        hand_size: u8,
+        shuffled: bool,
+    },
 }
 
 impl HandSource {
@@ -155,7 +151,7 @@ impl HandSource {
     pub fn len(&self) -> u64 {
         match self {
             HandSource::Listed(hands) => hands.len() as u64,
-            HandSource::Generated { count, .. } => u64::from(*count),
+            HandSource::Generated(hands) => u64::from(hands.count),
             HandSource::Exhaustive { hand_size, .. } => binomial(Card::COUNT as u64, *hand_size),
         }
     }
@@ -168,20 +164,7 @@ impl HandSource {
     pub fn describe(&self) -> String {
         match self {
             HandSource::Listed(hands) => format!("{} hands", hands.len()),
-            HandSource::Generated {
-                count,
-                seed,
-                hand_size,
-                min_hand_size,
-            } => {
-                let count = crate::text::group_digits(u64::from(*count));
-                match min_hand_size < hand_size {
-                    true => format!(
-                        "{count} hands of {min_hand_size} to {hand_size} cards generated from seed {seed}"
-                    ),
-                    false => format!("{count} {hand_size}-card hands generated from seed {seed}"),
-                }
-            }
+            HandSource::Generated(hands) => hands.describe(),
             HandSource::Exhaustive {
                 hand_size,
                 shuffled,
@@ -211,31 +194,7 @@ impl HandSource {
                     }
                 }
             }
-            HandSource::Generated {
-                count,
-                seed,
-                hand_size,
-                min_hand_size,
-            } => {
-                let mut rng = seeded_rng(*seed);
-                let mut deck = all_cards();
-                let most = usize::from(*hand_size).min(Card::COUNT);
-                let fewest = usize::from(*min_hand_size).min(most);
-                for number in 0..u64::from(*count).min(end) {
-                    let size = match fewest < most {
-                        true => fewest + below(&mut rng, (most - fewest + 1) as u32) as usize,
-                        false => most,
-                    };
-                    // A partial Fisher-Yates: the first `size` places get distinct cards.
-                    for i in 0..size {
-                        let j = i + below(&mut rng, (Card::COUNT - i) as u32) as usize;
-                        deck.swap(i, j);
-                    }
-                    if number >= start && !visit(deck[..size].to_vec()) {
-                        return;
-                    }
-                }
-            }
+            HandSource::Generated(hands) => hands.for_each_in(window, visit),
             HandSource::Exhaustive {
                 hand_size,
                 shuffled,
@@ -275,6 +234,66 @@ impl HandSource {
     }
 }
 
+/// `count` hands of distinct cards drawn from `seed`, each of `min_hand_size` to
+/// `hand_size` cards, in the order drawn.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RandomHands {
+    pub count: u32,
+    pub seed: u64,
+    pub hand_size: u8,
+    pub min_hand_size: u8,
+}
+
+crate::wire_struct!(RandomHands {
+    count,
+    seed,
+    hand_size,
+    min_hand_size
+});
+
+impl RandomHands {
+    fn describe(&self) -> String {
+        let RandomHands {
+            count,
+            seed,
+            hand_size,
+            min_hand_size,
+        } = self;
+        let count = crate::text::group_digits(u64::from(*count));
+        match min_hand_size < hand_size {
+            true => format!(
+                "{count} hands of {min_hand_size} to {hand_size} cards generated from seed {seed}"
+            ),
+            false => format!("{count} {hand_size}-card hands generated from seed {seed}"),
+        }
+    }
+
+    /// Calls `visit` with each hand inside `window`, as [`HandSource::for_each_hand_in`]
+    /// does; the hands before it are drawn all the same, so that those after are the same
+    /// hands in any window.
+    fn for_each_in(&self, window: Window, mut visit: impl FnMut(Vec<Card>) -> bool) {
+        let Window { start, end } = window;
+        let mut rng = seeded_rng(self.seed);
+        let mut deck = all_cards();
+        let most = usize::from(self.hand_size).min(Card::COUNT);
+        let fewest = usize::from(self.min_hand_size).min(most);
+        for number in 0..u64::from(self.count).min(end) {
+            let size = match fewest < most {
+                true => fewest + below(&mut rng, (most - fewest + 1) as u32) as usize,
+                false => most,
+            };
+            // A partial Fisher-Yates: the first `size` places get distinct cards.
+            for i in 0..size {
+                let j = i + below(&mut rng, (Card::COUNT - i) as u32) as usize;
+                deck.swap(i, j);
+            }
+            if number >= start && !visit(deck[..size].to_vec()) {
+                return;
+            }
+        }
+    }
+}
+
 /// Moves `picks`, card indexes in increasing order, to the next combination in
 /// lexicographic order: bumps the rightmost pick that can move. `false` after the last.
 fn next_combination(picks: &mut [u8]) -> bool {
@@ -300,17 +319,9 @@ impl crate::wire::Wire for HandSource {
                 put_varint(out, 0)?;
                 hands.put(out)
             }
-            HandSource::Generated {
-                count,
-                seed,
-                hand_size,
-                min_hand_size,
-            } => {
+            HandSource::Generated(hands) => {
                 put_varint(out, 1)?;
-                count.put(out)?;
-                seed.put(out)?;
-                hand_size.put(out)?;
-                min_hand_size.put(out)
+                hands.put(out)
             }
             HandSource::Exhaustive {
                 hand_size,
@@ -327,12 +338,7 @@ impl crate::wire::Wire for HandSource {
         use crate::wire::{Wire, take_tag};
         Ok(match take_tag(input, 3)? {
             0 => HandSource::Listed(Wire::take(input)?),
-            1 => HandSource::Generated {
-                count: Wire::take(input)?,
-                seed: Wire::take(input)?,
-                hand_size: Wire::take(input)?,
-                min_hand_size: Wire::take(input)?,
-            },
+            1 => HandSource::Generated(Wire::take(input)?),
             _ => HandSource::Exhaustive {
                 hand_size: Wire::take(input)?,
                 shuffled: Wire::take(input)?,
@@ -438,12 +444,12 @@ mod tests {
                 hand_size: 2,
                 shuffled: false,
             },
-            HandSource::Generated {
+            HandSource::Generated(RandomHands {
                 count: 500,
                 seed: 9,
                 hand_size: 5,
                 min_hand_size: 1,
-            },
+            }),
             HandSource::Listed(vec![vec![Card::from_index(0).unwrap()]; 40]),
         ];
         for source in sources {
@@ -501,12 +507,12 @@ mod tests {
 
     #[test]
     fn generated_hands_are_distinct_cards_and_repeatable() {
-        let source = HandSource::Generated {
+        let source = HandSource::Generated(RandomHands {
             count: 200,
             seed: 9,
             hand_size: 5,
             min_hand_size: 5,
-        };
+        });
         let collect = || {
             let mut hands = Vec::new();
             source.for_each_hand(|hand| {
@@ -525,12 +531,12 @@ mod tests {
 
     #[test]
     fn generated_hands_take_every_size_from_the_fewest_to_the_most() {
-        let source = HandSource::Generated {
+        let source = HandSource::Generated(RandomHands {
             count: 500,
             seed: 3,
             hand_size: 5,
             min_hand_size: 0,
-        };
+        });
         let mut sizes = HashSet::new();
         source.for_each_hand(|hand| {
             assert_eq!(hand.iter().collect::<HashSet<_>>().len(), hand.len());

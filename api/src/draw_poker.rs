@@ -6,12 +6,11 @@
 //! side is apart.
 
 
-use crate::assignment::{self, Assignment, Lines, ask, guarded};
+use crate::assignment::{self, Answering, Assignment, Lines, ask, guarded};
 use crate::card::Card;
 use crate::deck::Deck;
 use crate::poker::{self, PokerHand, PokerHandBuilder, PokerRules, Ties, poker_hand};
 use crate::protocol::Reply;
-use crate::source::Window;
 use crate::submission::Submission;
 
 mod messages;
@@ -97,21 +96,15 @@ impl Assignment for Contract {
     type Input = Input;
     type Answer = Answer;
 
-    fn respond(
-        registered: Option<&Builders>,
-        _: &mut (),
-        request: &Request,
-        window: Window,
-        mut on_input: impl FnMut(Input, Vec<Reply<Answer>>) -> bool,
-    ) {
-        match request {
+    fn respond(mut answering: Answering<'_, Self>) {
+        match answering.request {
             Request::Discards { discards } => {
-                let mut answer = window.only(|discard: &Discard| {
-                    let reply = match registered {
+                let mut answer = answering.window.only(|discard: &Discard| {
+                    let reply = match answering.registered {
                         None => Reply::NotRegistered,
                         Some(builders) => ask(|| discard.answer(&*(builders.game)())),
                     };
-                    on_input(Input::Discard(discard.clone()), vec![reply])
+                    answering.answer(Input::Discard(discard.clone()), vec![reply])
                 });
                 for discard in discards {
                     if !answer(discard) {
@@ -120,21 +113,21 @@ impl Assignment for Contract {
                 }
             }
             Request::DealerDiscards { source } => {
-                source.for_each_hand_in(window, |cards: Vec<Card>| {
-                    let reply = match registered {
+                source.for_each_hand_in(answering.window, |cards: Vec<Card>| {
+                    let reply = match answering.registered {
                         None => Reply::NotRegistered,
                         Some(builders) => ask(|| {
                             let positions = (builders.game)().dealer_discards(&cards);
                             Answer::Rule(check_positions(&positions).err().map(|e| e.to_string()))
                         }),
                     };
-                    on_input(Input::Hand(cards), vec![reply])
+                    answering.answer(Input::Hand(cards), vec![reply])
                 })
             }
             Request::Tables { tables } => {
-                let mut answer = window.only(|table: &DrawTable| {
+                let mut answer = answering.window.only(|table: &DrawTable| {
                     let expected_len = table.player.len() + 1;
-                    let replies = match registered {
+                    let replies = match answering.registered {
                         None => vec![Reply::NotRegistered; expected_len],
                         Some(builders) => guarded(|| {
                             table.play(&*(builders.game)(), &|cards| {
@@ -144,7 +137,7 @@ impl Assignment for Contract {
                         .map(|answers| answers.into_iter().map(Reply::Answer).collect())
                         .unwrap_or_else(|panic| vec![Reply::Panicked(panic); expected_len]),
                     };
-                    on_input(Input::Table(table.clone()), replies)
+                    answering.answer(Input::Table(table.clone()), replies)
                 });
                 for table in tables {
                     if !answer(table) {
@@ -152,16 +145,16 @@ impl Assignment for Contract {
                     }
                 }
             }
-            Request::Ranking(ranking) => poker::Contract::respond(
-                registered.map(|builders| &builders.hand),
-                &mut (),
-                ranking,
-                window,
-                |input, replies| {
+            Request::Ranking(ranking) => poker::Contract::respond(Answering {
+                registered: answering.registered.map(|builders| &builders.hand),
+                session: &mut (),
+                request: ranking,
+                window: answering.window,
+                on_input: &mut |input, replies| {
                     let replies = replies.into_iter().map(|r| r.map(Answer::Ranking));
-                    on_input(Input::Ranking(input), replies.collect())
+                    answering.answer(Input::Ranking(input), replies.collect())
                 },
-            ),
+            }),
         }
     }
 

@@ -80,6 +80,41 @@ macro_rules! checks {
     };
 }
 
+/// A fieldless enum whose variants reports show and specs name by a label: `ALL` in order,
+/// `label()`, `Display` by the label, and `by_label`, which finds a variant by a text that
+/// need only match under a key, since each enum forgives a spec's writing differently.
+macro_rules! labelled {
+    ($(#[$doc:meta])* $name:ident { $($variant:ident => $label:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum $name {
+            $($variant),+
+        }
+
+        impl $name {
+            pub const ALL: [$name; [$($label),+].len()] = [$($name::$variant),+];
+
+            pub fn label(self) -> &'static str {
+                match self {
+                    $($name::$variant => $label),+
+                }
+            }
+
+            /// The variant whose label reads as `text` once both are put through `key`.
+            pub fn by_label(text: &str, key: impl Fn(&str) -> String) -> Option<$name> {
+                let wanted = key(text);
+                $name::ALL.into_iter().find(|variant| key(variant.label()) == wanted)
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.label())
+            }
+        }
+    };
+}
+
 #[cfg(feature = "spec")]
 #[macro_use]
 pub mod spec;

@@ -4,11 +4,9 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::assignment::{self, Assignment, Lines, each_check, guarded};
+use crate::assignment::{self, Answering, Assignment, Lines, each_check, guarded};
 use crate::card::Card;
 use crate::deck::HandSource;
-use crate::protocol::Reply;
-use crate::source::Window;
 use crate::submission::Submission;
 use crate::wire::Wire;
 
@@ -19,65 +17,30 @@ pub mod stand_in;
 /// Length of the array [`PlaisanteHand::count_values`] returns: one cell per value 0..=14.
 pub const COUNTS_LEN: usize = 15;
 
-/// The hands [`PlaisanteHand::evaluate`] can name, worst to best.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum HandName {
-    HighCard,
-    Pair,
-    TwoPair,
-    ThreeOfAKind,
-    Straight,
-    Flush,
-    FullHouse,
-    FourOfAKind,
-}
-
-impl HandName {
-    pub const ALL: [HandName; 8] = [
-        HandName::HighCard,
-        HandName::Pair,
-        HandName::TwoPair,
-        HandName::ThreeOfAKind,
-        HandName::Straight,
-        HandName::Flush,
-        HandName::FullHouse,
-        HandName::FourOfAKind,
-    ];
-
-    pub fn label(self) -> &'static str {
-        match self {
-            HandName::HighCard => "High Card",
-            HandName::Pair => "Pair",
-            HandName::TwoPair => "Two Pair",
-            HandName::ThreeOfAKind => "Three of a Kind",
-            HandName::Straight => "Straight",
-            HandName::Flush => "Flush",
-            HandName::FullHouse => "Full House",
-            HandName::FourOfAKind => "Four of a Kind",
-        }
+labelled!(
+    /// The hands [`PlaisanteHand::evaluate`] can name, worst to best.
+    HandName {
+        HighCard => "High Card",
+        Pair => "Pair",
+        TwoPair => "Two Pair",
+        ThreeOfAKind => "Three of a Kind",
+        Straight => "Straight",
+        Flush => "Flush",
+        FullHouse => "Full House",
+        FourOfAKind => "Four of a Kind",
     }
-}
-
-impl fmt::Display for HandName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.label())
-    }
-}
+);
 
 impl FromStr for HandName {
     type Err = String;
     fn from_str(text: &str) -> Result<HandName, String> {
-        let wanted = normalize(text);
-        HandName::ALL
-            .into_iter()
-            .find(|name| normalize(name.label()) == wanted)
-            .ok_or_else(|| {
-                let names: Vec<&str> = HandName::ALL.iter().map(|n| n.label()).collect();
-                format!(
-                    "`{text}` is not a hand name; expected one of: {}",
-                    names.join(", ")
-                )
-            })
+        HandName::by_label(text, normalize).ok_or_else(|| {
+            let names: Vec<&str> = HandName::ALL.iter().map(|n| n.label()).collect();
+            format!(
+                "`{text}` is not a hand name; expected one of: {}",
+                names.join(", ")
+            )
+        })
     }
 }
 
@@ -87,7 +50,6 @@ fn normalize(text: &str) -> String {
         .map(|c| c.to_ascii_lowercase())
         .collect()
 }
-
 /// The multiplier of each hand: the table [`PlaisanteHand::base_mult`] looks a hand up in.
 ///
 /// Seed 000 prints no numbers, only that "each hand has a different multiplier; the
@@ -319,21 +281,20 @@ impl Assignment for Contract {
     type Input = Vec<Card>;
     type Answer = Answer;
 
-    fn respond(
-        registered: Option<&HandBuilder>,
-        _: &mut (),
-        request: &Request,
-        window: Window,
-        mut on_input: impl FnMut(Vec<Card>, Vec<Reply<Answer>>) -> bool,
-    ) {
+    fn respond(mut answering: Answering<'_, Self>) {
+        let request = answering.request;
         let checks = &request.checks;
-        request.source.for_each_hand_in(window, |cards: Vec<Card>| {
-            let hand = registered.map(|build| guarded(|| build(cards.clone())));
-            let replies = each_check(hand, checks.len(), |hand, i| {
-                checks[i].ask(hand, &request.multipliers)
+        request
+            .source
+            .for_each_hand_in(answering.window, |cards: Vec<Card>| {
+                let hand = answering
+                    .registered
+                    .map(|build| guarded(|| build(cards.clone())));
+                let replies = each_check(hand, checks.len(), |hand, i| {
+                    checks[i].ask(hand, &request.multipliers)
+                });
+                answering.answer(cards, replies)
             });
-            on_input(cards, replies)
-        });
     }
 
     fn input_count(request: &Request) -> u64 {
@@ -448,12 +409,12 @@ mod tests {
     #[test]
     fn requests_round_trip_with_their_multipliers() {
         round_trip(Request {
-            source: HandSource::Generated {
+            source: HandSource::Generated(crate::deck::RandomHands {
                 count: 3,
                 seed: 9,
                 hand_size: 5,
                 min_hand_size: 1,
-            },
+            }),
             checks: vec![Check::Score],
             multipliers: Multipliers::new([1, 3, 5, 7, 9, 11, 13, 15]),
         });

@@ -4,86 +4,50 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::assignment::{self, Assignment, Lines, each_check, guarded};
+use crate::assignment::{self, Answering, Assignment, Lines, each_check, guarded};
 use crate::card::{Card, Suit, format_cards};
-use crate::deck::{HandSource, below, seeded_rng};
+use crate::deck::{HandSource, RandomHands, below, seeded_rng};
 use crate::protocol::{Reply, group_digits};
-use crate::source::{Generator, Source, Window};
+use crate::source::{Generator, Source};
 use crate::submission::Submission;
 
 #[cfg(feature = "spec")]
 pub(crate) mod spec;
 pub mod stand_in;
 
-/// The hand categories, worst to best; seed 002 numbers them 1 to 9 in the value vector.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Category {
-    HighCard,
-    OnePair,
-    TwoPair,
-    ThreeOfAKind,
-    Straight,
-    Flush,
-    FullHouse,
-    FourOfAKind,
-    StraightFlush,
-}
+labelled!(
+    /// The hand categories, worst to best; seed 002 numbers them 1 to 9 in the value vector.
+    Category {
+        HighCard => "high card",
+        OnePair => "one pair",
+        TwoPair => "two pairs",
+        ThreeOfAKind => "three of a kind",
+        Straight => "straight",
+        Flush => "flush",
+        FullHouse => "full house",
+        FourOfAKind => "four of a kind",
+        StraightFlush => "straight flush",
+    }
+);
 
 impl Category {
-    pub const ALL: [Category; 9] = [
-        Category::HighCard,
-        Category::OnePair,
-        Category::TwoPair,
-        Category::ThreeOfAKind,
-        Category::Straight,
-        Category::Flush,
-        Category::FullHouse,
-        Category::FourOfAKind,
-        Category::StraightFlush,
-    ];
-
     /// Seed 002's number for the category: 1 for high card up to 9 for a straight flush.
     pub fn number(self) -> u32 {
         self as u32 + 1
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            Category::HighCard => "high card",
-            Category::OnePair => "one pair",
-            Category::TwoPair => "two pairs",
-            Category::ThreeOfAKind => "three of a kind",
-            Category::Straight => "straight",
-            Category::Flush => "flush",
-            Category::FullHouse => "full house",
-            Category::FourOfAKind => "four of a kind",
-            Category::StraightFlush => "straight flush",
-        }
-    }
-}
-
-impl fmt::Display for Category {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.label())
     }
 }
 
 impl FromStr for Category {
     type Err = String;
     fn from_str(text: &str) -> Result<Category, String> {
+        // `two pair` is `two pairs`, and `one pairs` is `one pair`.
         let key = |t: &str| {
-            t.chars()
-                .filter(|c| c.is_alphanumeric())
-                .collect::<String>()
-                .to_lowercase()
+            let key: String = t.chars().filter(|c| c.is_alphanumeric()).collect();
+            key.to_lowercase().trim_end_matches('s').to_string()
         };
-        let wanted = key(text).trim_end_matches('s').to_string();
-        Category::ALL
-            .into_iter()
-            .find(|c| key(c.label()).trim_end_matches('s') == wanted)
-            .ok_or_else(|| {
-                format!("`{text}` is not a poker category, such as `full house` or `one pair`")
-            })
+        Category::by_label(text, key).ok_or_else(|| {
+            format!("`{text}` is not a poker category, such as `full house` or `one pair`")
+        })
     }
 }
 
@@ -262,12 +226,12 @@ impl Generator for RandomPairs {
         let mut rng = seeded_rng(*seed);
         for index in 0..*count {
             let mut first = Vec::new();
-            HandSource::Generated {
+            HandSource::Generated(RandomHands {
                 count: 1,
                 seed: u64::from(below(&mut rng, u32::MAX)),
                 hand_size: 10,
                 min_hand_size: 10,
-            }
+            })
             .for_each_hand(|ten| {
                 first = ten;
                 false
@@ -412,32 +376,28 @@ impl Assignment for Contract {
     type Input = Input;
     type Answer = Answer;
 
-    fn respond(
-        registered: Option<&PokerHandBuilder>,
-        _: &mut (),
-        request: &Request,
-        window: Window,
-        mut on_input: impl FnMut(Input, Vec<Reply<Answer>>) -> bool,
-    ) {
-        match request {
+    fn respond(mut answering: Answering<'_, Self>) {
+        match answering.request {
             Request::Hands {
                 source,
                 checks,
                 rules,
-            } => source.for_each_hand_in(window, |cards: Vec<Card>| {
-                let hand = registered.map(|build| guarded(|| build(cards.clone(), *rules)));
+            } => source.for_each_hand_in(answering.window, |cards: Vec<Card>| {
+                let hand = answering
+                    .registered
+                    .map(|build| guarded(|| build(cards.clone(), *rules)));
                 let replies = each_check(hand, checks.len(), |hand, i| checks[i].ask(hand));
-                on_input(Input::Hand(cards), replies)
+                answering.answer(Input::Hand(cards), replies)
             }),
             Request::Matchups { source, rules } => {
                 let questions = Matchup::QUESTIONS.len();
-                source.for_each(window.only(|matchup: Matchup| {
-                    let replies = match registered {
+                source.for_each(answering.window.only(|matchup: Matchup| {
+                    let replies = match answering.registered {
                         None => vec![Reply::NotRegistered; questions],
                         Some(build) => guarded(|| matchup.answers(&|cards| build(cards, *rules)))
                             .unwrap_or_else(|panic| vec![Reply::Panicked(panic); questions]),
                     };
-                    on_input(Input::Matchup(matchup), replies)
+                    answering.answer(Input::Matchup(matchup), replies)
                 }));
             }
         }

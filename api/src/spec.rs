@@ -47,11 +47,15 @@ pub struct Common {
 /// A group of some assignment, which has the common fields.
 pub trait Grouped {
     fn common(&self) -> Common;
+    /// The fields its tests may come from, each with whether it is given: one must be.
+    fn sources(&self) -> Vec<(&'static str, bool)>;
 }
 
-/// Declares an assignment's group: the common fields and its own, every other refused.
+/// Declares an assignment's group: the common fields and its own, every other refused, and
+/// the `sources`, exactly one of which a group must give.
 macro_rules! spec_group {
-    ($name:ident { $($(#[$field_meta:meta])* $field:ident : $type:ty),* $(,)? }) => {
+    ($name:ident { $($(#[$field_meta:meta])* $field:ident : $type:ty),* $(,)? },
+     sources: [$($source:ident),+]) => {
         #[derive(serde::Deserialize, schemars::JsonSchema)]
         #[serde(deny_unknown_fields)]
         pub struct $name {
@@ -97,6 +101,10 @@ macro_rules! spec_group {
                     scoring: self.scoring,
                     student_tests: self.student_tests.clone(),
                 }
+            }
+
+            fn sources(&self) -> Vec<(&'static str, bool)> {
+                vec![$((stringify!($source), self.$source.is_some())),+]
             }
         }
     };
@@ -512,8 +520,8 @@ pub(crate) fn cards_expect(cards: &[crate::card::Card]) -> String {
     format!("[{}]", cards.join(", "))
 }
 
-/// The tests of a group that lists cases or generates its inputs, exactly one of the two:
-/// the one bulk test of what `generated` makes of `generate:`, or a test per case, made by
+/// The tests of a group that lists cases or generates its inputs, one of the two: the one
+/// bulk test of what `generated` makes of `generate:`, or a test per case, made by
 /// `case` as [`case_tests`] does.
 pub(crate) fn listed_or_generated<A: Assignment, C: Labelled, G>(
     group: &str,
@@ -522,10 +530,6 @@ pub(crate) fn listed_or_generated<A: Assignment, C: Labelled, G>(
     generated: impl FnOnce(G) -> Result<A::Request, Problem>,
     case: impl FnMut(C) -> Result<(A::Request, Vec<Written<A>>), String>,
 ) -> Result<Vec<SpecTest<A>>, Problems> {
-    exactly_one(
-        group,
-        &[("cases", cases.is_some()), ("generate", generate.is_some())],
-    )?;
     match generate {
         Some(generate) => Ok(vec![SpecTest::whole(generated(generate)?, Grading::Bulk)]),
         None => case_tests(group, cases.unwrap_or_default(), case),

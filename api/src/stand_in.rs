@@ -22,33 +22,28 @@ const MESSAGE_CAP: u64 = 64 << 20;
 /// The object a call names when it makes a new one: an assignment's constructors.
 pub const CONSTRUCTORS: u64 = u64::MAX;
 
+/// One call for an [`Answerer`]: `method` of `object`, its arguments still to be read from
+/// `args`, what it returns to be written to `out`, and the `link` it came over, on which
+/// the answerer may call the other side back while this call waits.
+pub struct Call<'a> {
+    pub link: &'a Link,
+    pub object: u64,
+    pub method: u64,
+    pub args: &'a mut &'a [u8],
+    pub out: &'a mut Vec<u8>,
+}
+
 /// What answers calls on one side: the implementation's objects in the oracle, the test's
 /// own callbacks in the test.
 pub trait Answerer {
-    /// Answers `method` of `object`, reading its arguments from `args` and writing what it
-    /// returns to `out`; may call the other side back over `link`.
-    fn answer(
-        &mut self,
-        link: &Link,
-        object: u64,
-        method: u64,
-        args: &mut &[u8],
-        out: &mut Vec<u8>,
-    ) -> io::Result<()>;
+    fn answer(&mut self, call: Call<'_>) -> io::Result<()>;
 }
 
 /// An answerer of no calls: the side that holds no objects for this call.
 pub struct NoCallbacks;
 
 impl Answerer for NoCallbacks {
-    fn answer(
-        &mut self,
-        _: &Link,
-        _: u64,
-        _: u64,
-        _: &mut &[u8],
-        _: &mut Vec<u8>,
-    ) -> io::Result<()> {
+    fn answer(&mut self, _: Call<'_>) -> io::Result<()> {
         Err(io::Error::other("a call back with nothing to answer it"))
     }
 }
@@ -186,7 +181,13 @@ impl Link {
     ) -> io::Result<()> {
         let mut out = Vec::new();
         let answered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            answerer.answer(self, object, method, &mut &args[..], &mut out)
+            answerer.answer(Call {
+                link: self,
+                object,
+                method,
+                args: &mut &args[..],
+                out: &mut out,
+            })
         }));
         let reply = match answered {
             Ok(Ok(())) => Message::Return(out),

@@ -2,11 +2,11 @@
 
 use std::fmt;
 
-use crate::assignment::{Assignment, Lines, guarded};
+use crate::assignment::{Answering, Assignment, Lines, guarded};
 use crate::card::{Card, format_cards};
 use crate::deck::{Deck, below, seeded_rng};
 use crate::protocol::{Reply, group_digits};
-use crate::source::{Generator, Source, Window};
+use crate::source::{Generator, Source};
 use crate::submission::Submission;
 
 #[cfg(feature = "spec")]
@@ -236,16 +236,11 @@ impl Assignment for Contract {
     type Input = Script;
     type Answer = State;
 
-    fn respond(
-        registered: Option<&TableauBuilder>,
-        _: &mut (),
-        source: &ScriptSource,
-        window: Window,
-        mut on_input: impl FnMut(Script, Vec<Reply<State>>) -> bool,
-    ) {
-        source.for_each(window.only(|script: Script| {
+    fn respond(mut answering: Answering<'_, Self>) {
+        let source = answering.request;
+        source.for_each(answering.window.only(|script: Script| {
             let mut replies = Vec::with_capacity(script.steps.len());
-            match registered {
+            match answering.registered {
                 None => replies.resize(script.steps.len(), Reply::NotRegistered),
                 Some(build) => {
                     let played = guarded(|| {
@@ -260,7 +255,7 @@ impl Assignment for Contract {
                     }
                 }
             }
-            on_input(script, replies)
+            answering.answer(script, replies)
         }));
     }
 

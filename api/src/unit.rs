@@ -9,11 +9,13 @@ use std::collections::HashMap;
 use std::io;
 use std::marker::PhantomData;
 
-use crate::assignment::{Assignment, Lines, guarded};
+use crate::assignment::{Answering, Assignment, Lines, guarded};
 use crate::protocol::{Reply, decode_reply, put_reply};
 use crate::source::Window;
 #[cfg(feature = "spec")]
-use crate::spec::{Agrees, Common, Defaults, Grading, Grouped, Label, Problem, Problems};
+use crate::spec::{
+    Agrees, Common, Defaults, Grading, Grouped, Label, Problem, Problems, exactly_one,
+};
 use crate::submission::Submission;
 use crate::text::shorten;
 use crate::wire::Wire;
@@ -161,18 +163,14 @@ impl<A> Of<A> {
     pub const UNIT: Of<A> = Of(PhantomData);
 }
 
-/// Answers `request`, encoding each input (when `with_inputs`) and its replies.
-fn respond_encoded<A: Assignment>(
-    registered: Option<&A::Registered>,
-    session: &mut A::Session,
-    request: &A::Request,
-    window: Window,
+/// Encodes each input (when `with_inputs`) and its replies for `on_input`.
+fn encoding<A: Assignment>(
     with_inputs: bool,
     on_input: &mut dyn FnMut(Answered) -> bool,
-) {
+) -> impl FnMut(A::Input, Vec<Reply<A::Answer>>) -> bool {
     let mut input_bytes = Vec::new();
     let mut frames = Vec::new();
-    A::respond(registered, session, request, window, |input, replies| {
+    move |input, replies| {
         input_bytes.clear();
         if with_inputs {
             input
@@ -188,7 +186,7 @@ fn respond_encoded<A: Assignment>(
             frames: &frames,
             replies: replies.len() as u64,
         })
-    });
+    }
 }
 
 fn decode<T: Wire>(mut bytes: &[u8]) -> io::Result<T> {
@@ -227,14 +225,13 @@ impl<A: Graded> Unit for Of<A> {
         emit: &mut dyn FnMut(&[u8]) -> bool,
     ) -> io::Result<()> {
         let request = decode(payload)?;
-        respond_encoded::<A>(
-            submission.registered::<A>(),
-            sessions.of::<A>(),
-            &request,
+        A::respond(Answering {
+            registered: submission.registered::<A>(),
+            session: sessions.of::<A>(),
+            request: &request,
             window,
-            false,
-            &mut |answered| emit(answered.frames),
-        );
+            on_input: &mut encoding::<A>(false, &mut |answered| emit(answered.frames)),
+        });
         Ok(())
     }
 
@@ -395,14 +392,13 @@ impl<A: Graded> Asked for AskedOf<A> {
         window: Window,
         on_input: &mut dyn FnMut(Answered) -> bool,
     ) {
-        respond_encoded::<A>(
-            submission.registered::<A>(),
-            &mut A::Session::default(),
-            &self.request,
+        A::respond(Answering {
+            registered: submission.registered::<A>(),
+            session: &mut A::Session::default(),
+            request: &self.request,
             window,
-            true,
-            on_input,
-        );
+            on_input: &mut encoding::<A>(true, on_input),
+        });
     }
 
     fn describe_input(&self, input: &[u8], through: usize) -> String {
@@ -542,6 +538,10 @@ pub(crate) fn parse_file<A: Graded>(text: &str) -> Result<ParsedFile, Problem> {
                 common,
                 tests: Vec::new(),
             });
+            continue;
+        }
+        if let Err(problem) = exactly_one(&common.name, &group.sources()) {
+            problems.push(problem);
             continue;
         }
         let tests = match A::tests(&file.rules, group) {

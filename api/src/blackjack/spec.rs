@@ -9,12 +9,13 @@ use super::{
     Tally,
 };
 use crate::card::Card;
-use crate::deck::HandSource;
+use crate::deck::{HandSource, RandomHands};
 use crate::source::Source;
+use crate::spec::hands::cases_take_check;
 use crate::spec::schema::AnyValue;
 use crate::spec::{
     Generated, Grading, Problem, Problems, Rounds, Spec, SpecTest, Written, bulk_checks,
-    cards_expect, case_tests, check_of, exactly_one, expected, only_fields, unused,
+    cards_expect, case_tests, check_of, expected, only_fields, unused,
 };
 
 /// `rules:` of a blackjack file or group.
@@ -36,7 +37,7 @@ spec_group!(Group {
     cases: Option<Vec<Case>>,
     /// Random hands or rounds from a seed, compared in bulk.
     generate: Option<Generate>,
-});
+}, sources: [cases, generate]);
 
 spec_case!(Case {
     /// The cards of a hand to check.
@@ -116,13 +117,6 @@ impl Spec for Contract {
 
     fn tests(file: &RulesSpec, group: Group) -> Result<Vec<SpecTest<Contract>>, Problems> {
         let name = &group.name;
-        exactly_one(
-            name,
-            &[
-                ("cases", group.cases.is_some()),
-                ("generate", group.generate.is_some()),
-            ],
-        )?;
         let own = group.rules.unwrap_or_default();
         let rules = Rules {
             dealer_hits_soft_17: own
@@ -149,12 +143,12 @@ impl Spec for Contract {
                     }
                 }
                 None => Request::Hands {
-                    source: HandSource::Generated {
+                    source: HandSource::Generated(RandomHands {
                         count,
                         seed: generate.seed,
                         hand_size: 0,
                         min_hand_size: 0,
-                    },
+                    }),
                     checks: bulk_checks(name, group.checks)?,
                 },
             };
@@ -165,11 +159,7 @@ impl Spec for Contract {
             )?;
             return Ok(vec![SpecTest::whole(request, Grading::Bulk)]);
         }
-        unused(
-            name,
-            &[("checks", group.checks.is_some())],
-            "a group of cases; give `check`",
-        )?;
+        cases_take_check(name, group.checks.is_some())?;
         let cases = group.cases.unwrap_or_default();
         case_tests(name, cases, |case| case_test(&case, group.check, rules))
     }

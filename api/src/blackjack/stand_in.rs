@@ -10,7 +10,10 @@ use std::sync::OnceLock;
 use super::{Action, BlackjackGame, BlackjackHand, Contract, Player, Round, Rules, Tally};
 use crate::card::Card;
 use crate::deck::Deck;
-use crate::stand_in::{self, Answerer, CONSTRUCTORS, Link, NoCallbacks, Objects, method_of, no_args, Done, WithDeck};
+use crate::stand_in::{
+    self, Answerer, CONSTRUCTORS, Call, Done, Link, NoCallbacks, Objects, WithDeck, method_of,
+    no_args,
+};
 use crate::submission::Submission;
 use crate::wire::Wire;
 
@@ -99,18 +102,11 @@ impl BlackjackHand for Hand {
 struct Deciding<'p>(&'p mut dyn Player);
 
 impl Answerer for Deciding<'_> {
-    fn answer(
-        &mut self,
-        _: &Link,
-        _: u64,
-        method: u64,
-        args: &mut &[u8],
-        out: &mut Vec<u8>,
-    ) -> io::Result<()> {
-        match method_of(&Method::ALL, method)? {
+    fn answer(&mut self, call: Call<'_>) -> io::Result<()> {
+        match method_of(&Method::ALL, call.method)? {
             Method::Decide => {
-                let (hand, total) = (Vec::<Card>::take(args)?, u32::take(args)?);
-                self.0.decide(&hand, total, Card::take(args)?).put(out)
+                let (hand, total) = (Vec::<Card>::take(call.args)?, u32::take(call.args)?);
+                self.0.decide(&hand, total, Card::take(call.args)?).put(call.out)
             }
             other => Err(io::Error::other(format!("{other:?} is not a player's method"))),
         }
@@ -162,39 +158,32 @@ pub(crate) fn server(submission: &Submission) -> Option<Box<dyn Answerer + '_>> 
 }
 
 impl Answerer for Rc<Oracle> {
-    fn answer(
-        &mut self,
-        link: &Link,
-        object: u64,
-        method: u64,
-        args: &mut &[u8],
-        out: &mut Vec<u8>,
-    ) -> io::Result<()> {
-        let hand = || self.hands.borrow().get(object);
-        match method_of(&Method::ALL, method)? {
+    fn answer(&mut self, call: Call<'_>) -> io::Result<()> {
+        let hand = || self.hands.borrow().get(call.object);
+        match method_of(&Method::ALL, call.method)? {
             Method::NewHand => {
                 let made = (self.hand)();
-                self.hands.borrow_mut().keep(made, out)
+                self.hands.borrow_mut().keep(made, call.out)
             }
             Method::Add => {
-                hand()?.borrow_mut().add(Card::take(args)?);
-                Done.put(out)
+                hand()?.borrow_mut().add(Card::take(call.args)?);
+                Done.put(call.out)
             }
-            Method::Cards => hand()?.borrow().cards().to_vec().put(out),
-            Method::Value => hand()?.borrow().value().put(out),
-            Method::IsSoft => hand()?.borrow().is_soft().put(out),
+            Method::Cards => hand()?.borrow().cards().to_vec().put(call.out),
+            Method::Value => hand()?.borrow().value().put(call.out),
+            Method::IsSoft => hand()?.borrow().is_soft().put(call.out),
             Method::PlayRound => {
-                let (mut deck, rules) = (Deck::take(args)?, Rules::take(args)?);
-                let mut player = TestPlayer { link, oracle: Rc::clone(self) };
+                let (mut deck, rules) = (Deck::take(call.args)?, Rules::take(call.args)?);
+                let mut player = TestPlayer { link: call.link, oracle: Rc::clone(self) };
                 let round = (self.game)().play_round(&mut deck, &mut player, &rules);
-                WithDeck { value: round, deck }.put(out)
+                WithDeck { value: round, deck }.put(call.out)
             }
             Method::PlaySession => {
-                let (mut deck, rules) = (Deck::take(args)?, Rules::take(args)?);
-                let rounds = u32::take(args)?;
-                let mut player = TestPlayer { link, oracle: Rc::clone(self) };
+                let (mut deck, rules) = (Deck::take(call.args)?, Rules::take(call.args)?);
+                let rounds = u32::take(call.args)?;
+                let mut player = TestPlayer { link: call.link, oracle: Rc::clone(self) };
                 let tally = (self.game)().play_session(&mut deck, &mut player, &rules, rounds);
-                WithDeck { value: tally, deck }.put(out)
+                WithDeck { value: tally, deck }.put(call.out)
             }
             Method::Decide => Err(io::Error::other("a player's method, for the test to answer")),
         }

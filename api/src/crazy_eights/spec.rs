@@ -18,7 +18,7 @@ use crate::protocol::{Reply, decode_reply};
 use crate::source::Source;
 use crate::spec::{
     Driven, Field, Games, Generated, Grading, Label, NoRules, Problem, Problems, Ranged, Spec,
-    SpecTest, Target, Transport, case_tests, dealt, exactly_one,
+    SpecTest, Target, Transport, case_tests, dealt,
 };
 use crate::wire::Wire;
 
@@ -32,7 +32,7 @@ spec_group!(Group {
     generate: Option<Generate>,
     /// The submission's strategies played in the reference engine.
     strategies: Option<StrategiesSpec>,
-});
+}, sources: [cases, generate, strategies]);
 
 spec_case!(Case {
     /// The deck, top first; shuffled from `seed` when not given.
@@ -81,14 +81,6 @@ impl Spec for Contract {
 
     fn tests(_: &NoRules, group: Group) -> Result<Vec<SpecTest<Contract>>, Problems> {
         let name = &group.name;
-        exactly_one(
-            name,
-            &[
-                ("cases", group.cases.is_some()),
-                ("generate", group.generate.is_some()),
-                ("strategies", group.strategies.is_some()),
-            ],
-        )?;
         let whole_group = |request, grading| {
             Ok(vec![SpecTest {
                 case: None,

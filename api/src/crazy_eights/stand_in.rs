@@ -14,7 +14,10 @@ use super::{
 };
 use crate::card::{Card, Suit};
 use crate::deck::Deck;
-use crate::stand_in::{self, Answerer, CONSTRUCTORS, Link, NoCallbacks, Objects, method_of, no_args, Done, WithDeck};
+use crate::stand_in::{
+    self, Answerer, CONSTRUCTORS, Call, Done, Link, NoCallbacks, Objects, WithDeck, method_of,
+    no_args,
+};
 use crate::submission::Submission;
 use crate::wire::Wire;
 
@@ -195,19 +198,14 @@ forwarded_strategy!(impl<S: Style> PlayerStrategy for Styled<S>);
 struct Seats<'p>(&'p mut [Box<dyn PlayerStrategy>]);
 
 impl Answerer for Seats<'_> {
-    fn answer(
-        &mut self,
-        _: &Link,
-        seat: u64,
-        method: u64,
-        args: &mut &[u8],
-        out: &mut Vec<u8>,
-    ) -> io::Result<()> {
+    fn answer(&mut self, call: Call<'_>) -> io::Result<()> {
+        let seat = call.object;
         let player = usize::try_from(seat)
             .ok()
             .and_then(|seat| self.0.get_mut(seat))
             .ok_or_else(|| io::Error::other(format!("no player in seat {seat}")))?;
-        answer_strategy(&mut **player, method_of(&Method::ALL, method)?, args, out)
+        let method = method_of(&Method::ALL, call.method)?;
+        answer_strategy(&mut **player, method, call.args, call.out)
     }
 }
 
@@ -288,41 +286,34 @@ fn test_players(
 }
 
 impl Answerer for Rc<Oracle> {
-    fn answer(
-        &mut self,
-        link: &Link,
-        object: u64,
-        method: u64,
-        args: &mut &[u8],
-        out: &mut Vec<u8>,
-    ) -> io::Result<()> {
-        match method_of(&Method::ALL, method)? {
+    fn answer(&mut self, call: Call<'_>) -> io::Result<()> {
+        match method_of(&Method::ALL, call.method)? {
             Method::PlayGame => {
-                let mut deck = Deck::take(args)?;
-                let mut players = test_players(link, u64::take(args)?, self)?;
+                let mut deck = Deck::take(call.args)?;
+                let mut players = test_players(call.link, u64::take(call.args)?, self)?;
                 let result = self.engine()?.play_game(&mut players, &mut deck);
-                WithDeck { value: result, deck }.put(out)
+                WithDeck { value: result, deck }.put(call.out)
             }
             Method::PlayTournament => {
-                let mut deck = Deck::take(args)?;
-                let mut players = test_players(link, u64::take(args)?, self)?;
-                let target = u32::take(args)?;
+                let mut deck = Deck::take(call.args)?;
+                let mut players = test_players(call.link, u64::take(call.args)?, self)?;
+                let target = u32::take(call.args)?;
                 let result = self.engine()?.play_tournament(&mut players, &mut deck, target);
-                WithDeck { value: result, deck }.put(out)
+                WithDeck { value: result, deck }.put(call.out)
             }
             Method::NewStrategy => {
-                let name = String::take(args)?;
+                let name = String::take(call.args)?;
                 let (_, build) = self
                     .strategies
                     .iter()
                     .find(|(registered, _)| *registered == name)
                     .ok_or_else(|| io::Error::other(format!("no strategy is named `{name}`")))?;
                 let made = build();
-                self.made.borrow_mut().keep(made, out)
+                self.made.borrow_mut().keep(made, call.out)
             }
             method => {
-                let strategy = self.made.borrow().get(object)?;
-                answer_strategy(&mut **strategy.borrow_mut(), method, args, out)
+                let strategy = self.made.borrow().get(call.object)?;
+                answer_strategy(&mut **strategy.borrow_mut(), method, call.args, call.out)
             }
         }
     }

@@ -7,8 +7,8 @@ use crate::card::Card;
 use crate::poker;
 use crate::poker::spec::{EveryFiveCardHand, Generate};
 use crate::spec::schema::AnyValue;
-use crate::spec::hands::{GenerateHands, hand_source};
-use crate::spec::{Grading, NoRules, Problem, Problems, Spec, SpecTest, Written, cards_expect, case_tests, exactly_one, only_fields, unused};
+use crate::spec::hands::{GenerateHands, cases_take_check, hand_source};
+use crate::spec::{Grading, NoRules, Problem, Problems, Spec, SpecTest, Written, cards_expect, case_tests, only_fields, unused};
 
 spec_group!(Group {
     /// The check of every case that ranks a hand and does not name its own.
@@ -22,7 +22,7 @@ spec_group!(Group {
     generate: Option<Generate>,
     /// Every hand of five cards, ranked in bulk.
     exhaustive: Option<EveryFiveCardHand>,
-});
+}, sources: [cases, generate, exhaustive]);
 
 spec_case!(Case {
     /// The five cards a discard is tried on, or the hand ranked.
@@ -59,20 +59,8 @@ impl Spec for Contract {
 
     fn tests(_: &NoRules, group: Group) -> Result<Vec<SpecTest<Contract>>, Problems> {
         let name = &group.name;
-        exactly_one(
-            name,
-            &[
-                ("cases", group.cases.is_some()),
-                ("generate", group.generate.is_some()),
-                ("exhaustive", group.exhaustive.is_some()),
-            ],
-        )?;
         if let Some(cases) = group.cases {
-            unused(
-                name,
-                &[("checks", group.checks.is_some())],
-                "a group of cases; give `check`",
-            )?;
+            cases_take_check(name, group.checks.is_some())?;
             let group_check = group.check;
             return case_tests(name, cases, |case| case_test(case, group_check));
         }

@@ -8,7 +8,9 @@ use super::{Contract, DiscardError, DrawGame};
 use crate::card::Card;
 use crate::deck::Deck;
 use crate::poker;
-use crate::stand_in::{self, Answerer, CONSTRUCTORS, Link, NoCallbacks, Objects, method_of, no_args};
+use crate::stand_in::{
+    self, Answerer, CONSTRUCTORS, Call, NoCallbacks, Objects, method_of, no_args,
+};
 use crate::submission::Submission;
 use crate::wire::{Wire, invalid, put_varint, take_tag, take_varint};
 
@@ -140,31 +142,24 @@ pub(crate) fn server(submission: &Submission) -> Option<Box<dyn Answerer + '_>> 
 }
 
 impl Answerer for Server {
-    fn answer(
-        &mut self,
-        link: &Link,
-        object: u64,
-        method: u64,
-        args: &mut &[u8],
-        out: &mut Vec<u8>,
-    ) -> io::Result<()> {
-        let Some(game_method) = method.checked_sub(poker::stand_in::METHODS) else {
-            return self.hands.answer(link, object, method, args, out);
+    fn answer(&mut self, call: Call<'_>) -> io::Result<()> {
+        let Some(game_method) = call.method.checked_sub(poker::stand_in::METHODS) else {
+            return self.hands.answer(call);
         };
         let method = method_of(&Method::ALL, game_method)?;
         if method == Method::New {
-            return self.games.keep((self.build)(), out);
+            return self.games.keep((self.build)(), call.out);
         }
-        let game = self.games.get(object)?;
+        let game = self.games.get(call.object)?;
         let game = game.borrow();
         match method {
             Method::New | Method::DealerDiscards => {
-                game.dealer_discards(&Vec::take(args)?).put(out)
+                game.dealer_discards(&Vec::take(call.args)?).put(call.out)
             }
             Method::DiscardAndDraw => {
-                let mut hand = Vec::take(args)?;
-                let positions = Vec::take(args)?;
-                let mut deck = Deck::take(args)?;
+                let mut hand = Vec::take(call.args)?;
+                let positions = Vec::take(call.args)?;
+                let mut deck = Deck::take(call.args)?;
                 let refusal = game
                     .discard_and_draw(&mut hand, &positions, &mut deck)
                     .err();
@@ -173,7 +168,7 @@ impl Answerer for Server {
                     hand,
                     deck,
                 }
-                .put(out)
+                .put(call.out)
             }
         }
     }

@@ -10,8 +10,8 @@ use super::{Answer, Check, Contract, HandName, Multipliers, Request};
 use crate::card::Card;
 use crate::deck::HandSource;
 use crate::spec::schema::AnyValue;
-use crate::spec::hands::{EveryHand, GenerateHands, hand_source};
-use crate::spec::{Grading, Problems, Spec, SpecTest, Written, bulk_checks, case_tests, check_of, dealt, exactly_one, expected, unused};
+use crate::spec::hands::{EveryHand, GenerateHands, cases_take_check, hand_source};
+use crate::spec::{Grading, Problems, Spec, SpecTest, Written, bulk_checks, case_tests, check_of, dealt, expected, unused};
 
 /// `rules:` of a Plaisante hand file or group.
 #[derive(Deserialize, Default, Clone, Copy, JsonSchema)]
@@ -104,7 +104,7 @@ spec_group!(Group {
     generate: Option<GenerateHands<1, 5>>,
     /// Every hand of a size, asked `checks` in bulk.
     exhaustive: Option<EveryHand<1, 5>>,
-});
+}, sources: [cases, generate, exhaustive]);
 
 /// The most cards a case's hand holds.
 const MOST_CARDS: usize = 5;
@@ -129,14 +129,6 @@ impl Spec for Contract {
 
     fn tests(file: &RulesSpec, group: Group) -> Result<Vec<SpecTest<Contract>>, Problems> {
         let name = &group.name;
-        exactly_one(
-            name,
-            &[
-                ("cases", group.cases.is_some()),
-                ("generate", group.generate.is_some()),
-                ("exhaustive", group.exhaustive.is_some()),
-            ],
-        )?;
         // A group's table replaces the file's whole, as a file's replaces the seed's.
         let multipliers = group
             .rules
@@ -145,11 +137,7 @@ impl Spec for Contract {
             .or(file.multipliers)
             .map_or_else(Multipliers::default, |table| table.0);
         if let Some(cases) = group.cases {
-            unused(
-                name,
-                &[("checks", group.checks.is_some())],
-                "a group of cases; give `check`",
-            )?;
+            cases_take_check(name, group.checks.is_some())?;
             return case_tests(name, cases, |case| {
                 dealt("a Plaisante hand", &case.hand, 0..=MOST_CARDS)?;
                 let check = check_of(case.check, group.check)?;

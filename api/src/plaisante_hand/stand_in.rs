@@ -6,7 +6,9 @@ use std::sync::OnceLock;
 
 use super::{Contract, HandBuilder, HandName, Multipliers, PlaisanteHand};
 use crate::card::Card;
-use crate::stand_in::{self, Answerer, CONSTRUCTORS, Link, NoCallbacks, Objects, method_of, no_args};
+use crate::stand_in::{
+    self, Answerer, CONSTRUCTORS, Call, NoCallbacks, Objects, method_of, no_args,
+};
 use crate::submission::Submission;
 use crate::wire::Wire;
 
@@ -152,37 +154,30 @@ pub(crate) fn server(submission: &Submission) -> Option<Box<dyn Answerer + '_>> 
 }
 
 impl Answerer for Server {
-    fn answer(
-        &mut self,
-        _: &Link,
-        object: u64,
-        method: u64,
-        args: &mut &[u8],
-        out: &mut Vec<u8>,
-    ) -> io::Result<()> {
-        let method = method_of(&Method::ALL, method)?;
+    fn answer(&mut self, call: Call<'_>) -> io::Result<()> {
+        let method = method_of(&Method::ALL, call.method)?;
         if method == Method::New {
-            let hand = (self.build)(Vec::take(args)?);
-            return self.hands.keep(hand, out);
+            let hand = (self.build)(Vec::take(call.args)?);
+            return self.hands.keep(hand, call.out);
         }
-        let hand = self.hands.get(object)?;
+        let hand = self.hands.get(call.object)?;
         let hand = hand.borrow();
         match method {
-            Method::New | Method::Cards => hand.cards().to_vec().put(out),
-            Method::CountValues => hand.count_values().put(out),
-            Method::HasPair => hand.has_pair().put(out),
-            Method::HasTwoPair => hand.has_two_pair().put(out),
-            Method::HasThreeOfAKind => hand.has_three_of_a_kind().put(out),
-            Method::HasFourOfAKind => hand.has_four_of_a_kind().put(out),
-            Method::HasFullHouse => hand.has_full_house().put(out),
-            Method::HasFlush => hand.has_flush().put(out),
-            Method::HasStraight => hand.has_straight().put(out),
-            Method::LowestValue => hand.lowest_value().put(out),
-            Method::HighestValue => hand.highest_value().put(out),
-            Method::Evaluate => hand.evaluate().put(out),
-            Method::TotalValue => hand.total_value().put(out),
-            Method::BaseMult => hand.base_mult(&Multipliers::take(args)?).put(out),
-            Method::Score => hand.score(&Multipliers::take(args)?).put(out),
+            Method::New | Method::Cards => hand.cards().to_vec().put(call.out),
+            Method::CountValues => hand.count_values().put(call.out),
+            Method::HasPair => hand.has_pair().put(call.out),
+            Method::HasTwoPair => hand.has_two_pair().put(call.out),
+            Method::HasThreeOfAKind => hand.has_three_of_a_kind().put(call.out),
+            Method::HasFourOfAKind => hand.has_four_of_a_kind().put(call.out),
+            Method::HasFullHouse => hand.has_full_house().put(call.out),
+            Method::HasFlush => hand.has_flush().put(call.out),
+            Method::HasStraight => hand.has_straight().put(call.out),
+            Method::LowestValue => hand.lowest_value().put(call.out),
+            Method::HighestValue => hand.highest_value().put(call.out),
+            Method::Evaluate => hand.evaluate().put(call.out),
+            Method::TotalValue => hand.total_value().put(call.out),
+            Method::BaseMult => hand.base_mult(&Multipliers::take(call.args)?).put(call.out),
+            Method::Score => hand.score(&Multipliers::take(call.args)?).put(call.out),
         }
     }
 }

@@ -9,8 +9,8 @@ use crate::card::Card;
 use crate::deck::HandSource;
 use crate::source::Source;
 use crate::spec::schema::AnyValue;
-use crate::spec::hands::{EveryHand, HandSize, five, hand_source};
-use crate::spec::{Generated, Grading, Problem, Problems, Spec, SpecTest, Written, bulk_checks, case_tests, check_of, dealt, exactly_one, expected, only_fields, unused};
+use crate::spec::hands::{EveryHand, HandSize, cases_take_check, five, hand_source};
+use crate::spec::{Generated, Grading, Problem, Problems, Spec, SpecTest, Written, bulk_checks, case_tests, check_of, dealt, expected, only_fields, unused};
 
 /// Every bulk hand of poker has five cards.
 pub(crate) type FiveCards = HandSize<5, 5>;
@@ -48,7 +48,7 @@ spec_group!(Group {
     generate: Option<Generate>,
     /// Every hand of five cards, asked `checks` in bulk.
     exhaustive: Option<EveryFiveCardHand>,
-});
+}, sources: [cases, generate, exhaustive]);
 
 /// The cards of every hand a case ranks.
 const HAND_SIZE: usize = 5;
@@ -94,14 +94,6 @@ impl Spec for Contract {
 
     fn tests(file: &RulesSpec, group: Group) -> Result<Vec<SpecTest<Contract>>, Problems> {
         let name = &group.name;
-        exactly_one(
-            name,
-            &[
-                ("cases", group.cases.is_some()),
-                ("generate", group.generate.is_some()),
-                ("exhaustive", group.exhaustive.is_some()),
-            ],
-        )?;
         let own = group.rules.unwrap_or_default();
         let rules = PokerRules {
             ties: match own.ties.or(file.ties) {
@@ -114,11 +106,7 @@ impl Spec for Contract {
                 .unwrap_or(true),
         };
         if let Some(cases) = group.cases {
-            unused(
-                name,
-                &[("checks", group.checks.is_some())],
-                "a group of cases; give `check`",
-            )?;
+            cases_take_check(name, group.checks.is_some())?;
             return case_tests(name, cases, |case| case_test(&case, group.check, rules));
         }
         unused(

@@ -8,7 +8,9 @@ use std::sync::OnceLock;
 
 use super::{Category, Contract, PokerHand, PokerHandBuilder, PokerRules};
 use crate::card::Card;
-use crate::stand_in::{self, Answerer, CONSTRUCTORS, Link, NoCallbacks, Objects, method_of, no_args};
+use crate::stand_in::{
+    self, Answerer, CONSTRUCTORS, Call, Link, NoCallbacks, Objects, method_of, no_args,
+};
 use crate::submission::Submission;
 use crate::wire::Wire;
 
@@ -91,21 +93,14 @@ impl PokerHand for Hand {
 struct OtherHand<'a>(&'a dyn PokerHand);
 
 impl Answerer for OtherHand<'_> {
-    fn answer(
-        &mut self,
-        _: &Link,
-        object: u64,
-        method: u64,
-        _: &mut &[u8],
-        out: &mut Vec<u8>,
-    ) -> io::Result<()> {
-        if object != OTHER {
-            return Err(io::Error::other(format!("no object {object} to call back")));
+    fn answer(&mut self, call: Call<'_>) -> io::Result<()> {
+        if call.object != OTHER {
+            return Err(io::Error::other(format!("no object {} to call back", call.object)));
         }
-        match method_of(&Method::ALL, method)? {
-            Method::Cards => self.0.cards().to_vec().put(out),
-            Method::Category => self.0.category().put(out),
-            Method::Tiebreak => self.0.tiebreak().put(out),
+        match method_of(&Method::ALL, call.method)? {
+            Method::Cards => self.0.cards().to_vec().put(call.out),
+            Method::Category => self.0.category().put(call.out),
+            Method::Tiebreak => self.0.tiebreak().put(call.out),
             Method::New | Method::Compare => Err(io::Error::other("not a call back")),
         }
     }
@@ -175,32 +170,25 @@ pub(crate) fn server(submission: &Submission) -> Option<Box<dyn Answerer + '_>> 
 }
 
 impl Answerer for Server {
-    fn answer(
-        &mut self,
-        link: &Link,
-        object: u64,
-        method: u64,
-        args: &mut &[u8],
-        out: &mut Vec<u8>,
-    ) -> io::Result<()> {
-        let method = method_of(&Method::ALL, method)?;
+    fn answer(&mut self, call: Call<'_>) -> io::Result<()> {
+        let method = method_of(&Method::ALL, call.method)?;
         if method == Method::New {
-            let hand = (self.build)(Vec::take(args)?, PokerRules::take(args)?);
-            return self.hands.keep(hand, out);
+            let hand = (self.build)(Vec::take(call.args)?, PokerRules::take(call.args)?);
+            return self.hands.keep(hand, call.out);
         }
-        let hand = self.hands.get(object)?;
+        let hand = self.hands.get(call.object)?;
         let hand = hand.borrow();
         match method {
-            Method::New | Method::Cards => hand.cards().to_vec().put(out),
-            Method::Category => hand.category().put(out),
-            Method::Tiebreak => hand.tiebreak().put(out),
+            Method::New | Method::Cards => hand.cards().to_vec().put(call.out),
+            Method::Category => hand.category().put(call.out),
+            Method::Tiebreak => hand.tiebreak().put(call.out),
             Method::Compare => {
                 let other = TestHand {
-                    link,
+                    link: call.link,
                     server: RefCell::new(self),
                     cards: OnceCell::new(),
                 };
-                hand.compare(&other).put(out)
+                hand.compare(&other).put(call.out)
             }
         }
     }

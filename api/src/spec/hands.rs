@@ -3,8 +3,8 @@
 
 use serde::Deserialize;
 
-use super::{Generated, Problem, Ranged};
-use crate::deck::HandSource;
+use super::{Generated, Problem, Ranged, unused};
+use crate::deck::{HandSource, RandomHands};
 
 /// The cards of a hand of a bulk group, `MIN` to `MAX`.
 pub(crate) type HandSize<const MIN: u64, const MAX: u64> = Ranged<u8, MIN, MAX>;
@@ -53,12 +53,12 @@ pub(crate) fn hand_source<const MIN: u64, const MAX: u64>(
                     format!("min_hand_size {min_hand_size} is more than hand_size {hand_size}"),
                 ));
             }
-            Ok(HandSource::Generated {
+            Ok(HandSource::Generated(RandomHands {
                 count: g.count.0,
                 seed: g.seed,
                 hand_size,
                 min_hand_size,
-            })
+            }))
         }
         (None, Some(e)) => Ok(HandSource::Exhaustive {
             hand_size: e.hand_size.0,
@@ -66,4 +66,13 @@ pub(crate) fn hand_source<const MIN: u64, const MAX: u64>(
         }),
         (None, None) => Err(Problem::group(group, "needs `generate` or `exhaustive`")),
     }
+}
+
+/// Refuses `checks` in a group of cases, each of which asks the group's `check` or its own.
+pub(crate) fn cases_take_check(group: &str, checks_given: bool) -> Result<(), Problem> {
+    unused(
+        group,
+        &[("checks", checks_given)],
+        "a group of cases; give `check`",
+    )
 }

@@ -17,7 +17,7 @@ spec_group!(Group {
     cases: Option<Vec<Case>>,
     /// Random scripts from a seed, compared in bulk.
     generate: Option<Generate>,
-});
+}, sources: [cases, generate]);
 
 spec_case!(Case {
     /// The cards dealt from, top first.

@@ -7,7 +7,9 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 use super::{Contract, Tableau, TableauBuilder};
 use crate::card::Card;
 use crate::deck::Deck;
-use crate::stand_in::{self, Answerer, CONSTRUCTORS, Link, NoCallbacks, Objects, method_of, no_args};
+use crate::stand_in::{
+    self, Answerer, CONSTRUCTORS, Call, NoCallbacks, Objects, method_of, no_args,
+};
 use crate::submission::Submission;
 use crate::wire::Wire;
 
@@ -158,41 +160,34 @@ pub(crate) fn server(submission: &Submission) -> Option<Box<dyn Answerer + '_>> 
 }
 
 impl Answerer for Server {
-    fn answer(
-        &mut self,
-        _: &Link,
-        object: u64,
-        method: u64,
-        args: &mut &[u8],
-        out: &mut Vec<u8>,
-    ) -> io::Result<()> {
-        let method = method_of(&Method::ALL, method)?;
+    fn answer(&mut self, call: Call<'_>) -> io::Result<()> {
+        let method = method_of(&Method::ALL, call.method)?;
         if method == Method::New {
-            return self.tableaus.keep((self.build)(), out);
+            return self.tableaus.keep((self.build)(), call.out);
         }
-        let tableau = self.tableaus.get(object)?;
+        let tableau = self.tableaus.get(call.object)?;
         let mut tableau = tableau.borrow_mut();
         match method {
-            Method::New | Method::Held => tableau.held().to_vec().put(out),
-            Method::HeldMut => tableau.held_mut().clone().put(out),
+            Method::New | Method::Held => tableau.held().to_vec().put(call.out),
+            Method::HeldMut => tableau.held_mut().clone().put(call.out),
             Method::SetHeld => {
-                *tableau.held_mut() = Vec::take(args)?;
-                Nothing.put(out)
+                *tableau.held_mut() = Vec::take(call.args)?;
+                Nothing.put(call.out)
             }
-            Method::Selected => tableau.selected().to_vec().put(out),
-            Method::PlayArea => tableau.play_area().to_vec().put(out),
+            Method::Selected => tableau.selected().to_vec().put(call.out),
+            Method::PlayArea => tableau.play_area().to_vec().put(call.out),
             Method::DealFrom => {
-                let mut deck = Deck::take(args)?;
+                let mut deck = Deck::take(call.args)?;
                 tableau.deal_from(&mut deck);
-                deck.put(out)
+                deck.put(call.out)
             }
             Method::ToggleSelection => {
-                tableau.toggle_selection(Card::take(args)?);
-                Nothing.put(out)
+                tableau.toggle_selection(Card::take(call.args)?);
+                Nothing.put(call.out)
             }
             Method::MoveSelectedToPlayArea => {
                 tableau.move_selected_to_play_area();
-                Nothing.put(out)
+                Nothing.put(call.out)
             }
         }
     }

@@ -3,11 +3,11 @@
 
 use std::fmt;
 
-use crate::assignment::{Assignment, ask};
+use crate::assignment::{Answering, Assignment, ask};
 use crate::card::Card;
 use crate::deck::Deck;
 use crate::protocol::Reply;
-use crate::source::{Generator, Source, Window};
+use crate::source::{Generator, Source};
 use crate::submission::Submission;
 
 #[cfg(feature = "spec")]
@@ -81,18 +81,13 @@ impl Assignment for Contract {
     type Input = Battle;
     type Answer = Winner;
 
-    fn respond(
-        battle: Option<&fn(Card, Card) -> Winner>,
-        _: &mut (),
-        battles: &Source<Battle, RandomBattles>,
-        window: Window,
-        mut on_input: impl FnMut(Battle, Vec<Reply<Winner>>) -> bool,
-    ) {
-        battles.for_each(window.only(|input: Battle| {
-            let reply = battle.map_or(Reply::NotRegistered, |battle| {
+    fn respond(mut answering: Answering<'_, Self>) {
+        let battles = answering.request;
+        battles.for_each(answering.window.only(|input: Battle| {
+            let reply = answering.registered.map_or(Reply::NotRegistered, |battle| {
                 ask(|| battle(input.first, input.second))
             });
-            on_input(input, vec![reply])
+            answering.answer(input, vec![reply])
         }));
     }
 

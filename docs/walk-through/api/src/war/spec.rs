@@ -9,7 +9,7 @@ spec_group!(Group {
     cases: Option<Vec<Case>>,
     /// Battles dealt from decks shuffled from `seed`.
     generate: Option<Generate>,
-});
+}, sources: [cases, generate]);
 
 spec_case!(Case {
     first: Card,

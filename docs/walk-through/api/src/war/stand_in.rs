@@ -5,7 +5,7 @@ use std::io;
 
 use super::{Contract, War, Winner};
 use crate::card::Card;
-use crate::stand_in::{self, Answerer, CONSTRUCTORS, Link, NoCallbacks};
+use crate::stand_in::{self, Answerer, CONSTRUCTORS, Call, NoCallbacks};
 use crate::submission::Submission;
 use crate::wire::Wire;
 
@@ -39,14 +39,7 @@ pub(crate) fn server(submission: &Submission) -> Option<Box<dyn Answerer + '_>> 
 }
 
 impl Answerer for Server {
-    fn answer(
-        &mut self,
-        _: &Link,
-        _: u64,
-        _: u64,
-        args: &mut &[u8],
-        out: &mut Vec<u8>,
-    ) -> io::Result<()> {
-        (self.battle)(Card::take(args)?, Card::take(args)?).put(out)
+    fn answer(&mut self, call: Call<'_>) -> io::Result<()> {
+        (self.battle)(Card::take(call.args)?, Card::take(call.args)?).put(call.out)
     }
 }
