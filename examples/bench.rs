@@ -69,14 +69,7 @@ fn main() {
     // `floor [--assignment A] [--skip FILTER]`: the reference's own time, in ms, for every
     // test of the built-in specs those keep (scripts/bench-batch.sh prints a class's floor).
     if std::env::args().nth(1).as_deref() == Some(FLOOR) {
-        let arguments: Vec<String> = std::env::args().skip(2).collect();
-        let given = |flag: &str| {
-            arguments
-                .windows(2)
-                .find(|pair| pair[0] == flag)
-                .map(|pair| pair[1].clone())
-        };
-        let (assignment, skip) = (given("--assignment"), given("--skip"));
+        let Kept { assignment, skip } = kept();
         let took = reference_time(&reference, &suite, |test| {
             assignment
                 .as_deref()
@@ -89,14 +82,8 @@ fn main() {
     // `own-tests-floor CRATE [--assignment A] [--skip FILTER]`: the students'-tests floor
     // of the crate at CRATE, in ms of one core, for the groups those keep.
     if std::env::args().nth(1).as_deref() == Some(OWN_TESTS_FLOOR) {
+        let Kept { assignment, skip } = kept();
         let arguments: Vec<String> = std::env::args().skip(2).collect();
-        let given = |flag: &str| {
-            arguments
-                .windows(2)
-                .find(|pair| pair[0] == flag)
-                .map(|pair| pair[1].clone())
-        };
-        let (assignment, skip) = (given("--assignment"), given("--skip"));
         let crate_dir = Path::new(arguments.first().expect("own-tests-floor CRATE"));
         let took = own_tests_floor(&suite, crate_dir, 5, |group| {
             assignment
@@ -317,6 +304,27 @@ fn main() {
         );
         println!("  building (cargo + rustc)      {:>8.1} ms", ms(build));
         println!("  everything else               {:>8.1} ms", ms(rest));
+    }
+}
+
+/// Which tests a floor is for, from `--assignment A` and `--skip FILTER` after the
+/// program's first argument, as `grader check` takes them.
+struct Kept {
+    assignment: Option<String>,
+    skip: Option<String>,
+}
+
+fn kept() -> Kept {
+    let arguments: Vec<String> = std::env::args().skip(2).collect();
+    let given = |flag: &str| {
+        arguments
+            .windows(2)
+            .find(|pair| pair[0] == flag)
+            .map(|pair| pair[1].clone())
+    };
+    Kept {
+        assignment: given("--assignment"),
+        skip: given("--skip"),
     }
 }
 
