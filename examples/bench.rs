@@ -384,7 +384,11 @@ fn own_tests_floor(
                 .map(|_| {
                     let started = Instant::now();
                     // A student's tests may fail on their own code: their time is the floor.
+                    // Without backtraces, as the grader runs them: a failing test's
+                    // backtrace alone takes tens of milliseconds to print.
                     let ran = Command::new(&executable)
+                        .env_remove("RUST_BACKTRACE")
+                        .env_remove("RUST_LIB_BACKTRACE")
                         .args(["--quiet", &filter])
                         .stdout(std::process::Stdio::null())
                         .stderr(std::process::Stdio::null())

@@ -4,6 +4,10 @@
 # (issue 24's goal: at most 3x). The example student is copied to a scratch folder, so
 # neither command writes in the checkout; the grader is the one built (GRADER overrides).
 set -eu
+# Both sides without backtraces, as the grader runs a student's tests: with RUST_BACKTRACE=1,
+# `cargo test` of the example student (whose tests fail on its own code) takes 70 ms more
+# printing them, which made the grader's ratio look better than it is.
+unset RUST_BACKTRACE RUST_LIB_BACKTRACE
 repo=$(cd "$(dirname "$0")/.." && pwd)
 grader=${GRADER:-$repo/target/debug/grader}
 work=$(mktemp -d)
