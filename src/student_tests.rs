@@ -18,6 +18,7 @@ mod grade;
 mod grading;
 pub mod harness;
 mod oracle;
+mod rounds;
 mod run;
 mod session;
 pub mod source;

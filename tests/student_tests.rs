@@ -134,6 +134,52 @@ fn exactly_the_bugs_the_tests_catch_pass_and_each_names_its_catcher() {
     );
 }
 
+/// A test asking about four hands, each three times, in the order `order` (an expression
+/// of the indexes 0 to 11) gives them.
+fn hands_in_order(order: &str) -> String {
+    tests_of(&[&format!(
+        "
+    #[test]
+    fn four_hands_thrice() {{
+        let hands: [(&[&str], bool, bool); 4] = [
+            (&[\"7H\", \"7D\", \"7C\", \"2S\", \"9H\"], false, true),
+            (&[\"7H\", \"7D\", \"7C\", \"7S\", \"9H\"], false, false),
+            (&[\"KH\", \"KD\", \"2C\", \"7S\", \"9H\"], true, false),
+            (&[\"5H\", \"5D\", \"6C\", \"7S\", \"9H\"], true, false),
+        ];
+        let order: Vec<usize> = {order};
+        for n in order {{
+            let (cards, pair, three) = hands[n % 4];
+            assert_eq!(hand(cards).has_pair(), pair, \"{{cards:?}}\");
+            assert_eq!(hand(cards).has_three_of_a_kind(), three, \"{{cards:?}}\");
+        }}
+    }}
+"
+    )])
+}
+
+#[test]
+fn a_test_that_asks_in_another_order_each_run_catches_what_it_catches_in_one_order() {
+    // A HashSet's order changes from process to process: the test's two runs on the
+    // reference ask differently, so the bugs that answered its first run as the reference
+    // did are run too, as they would be had the oracle kept nothing.
+    let fixed = graded(&with_tests(
+        "student-tests-fixed-order",
+        &hands_in_order("(0..12).collect()"),
+    ));
+    let shuffled = graded(&with_tests(
+        "student-tests-hashed-order",
+        &hands_in_order(
+            "(0..12).collect::<std::collections::HashSet<usize>>().into_iter().collect()",
+        ),
+    ));
+    assert!(
+        caught_bugs(&fixed).contains(&"bug_pair_at_least_two".to_string()),
+        "{fixed}"
+    );
+    assert_eq!(caught_bugs(&shuffled), caught_bugs(&fixed), "{shuffled}");
+}
+
 #[test]
 fn a_wrong_a_looping_and_a_forking_test_are_named_and_the_rest_still_count() {
     let tests = tests_of(&[
@@ -468,15 +514,24 @@ fn a_groups_runs_stop_at_its_budget_and_the_rest_are_named_not_run() {
         "student-tests-budget.yaml",
         "assignment: plaisante_hand\ngroups:\n  - name: your tests\n    points: 10\n    timeout_ms: 1500\n    student_tests: { bugs: all, budget_s: 3 }\n",
     );
-    let tests = tests_of(&[
-        THREE_SEVENS,
-        "
+    // Each hangs on the one bug that takes three sevens for a pair, and passes elsewhere:
+    // four runs a core of 1.5 s each, twice over, whatever the cores.
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let hanging: Vec<String> = (0..8 * cores)
+        .map(|n| {
+            format!(
+                "
     #[test]
-    fn loops_forever() {
-        while hand(&[\"KH\"]).cards().len() == 1 {}
-    }
-",
-    ]);
+    fn hangs_where_three_sevens_make_a_pair_{n}() {{
+        while hand(&[\"7H\", \"7D\", \"7C\", \"2S\", \"9H\"]).has_pair() {{}}
+    }}
+"
+            )
+        })
+        .collect();
+    let mut tests: Vec<&str> = vec![THREE_SEVENS];
+    tests.extend(hanging.iter().map(String::as_str));
+    let tests = tests_of(&tests);
     let dir = with_tests("student-tests-budget", &tests);
     // The build, once, outside the time measured: the grading is what the budget bounds.
     check(&dir, &["--spec", spec.to_str().unwrap()]);
@@ -484,7 +539,7 @@ fn a_groups_runs_stop_at_its_budget_and_the_rest_are_named_not_run() {
     let (_, stdout, stderr) = check(&dir, &["--spec", spec.to_str().unwrap()]);
     let took = started.elapsed();
     assert!(stdout.contains("test result"), "{stdout}\n{stderr}");
-    // 36 runs of 1.5 s on two cores would take 27 s: the budget stops them after 3 s.
+    // The hanging runs would take 6 s: the budget stops them after 3 s.
     assert!(
         took < std::time::Duration::from_secs(15),
         "{took:?}\n{stdout}"

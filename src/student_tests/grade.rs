@@ -8,8 +8,9 @@ use reference::bugs::Bug;
 use super::file::{StudentFile, TestName};
 use super::grading::{Graded, Grading};
 use super::harness;
-use super::oracle::{Implementation, Oracle};
-use super::run::{Outcome, Run, Runs, Target};
+use super::oracle::Oracle;
+use super::rounds::Rounds;
+use super::run::{Outcome, Runs};
 use super::verdicts::NOT_RUN;
 use crate::runner::Launcher;
 use crate::student_text::StudentText;
@@ -70,38 +71,16 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
         false => Vec::new(),
     };
     let under_test = |test: &TestName| format!("{}::{}", harness::UNDER_TEST, test.in_harness);
-    let implementations: Vec<Implementation> = std::iter::once(Implementation::Reference)
-        .chain((0..bugs.len()).map(Implementation::Bug))
-        .collect();
-    let mut runs: Vec<Run> = Vec::new();
-    for test in &graded_tests {
-        for implementation in &implementations {
-            runs.push((under_test(test), Target::Implementation(*implementation)));
-        }
-    }
-    for test in &on_yours {
-        runs.push((
-            format!("{}::{}", harness::YOURS, test.in_harness),
-            Target::Yours,
-        ));
-    }
-    let outcomes = Runs {
+    let on_yours_path = |test: &TestName| format!("{}::{}", harness::YOURS, test.in_harness);
+    let runs = Runs {
         harness: &launcher,
         oracle: &oracle,
         timeout: grading.timeout,
-        budget: grading.budget,
-    }
-    .outcomes(runs);
-    let runs_not_run = outcomes
-        .values()
-        .filter(|outcome| **outcome == Outcome::NotRun)
-        .count();
-    let outcome = |test: String, target: Target| {
-        outcomes
-            .get(&(test, target))
-            .cloned()
-            .unwrap_or(Outcome::NotRun)
+        end: std::time::Instant::now() + grading.budget,
     };
+    let tests: Vec<String> = graded_tests.iter().map(|test| under_test(test)).collect();
+    let yours: Vec<String> = on_yours.iter().map(|test| on_yours_path(test)).collect();
+    let rounds = Rounds::run(|round| runs.outcomes(round), &tests, &yours, bugs.len());
     let mut graded = Graded {
         file: Some(searched),
         left_out: student_texts(&built.left_out),
@@ -109,26 +88,20 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
         yours: match built.yours {
             true => Ok(on_yours
                 .iter()
-                .filter_map(|test| {
-                    let on_yours = format!("{}::{}", harness::YOURS, test.in_harness);
-                    match outcome(on_yours, Target::Yours) {
-                        Outcome::Passed => None,
-                        Outcome::Failed(said) => Some((test.shown.as_str().into(), said.into())),
-                        Outcome::NotRun => Some((test.shown.as_str().into(), NOT_RUN.into())),
-                    }
+                .filter_map(|test| match rounds.on_yours(&on_yours_path(test)) {
+                    Outcome::Passed => None,
+                    Outcome::Failed(said) => Some((test.shown.as_str().into(), said.into())),
+                    Outcome::NotRun => Some((test.shown.as_str().into(), NOT_RUN.into())),
                 })
                 .collect()),
             false => Err(built.yours_left_out.clone().unwrap_or_default().into()),
         },
-        runs_not_run,
+        runs_not_run: rounds.not_run(),
         ..Graded::default()
     };
     let mut valid = Vec::new();
     for test in &graded_tests {
-        match outcome(
-            under_test(test),
-            Target::Implementation(Implementation::Reference),
-        ) {
+        match rounds.on_the_reference(&under_test(test)) {
             Outcome::Passed => {
                 graded.valid.push(test.shown.as_str().into());
                 valid.push(*test);
@@ -143,15 +116,12 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
         .iter()
         .enumerate()
         .map(|(n, bug)| {
-            let catcher = valid.iter().find_map(|test| {
-                match outcome(
-                    under_test(test),
-                    Target::Implementation(Implementation::Bug(n)),
-                ) {
+            let catcher = valid
+                .iter()
+                .find_map(|test| match rounds.on_bug(&under_test(test), n) {
                     Outcome::Failed(said) => Some((test.shown.as_str().into(), said.into())),
                     Outcome::Passed | Outcome::NotRun => None,
-                }
-            });
+                });
             (bug.name.to_string(), catcher)
         })
         .collect();

@@ -10,7 +10,7 @@ use std::os::unix::net::UnixStream;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use grader_api::stand_in::{Handed, hand_link};
+use grader_api::stand_in::{Handed, Record, Report, hand_link};
 
 use reference::bugs::{Bug, Library};
 
@@ -29,6 +29,8 @@ pub struct Oracle {
     _launcher: Launcher,
     /// The CPU each link's process may use: a loop of an implementation ends there.
     cpu_seconds: u32,
+    /// How many implementations it holds: the reference and the bugs.
+    implementations: usize,
 }
 
 /// An implementation the oracle answers with.
@@ -65,23 +67,62 @@ impl Oracle {
             _running: running,
             _launcher: launcher,
             cpu_seconds: cpu_seconds(grading.timeout),
+            implementations: bugs.len() + 1,
         })
     }
 
-    /// Hands `link` to the oracle, to be answered with `implementation`.
-    pub fn answer(&self, implementation: Implementation, link: UnixStream) -> std::io::Result<()> {
+    /// Hands `link` to the oracle, to be answered with `implementation`, keeping what
+    /// `record` asks; the report's socket when it asks for one.
+    pub fn answer(
+        &self,
+        implementation: Implementation,
+        link: UnixStream,
+        record: Record,
+    ) -> std::io::Result<Option<UnixStream>> {
         let handed = Handed {
-            implementation: match implementation {
-                Implementation::Reference => 0,
-                Implementation::Bug(n) => u32::try_from(n + 1).unwrap_or(u32::MAX),
-            },
+            implementation: u32::try_from(implementation.place()).unwrap_or(u32::MAX),
             cpu_seconds: self.cpu_seconds,
+            record,
+        };
+        let (report, oracles_report) = match record {
+            Record::Nothing => (None, None),
+            _ => UnixStream::pair().map(|(ours, theirs)| (Some(ours), Some(theirs)))?,
         };
         let handing = self
             .handing
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        hand_link(&handing, &handed, &link)
+        hand_link(&handing, &handed, &link, oracles_report.as_ref())?;
+        Ok(report)
+    }
+
+    /// The report on `socket` of a run [`Oracle::answer`] recorded, once the run has
+    /// ended: each replay may take a run's CPU, and a second more to answer.
+    pub fn report(&self, socket: &UnixStream) -> Option<Report> {
+        let replay = Duration::from_secs(u64::from(self.cpu_seconds) + 1);
+        Report::read(socket, replay * self.implementations as u32)
+    }
+
+    /// Whether `report` says `implementation` answered its run's messages as the reference
+    /// did; false without a report, or for a report of no replays.
+    pub fn alike(report: Option<&Report>, implementation: Implementation) -> bool {
+        report.is_some_and(|report| {
+            report
+                .alike
+                .get(implementation.place())
+                .copied()
+                .unwrap_or(false)
+        })
+    }
+}
+
+impl Implementation {
+    /// Its place in the oracle's list: the reference first, then the bugs in order.
+    fn place(self) -> usize {
+        match self {
+            Implementation::Reference => 0,
+            Implementation::Bug(n) => n + 1,
+        }
     }
 }
 

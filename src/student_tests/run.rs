@@ -14,6 +14,8 @@ use std::os::unix::net::UnixStream;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use grader_api::stand_in::{Record, Report};
+
 use super::oracle::{Implementation, Oracle};
 use crate::runner::Launcher;
 use crate::runner::once::{Ending, Ran};
@@ -39,25 +41,28 @@ pub enum Outcome {
 /// One run: a test, by its full path in the harness, on a target.
 pub type Run = (String, Target);
 
+/// How a run came out, and the oracle's report of it when one was asked.
+pub type Reported = (Outcome, Option<Report>);
+
 /// What the runs of a grading need.
 pub struct Runs<'a> {
     pub harness: &'a Launcher,
     pub oracle: &'a Oracle,
     /// The most one run may take.
     pub timeout: Duration,
-    /// The most the runs may take together: past it, those not started are not run.
-    pub budget: Duration,
+    /// When the group's time ends: runs not started by then are not run.
+    pub end: Instant,
 }
 
 impl Runs<'_> {
-    /// The outcome of each of `runs`, run a core each in a shuffled order.
-    pub fn outcomes(&self, runs: Vec<Run>) -> HashMap<Run, Outcome> {
+    /// The outcome of each of `runs`, each with what its oracle keeps, run two a core in
+    /// a shuffled order.
+    pub fn outcomes(&self, runs: Vec<(Run, Record)>) -> HashMap<Run, Reported> {
         let key = std::collections::hash_map::RandomState::new();
         let mut queue = runs;
-        queue.sort_by_cached_key(|run| key.hash_one(run));
+        queue.sort_by_cached_key(|(run, _)| key.hash_one(run));
         let queue = Mutex::new(queue);
         let found = Mutex::new(HashMap::new());
-        let end = Instant::now() + self.budget;
         // Two runs a core: a run is more waiting (a sandbox set up, a process started and
         // reaped) than computing.
         let workers = 2 * std::thread::available_parallelism().map_or(1, usize::from);
@@ -66,10 +71,10 @@ impl Runs<'_> {
                 scope.spawn(|| {
                     loop {
                         let next = queue.lock().ok().and_then(|mut queue| queue.pop());
-                        let Some(run) = next else { break };
-                        let outcome = match Instant::now() < end {
-                            true => self.outcome(&run),
-                            false => Outcome::NotRun,
+                        let Some((run, record)) = next else { break };
+                        let outcome = match Instant::now() < self.end {
+                            true => self.outcome(&run, record),
+                            false => (Outcome::NotRun, None),
                         };
                         if let Ok(mut found) = found.lock() {
                             found.insert(run, outcome);
@@ -81,24 +86,31 @@ impl Runs<'_> {
         found.into_inner().unwrap_or_default()
     }
 
-    fn outcome(&self, (test, target): &Run) -> Outcome {
+    fn outcome(&self, (test, target): &Run, record: Record) -> Reported {
         let args: Vec<String> = ["--exact", test, "--test-threads=1", "--color=never"]
             .map(String::from)
             .to_vec();
+        let mut report = None;
         let ran = match target {
             Target::Yours => self.harness.run_once(&args, self.timeout),
             Target::Implementation(implementation) => {
                 UnixStream::pair().and_then(|(test_end, oracle_end)| {
                     // The oracle's end goes to the oracle alone: the link ends with the test.
-                    self.oracle.answer(*implementation, oracle_end)?;
+                    report = self.oracle.answer(*implementation, oracle_end, record)?;
                     self.harness
                         .run_with_stdin(&args, self.timeout, Some(OwnedFd::from(test_end)))
                 })
             }
         };
         match ran {
-            Ok(ran) => judged(test, &ran),
-            Err(error) => Outcome::Failed(format!("your tests could not be started: {error}")),
+            Ok(ran) => (
+                judged(test, &ran),
+                report.and_then(|socket| self.oracle.report(&socket)),
+            ),
+            Err(error) => (
+                Outcome::Failed(format!("your tests could not be started: {error}")),
+                None,
+            ),
         }
     }
 }
