@@ -282,13 +282,7 @@ pub struct Builders {
 pub struct Contract;
 
 impl Assignment for Contract {
-    const NAME: &'static str = "blackjack";
-    const REGISTRATION: &'static str = ".blackjack::<YourHand, YourGame>()";
-    type Registered = Builders;
-    type Session = ();
-    type Request = Request;
-    type Input = Input;
-    type Answer = Answer;
+    contract_items!("blackjack", ".blackjack::<YourHand, YourGame>()", Builders);
 
     fn respond(mut answering: Answering<'_, Self>) {
         match answering.request {

@@ -5,7 +5,6 @@
 //! answers. What they exchange (tables, discards, answers) is `messages.rs`, and the spec
 //! side is apart.
 
-
 use crate::assignment::{self, Answering, Assignment, Lines, ask, guarded};
 use crate::card::Card;
 use crate::deck::Deck;
@@ -88,13 +87,11 @@ pub struct Builders {
 pub struct Contract;
 
 impl Assignment for Contract {
-    const NAME: &'static str = "draw_poker";
-    const REGISTRATION: &'static str = ".draw_poker::<YourGame, YourHand>()";
-    type Registered = Builders;
-    type Session = ();
-    type Request = Request;
-    type Input = Input;
-    type Answer = Answer;
+    contract_items!(
+        "draw_poker",
+        ".draw_poker::<YourGame, YourHand>()",
+        Builders
+    );
 
     fn respond(mut answering: Answering<'_, Self>) {
         match answering.request {
@@ -279,8 +276,8 @@ impl Submission {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::cmp::Ordering;
     use crate::wire::round_trip;
+    use std::cmp::Ordering;
 
     #[test]
     fn positions_are_checked_as_the_seed_says() {

@@ -273,13 +273,7 @@ pub type HandBuilder = fn(Vec<Card>) -> Box<dyn PlaisanteHand>;
 pub struct Contract;
 
 impl Assignment for Contract {
-    const NAME: &'static str = "plaisante_hand";
-    const REGISTRATION: &'static str = ".plaisante_hand::<YourHand>()";
-    type Registered = HandBuilder;
-    type Session = ();
-    type Request = Request;
-    type Input = Vec<Card>;
-    type Answer = Answer;
+    contract_items!("plaisante_hand", ".plaisante_hand::<YourHand>()", HandBuilder, input: Vec<Card>);
 
     fn respond(mut answering: Answering<'_, Self>) {
         let request = answering.request;

@@ -368,13 +368,7 @@ fn describe_rules(rules: &PokerRules) -> String {
 pub struct Contract;
 
 impl Assignment for Contract {
-    const NAME: &'static str = "poker";
-    const REGISTRATION: &'static str = ".poker::<YourHand>()";
-    type Registered = PokerHandBuilder;
-    type Session = ();
-    type Request = Request;
-    type Input = Input;
-    type Answer = Answer;
+    contract_items!("poker", ".poker::<YourHand>()", PokerHandBuilder);
 
     fn respond(mut answering: Answering<'_, Self>) {
         match answering.request {

@@ -228,13 +228,14 @@ pub type TableauBuilder = fn() -> Box<dyn Tableau>;
 pub struct Contract;
 
 impl Assignment for Contract {
-    const NAME: &'static str = "tableau";
-    const REGISTRATION: &'static str = ".tableau::<YourTableau>()";
-    type Registered = TableauBuilder;
-    type Session = ();
-    type Request = ScriptSource;
-    type Input = Script;
-    type Answer = State;
+    contract_items!(
+        "tableau",
+        ".tableau::<YourTableau>()",
+        TableauBuilder,
+        request: ScriptSource,
+        input: Script,
+        answer: State
+    );
 
     fn respond(mut answering: Answering<'_, Self>) {
         let source = answering.request;
