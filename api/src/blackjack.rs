@@ -320,10 +320,7 @@ impl Assignment for Contract {
 
     fn question(request: &Request, index: usize) -> String {
         match request {
-            Request::Hands { checks, .. } => checks
-                .get(index)
-                .map(|c| format!("{c}()"))
-                .unwrap_or_default(),
+            Request::Hands { checks, .. } => assignment::check_question(checks, index),
             Request::Tables {
                 source: Source::Listed(tables),
                 ..
@@ -349,8 +346,7 @@ impl Assignment for Contract {
                     ),
                     _ => source.describe(),
                 };
-                let names: Vec<&str> = checks.iter().map(|c| c.name()).collect();
-                format!("{hands}\nchecks: {}", names.join(", "))
+                format!("{hands}\nchecks: {}", assignment::check_names(checks))
             }
             Request::Tables { source, rules } => {
                 let h17 = if rules.dealer_hits_soft_17 {

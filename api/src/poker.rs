@@ -406,10 +406,7 @@ impl Assignment for Contract {
 
     fn question(request: &Request, index: usize) -> String {
         match request {
-            Request::Hands { checks, .. } => checks
-                .get(index)
-                .map(|c| format!("{c}()"))
-                .unwrap_or_default(),
+            Request::Hands { checks, .. } => assignment::check_question(checks, index),
             Request::Matchups { .. } => Matchup::QUESTIONS
                 .get(index)
                 .copied()
@@ -432,12 +429,11 @@ impl Assignment for Contract {
                 checks,
                 rules,
             } => {
-                let names: Vec<&str> = checks.iter().map(|c| c.name()).collect();
                 format!(
                     "{} ({})\nchecks: {}",
                     source.describe(),
                     describe_rules(rules),
-                    names.join(", ")
+                    assignment::check_names(checks)
                 )
             }
             Request::Matchups { source, rules } => match source {
