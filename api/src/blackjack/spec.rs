@@ -15,7 +15,7 @@ use crate::spec::hands::cases_take_check;
 use crate::spec::schema::AnyValue;
 use crate::spec::{
     Generated, Grading, Problem, Problems, Rounds, Spec, SpecTest, Written, bulk_checks,
-    cards_expect, case_tests, check_of, expected, only_fields, unused,
+    cards_expect, case_check, case_tests, expected, only_fields, unused,
 };
 
 /// `rules:` of a blackjack file or group.
@@ -181,17 +181,16 @@ fn case_test(
     ];
     if let Some(hand) = &case.hand {
         only_fields(&given, &["hand", "check", "expect"])?;
-        let check = check_of(case.check, group_check)?;
-        let written = case
-            .expect
-            .as_ref()
-            .map(|value| hand_expectation(check, value))
-            .transpose()?;
+        let (check, written) = case_check(
+            case.check.or(group_check),
+            case.expect.as_ref(),
+            hand_expectation,
+        )?;
         let request = Request::Hands {
             source: HandSource::Listed(vec![hand.clone()]),
             checks: vec![check],
         };
-        return Ok((request, written.into_iter().collect()));
+        return Ok((request, written));
     }
     only_fields(&given, &["deck", "seed", "player", "rounds", "expect"])?;
     if case.deck.is_none() && case.seed.is_none() {
