@@ -430,18 +430,6 @@ pub(crate) fn bulk_checks<C>(group: &str, checks: Option<Vec<C>>) -> Result<Vec<
         .ok_or_else(|| Problem::group(group, "needs `checks:`, the methods to ask of every hand"))
 }
 
-/// The check of a case (its own, or else its group's) and what the case's `expect` says it
-/// returns, read by `expectation`, where the case has one.
-pub(crate) fn case_check<C: Copy, A: Assignment>(
-    check: Option<C>,
-    expect: Option<&serde_yaml::Value>,
-    expectation: impl FnOnce(C, &serde_yaml::Value) -> Result<Written<A>, String>,
-) -> Result<(C, Vec<Written<A>>), String> {
-    let check = check.ok_or("names no check: give it `check:` or give its group one")?;
-    let written = expect.map(|value| expectation(check, value)).transpose()?;
-    Ok((check, written.into_iter().collect()))
-}
-
 /// An `expect` read as `T`, or a message saying what `check` returns.
 pub(crate) fn expected<T: DeserializeOwned>(
     value: &serde_yaml::Value,

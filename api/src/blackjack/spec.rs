@@ -11,11 +11,11 @@ use super::{
 use crate::card::Card;
 use crate::deck::{HandSource, RandomHands};
 use crate::source::Source;
-use crate::spec::hands::cases_take_check;
+use crate::spec::hands::{case_check, cases_take_check};
 use crate::spec::schema::AnyValue;
 use crate::spec::{
     Generated, Grading, Problem, Problems, Rounds, Spec, SpecTest, Written, bulk_checks,
-    cards_expect, case_check, case_tests, expected, only_fields, unused,
+    cards_expect, case_tests, expected, only_fields, unused,
 };
 
 /// `rules:` of a blackjack file or group.

@@ -9,11 +9,10 @@ use serde::Deserialize;
 use super::{Answer, Check, Contract, HandName, Multipliers, Request};
 use crate::card::Card;
 use crate::deck::HandSource;
-use crate::spec::hands::{EveryHand, GenerateHands, cases_take_check, hand_source};
+use crate::spec::hands::{EveryHand, GenerateHands, case_check, cases_take_check, hand_source};
 use crate::spec::schema::AnyValue;
 use crate::spec::{
-    Grading, Problems, Spec, SpecTest, Written, bulk_checks, case_check, case_tests, dealt,
-    expected, unused,
+    Grading, Problems, Spec, SpecTest, Written, bulk_checks, case_tests, dealt, expected, unused,
 };
 
 /// `rules:` of a Plaisante hand file or group.

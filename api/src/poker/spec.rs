@@ -8,11 +8,11 @@ use super::{Answer, Check, Contract, Matchup, PokerRules, RandomPairs, Request, 
 use crate::card::Card;
 use crate::deck::HandSource;
 use crate::source::Source;
-use crate::spec::hands::{EveryHand, HandSize, cases_take_check, five, hand_source};
+use crate::spec::hands::{EveryHand, HandSize, case_check, cases_take_check, five, hand_source};
 use crate::spec::schema::AnyValue;
 use crate::spec::{
-    Generated, Grading, Problem, Problems, Spec, SpecTest, Written, bulk_checks, case_check,
-    case_tests, dealt, expected, only_fields, unused,
+    Generated, Grading, Problem, Problems, Spec, SpecTest, Written, bulk_checks, case_tests, dealt,
+    expected, only_fields, unused,
 };
 
 /// Every bulk hand of poker has five cards.
