@@ -52,8 +52,16 @@ pub trait Grouped {
 }
 
 /// Declares an assignment's group: the common fields and its own, every other refused, and
-/// the `sources`, exactly one of which a group must give.
+/// the `sources`, exactly one of which a group must give. A group `with rules` has rules of
+/// its own too, of its module's `RulesSpec`, before its other fields.
 macro_rules! spec_group {
+    ($name:ident with rules { $($fields:tt)* }, sources: [$($source:ident),+]) => {
+        spec_group!($name {
+            /// Rules for this group alone.
+            rules: Option<RulesSpec>,
+            $($fields)*
+        }, sources: [$($source),+]);
+    };
     ($name:ident { $($(#[$field_meta:meta])* $field:ident : $type:ty),* $(,)? },
      sources: [$($source:ident),+]) => {
         #[derive(serde::Deserialize, schemars::JsonSchema)]

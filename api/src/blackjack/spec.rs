@@ -26,9 +26,7 @@ pub struct RulesSpec {
     dealer_hits_soft_17: Option<bool>,
 }
 
-spec_group!(Group {
-    /// Rules for this group alone.
-    rules: Option<RulesSpec>,
+spec_group!(Group with rules {
     /// The check of every hand case that does not name its own.
     check: Option<Check>,
     /// The checks a generated group of hands asks of every hand.

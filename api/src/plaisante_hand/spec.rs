@@ -93,9 +93,7 @@ fn key(hand: HandName) -> String {
     hand.label().to_ascii_lowercase().replace(' ', "_")
 }
 
-spec_group!(Group {
-    /// Rules for this group alone.
-    rules: Option<RulesSpec>,
+spec_group!(Group with rules {
     /// The check of every case that does not name its own.
     check: Option<Check>,
     /// The checks a bulk group asks of every hand.

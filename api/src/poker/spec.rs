@@ -38,9 +38,7 @@ enum TiesSpec {
     Draw1572,
 }
 
-spec_group!(Group {
-    /// Rules for this group alone.
-    rules: Option<RulesSpec>,
+spec_group!(Group with rules {
     /// The check of every case that does not name its own.
     check: Option<Check>,
     /// The checks a bulk group of hands asks of every hand.
