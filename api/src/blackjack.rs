@@ -449,15 +449,9 @@ impl Assignment for Contract {
 impl Submission {
     /// Registers `H` as this submission's blackjack hand and `G` as its game.
     pub fn blackjack<H: BlackjackHand + 'static, G: BlackjackGame + 'static>(self) -> Submission {
-        fn hand<H: BlackjackHand + 'static>() -> Box<dyn BlackjackHand> {
-            Box::new(H::new())
-        }
-        fn game<G: BlackjackGame + 'static>() -> Box<dyn BlackjackGame> {
-            Box::new(G::new())
-        }
         self.register::<Contract>(Builders {
-            hand: hand::<H>,
-            game: game::<G>,
+            hand: builder_of!(BlackjackHand, H),
+            game: builder_of!(BlackjackGame, G),
         })
     }
 }

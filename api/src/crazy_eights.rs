@@ -455,10 +455,7 @@ impl Assignment for Contract {
 impl Submission {
     /// Registers `E` as this submission's Crazy Eights engine.
     pub fn crazy_eights<E: Engine + 'static>(self) -> Submission {
-        fn engine<E: Engine + 'static>() -> Box<dyn Engine> {
-            Box::new(E::new())
-        }
-        self.update::<Contract>(|builders| builders.engine = Some(engine::<E>))
+        self.update::<Contract>(|builders| builders.engine = Some(builder_of!(Engine, E)))
     }
 
     /// Registers `S` as a Crazy Eights strategy named `name` (the spec may require two).

@@ -263,11 +263,8 @@ impl Assignment for Contract {
 impl Submission {
     /// Registers `G` as this submission's five-card draw game, ranking hands with `H`.
     pub fn draw_poker<G: DrawGame + 'static, H: PokerHand + 'static>(self) -> Submission {
-        fn game<G: DrawGame + 'static>() -> Box<dyn DrawGame> {
-            Box::new(G::new())
-        }
         self.register::<Contract>(Builders {
-            game: game::<G>,
+            game: builder_of!(DrawGame, G),
             hand: poker_hand::<H>,
         })
     }

@@ -135,6 +135,17 @@ macro_rules! contract_items {
     };
 }
 
+/// What a submission registers for its `$implementation` of `$contract`: a builder of the
+/// boxed object, made by the contract's `new()`.
+macro_rules! builder_of {
+    ($contract:ident, $implementation:ident) => {{
+        fn build<T: $contract + 'static>() -> Box<dyn $contract> {
+            Box::new(T::new())
+        }
+        build::<$implementation>
+    }};
+}
+
 #[cfg(feature = "spec")]
 #[macro_use]
 pub mod spec;

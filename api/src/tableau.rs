@@ -302,10 +302,7 @@ impl Assignment for Contract {
 impl Submission {
     /// Registers `T` as this submission's Plaisante tableau.
     pub fn tableau<T: Tableau + 'static>(self) -> Submission {
-        fn build<T: Tableau + 'static>() -> Box<dyn Tableau> {
-            Box::new(T::new())
-        }
-        self.register::<Contract>(build::<T>)
+        self.register::<Contract>(builder_of!(Tableau, T))
     }
 }
 
