@@ -176,6 +176,20 @@ pub(crate) fn each_check<T: ?Sized, A: Clone>(
     }
 }
 
+/// What reply `index` to a request of `checks` answers: its check's method, `value()`.
+pub(crate) fn check_question(checks: &[impl fmt::Display], index: usize) -> String {
+    checks
+        .get(index)
+        .map(|check| format!("{check}()"))
+        .unwrap_or_default()
+}
+
+/// The checks a request asks of every input, as its description lists them.
+pub(crate) fn check_names(checks: &[impl fmt::Display]) -> String {
+    let names: Vec<String> = checks.iter().map(ToString::to_string).collect();
+    names.join(", ")
+}
+
 /// A list of numbers as a report shows it: `[0, 1, 2]`.
 pub(crate) fn cells_text(cells: &[i64]) -> String {
     let cells: Vec<String> = cells.iter().map(i64::to_string).collect();

@@ -282,13 +282,7 @@ pub struct Builders {
 pub struct Contract;
 
 impl Assignment for Contract {
-    const NAME: &'static str = "blackjack";
-    const REGISTRATION: &'static str = ".blackjack::<YourHand, YourGame>()";
-    type Registered = Builders;
-    type Session = ();
-    type Request = Request;
-    type Input = Input;
-    type Answer = Answer;
+    contract_items!("blackjack", ".blackjack::<YourHand, YourGame>()", Builders);
 
     fn respond(mut answering: Answering<'_, Self>) {
         match answering.request {
@@ -326,10 +320,7 @@ impl Assignment for Contract {
 
     fn question(request: &Request, index: usize) -> String {
         match request {
-            Request::Hands { checks, .. } => checks
-                .get(index)
-                .map(|c| format!("{c}()"))
-                .unwrap_or_default(),
+            Request::Hands { checks, .. } => assignment::check_question(checks, index),
             Request::Tables {
                 source: Source::Listed(tables),
                 ..
@@ -355,8 +346,7 @@ impl Assignment for Contract {
                     ),
                     _ => source.describe(),
                 };
-                let names: Vec<&str> = checks.iter().map(|c| c.name()).collect();
-                format!("{hands}\nchecks: {}", names.join(", "))
+                format!("{hands}\nchecks: {}", assignment::check_names(checks))
             }
             Request::Tables { source, rules } => {
                 let h17 = if rules.dealer_hits_soft_17 {
@@ -459,15 +449,9 @@ impl Assignment for Contract {
 impl Submission {
     /// Registers `H` as this submission's blackjack hand and `G` as its game.
     pub fn blackjack<H: BlackjackHand + 'static, G: BlackjackGame + 'static>(self) -> Submission {
-        fn hand<H: BlackjackHand + 'static>() -> Box<dyn BlackjackHand> {
-            Box::new(H::new())
-        }
-        fn game<G: BlackjackGame + 'static>() -> Box<dyn BlackjackGame> {
-            Box::new(G::new())
-        }
         self.register::<Contract>(Builders {
-            hand: hand::<H>,
-            game: game::<G>,
+            hand: builder_of!(BlackjackHand, H),
+            game: builder_of!(BlackjackGame, G),
         })
     }
 }

@@ -61,11 +61,10 @@ pub mod stand_in;
 
 pub use harness::{
     Harness, RandomGames, Setup, SetupSource, TableSeen, Told, TurnState, init_players, play,
-    play_chosen,
-    states_before_turns,
+    play_chosen, states_before_turns,
 };
-pub use log::{first_difference, logs_side_by_side};
 use log::{both_games, calls_from, told_apart};
+pub use log::{first_difference, logs_side_by_side};
 pub use remote::{Call, RemoteStrategy, Response, Strategies, StrategyTrial, perform};
 
 pub const PLAYERS: usize = 4;
@@ -248,13 +247,7 @@ pub struct Builders {
 pub struct Contract;
 
 impl Assignment for Contract {
-    const NAME: &'static str = "crazy_eights";
-    const REGISTRATION: &'static str = ".crazy_eights::<YourEngine>()";
-    type Registered = Builders;
-    type Session = Strategies;
-    type Request = Request;
-    type Input = Input;
-    type Answer = Answer;
+    contract_items!("crazy_eights", ".crazy_eights::<YourEngine>()", Builders, session: Strategies);
 
     fn respond(mut answering: Answering<'_, Self>) {
         match answering.request {
@@ -462,10 +455,7 @@ impl Assignment for Contract {
 impl Submission {
     /// Registers `E` as this submission's Crazy Eights engine.
     pub fn crazy_eights<E: Engine + 'static>(self) -> Submission {
-        fn engine<E: Engine + 'static>() -> Box<dyn Engine> {
-            Box::new(E::new())
-        }
-        self.update::<Contract>(|builders| builders.engine = Some(engine::<E>))
+        self.update::<Contract>(|builders| builders.engine = Some(builder_of!(Engine, E)))
     }
 
     /// Registers `S` as a Crazy Eights strategy named `name` (the spec may require two).

@@ -5,7 +5,6 @@
 //! answers. What they exchange (tables, discards, answers) is `messages.rs`, and the spec
 //! side is apart.
 
-
 use crate::assignment::{self, Answering, Assignment, Lines, ask, guarded};
 use crate::card::Card;
 use crate::deck::Deck;
@@ -88,13 +87,11 @@ pub struct Builders {
 pub struct Contract;
 
 impl Assignment for Contract {
-    const NAME: &'static str = "draw_poker";
-    const REGISTRATION: &'static str = ".draw_poker::<YourGame, YourHand>()";
-    type Registered = Builders;
-    type Session = ();
-    type Request = Request;
-    type Input = Input;
-    type Answer = Answer;
+    contract_items!(
+        "draw_poker",
+        ".draw_poker::<YourGame, YourHand>()",
+        Builders
+    );
 
     fn respond(mut answering: Answering<'_, Self>) {
         match answering.request {
@@ -266,11 +263,8 @@ impl Assignment for Contract {
 impl Submission {
     /// Registers `G` as this submission's five-card draw game, ranking hands with `H`.
     pub fn draw_poker<G: DrawGame + 'static, H: PokerHand + 'static>(self) -> Submission {
-        fn game<G: DrawGame + 'static>() -> Box<dyn DrawGame> {
-            Box::new(G::new())
-        }
         self.register::<Contract>(Builders {
-            game: game::<G>,
+            game: builder_of!(DrawGame, G),
             hand: poker_hand::<H>,
         })
     }
@@ -279,8 +273,8 @@ impl Submission {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::cmp::Ordering;
     use crate::wire::round_trip;
+    use std::cmp::Ordering;
 
     #[test]
     fn positions_are_checked_as_the_seed_says() {

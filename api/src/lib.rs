@@ -115,6 +115,37 @@ macro_rules! labelled {
     };
 }
 
+/// The items an [`Assignment`] impl opens with: its name, the builder call that registers
+/// it, what it registers, and those of its types that a contract names only where it
+/// differs: what the runner keeps between requests (nothing unless named), and its request,
+/// input and answer (its module's `Request`, `Input` and `Answer` unless named).
+macro_rules! contract_items {
+    (@or [$named:ty] $default:ty) => { $named };
+    (@or [] $default:ty) => { $default };
+    ($name:literal, $registration:literal, $registered:ty
+        $(, session: $session:ty)? $(, request: $request:ty)?
+        $(, input: $input:ty)? $(, answer: $answer:ty)?) => {
+        const NAME: &'static str = $name;
+        const REGISTRATION: &'static str = $registration;
+        type Registered = $registered;
+        type Session = contract_items!(@or [$($session)?] ());
+        type Request = contract_items!(@or [$($request)?] Request);
+        type Input = contract_items!(@or [$($input)?] Input);
+        type Answer = contract_items!(@or [$($answer)?] Answer);
+    };
+}
+
+/// What a submission registers for its `$implementation` of `$contract`: a builder of the
+/// boxed object, made by the contract's `new()`.
+macro_rules! builder_of {
+    ($contract:ident, $implementation:ident) => {{
+        fn build<T: $contract + 'static>() -> Box<dyn $contract> {
+            Box::new(T::new())
+        }
+        build::<$implementation>
+    }};
+}
+
 #[cfg(feature = "spec")]
 #[macro_use]
 pub mod spec;

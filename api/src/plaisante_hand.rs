@@ -273,13 +273,7 @@ pub type HandBuilder = fn(Vec<Card>) -> Box<dyn PlaisanteHand>;
 pub struct Contract;
 
 impl Assignment for Contract {
-    const NAME: &'static str = "plaisante_hand";
-    const REGISTRATION: &'static str = ".plaisante_hand::<YourHand>()";
-    type Registered = HandBuilder;
-    type Session = ();
-    type Request = Request;
-    type Input = Vec<Card>;
-    type Answer = Answer;
+    contract_items!("plaisante_hand", ".plaisante_hand::<YourHand>()", HandBuilder, input: Vec<Card>);
 
     fn respond(mut answering: Answering<'_, Self>) {
         let request = answering.request;
@@ -302,11 +296,7 @@ impl Assignment for Contract {
     }
 
     fn question(request: &Request, index: usize) -> String {
-        request
-            .checks
-            .get(index)
-            .map(|check| format!("{check}()"))
-            .unwrap_or_default()
+        assignment::check_question(&request.checks, index)
     }
 
     fn scored_checks(request: &Request) -> usize {
@@ -314,11 +304,10 @@ impl Assignment for Contract {
     }
 
     fn describe_inputs(request: &Request) -> String {
-        let names: Vec<&str> = request.checks.iter().map(|c| c.name()).collect();
         let mut text = format!(
             "{}\nchecks: {}",
             request.source.describe(),
-            names.join(", ")
+            assignment::check_names(&request.checks)
         );
         // The seed's table goes without saying; a course's own is what a student must see.
         if request.multipliers != Multipliers::default() {

@@ -368,13 +368,7 @@ fn describe_rules(rules: &PokerRules) -> String {
 pub struct Contract;
 
 impl Assignment for Contract {
-    const NAME: &'static str = "poker";
-    const REGISTRATION: &'static str = ".poker::<YourHand>()";
-    type Registered = PokerHandBuilder;
-    type Session = ();
-    type Request = Request;
-    type Input = Input;
-    type Answer = Answer;
+    contract_items!("poker", ".poker::<YourHand>()", PokerHandBuilder);
 
     fn respond(mut answering: Answering<'_, Self>) {
         match answering.request {
@@ -412,10 +406,7 @@ impl Assignment for Contract {
 
     fn question(request: &Request, index: usize) -> String {
         match request {
-            Request::Hands { checks, .. } => checks
-                .get(index)
-                .map(|c| format!("{c}()"))
-                .unwrap_or_default(),
+            Request::Hands { checks, .. } => assignment::check_question(checks, index),
             Request::Matchups { .. } => Matchup::QUESTIONS
                 .get(index)
                 .copied()
@@ -438,12 +429,11 @@ impl Assignment for Contract {
                 checks,
                 rules,
             } => {
-                let names: Vec<&str> = checks.iter().map(|c| c.name()).collect();
                 format!(
                     "{} ({})\nchecks: {}",
                     source.describe(),
                     describe_rules(rules),
-                    names.join(", ")
+                    assignment::check_names(checks)
                 )
             }
             Request::Matchups { source, rules } => match source {

@@ -52,8 +52,16 @@ pub trait Grouped {
 }
 
 /// Declares an assignment's group: the common fields and its own, every other refused, and
-/// the `sources`, exactly one of which a group must give.
+/// the `sources`, exactly one of which a group must give. A group `with rules` has rules of
+/// its own too, of its module's `RulesSpec`, before its other fields.
 macro_rules! spec_group {
+    ($name:ident with rules { $($fields:tt)* }, sources: [$($source:ident),+]) => {
+        spec_group!($name {
+            /// Rules for this group alone.
+            rules: Option<RulesSpec>,
+            $($fields)*
+        }, sources: [$($source),+]);
+    };
     ($name:ident { $($(#[$field_meta:meta])* $field:ident : $type:ty),* $(,)? },
      sources: [$($source:ident),+]) => {
         #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -428,12 +436,6 @@ pub(crate) fn bulk_checks<C>(group: &str, checks: Option<Vec<C>>) -> Result<Vec<
     checks
         .filter(|checks| !checks.is_empty())
         .ok_or_else(|| Problem::group(group, "needs `checks:`, the methods to ask of every hand"))
-}
-
-/// The check of a case: its own, or its group's.
-pub(crate) fn check_of<C: Copy>(own: Option<C>, group: Option<C>) -> Result<C, String> {
-    own.or(group)
-        .ok_or_else(|| "names no check: give it `check:` or give its group one".to_string())
 }
 
 /// An `expect` read as `T`, or a message saying what `check` returns.

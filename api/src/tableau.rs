@@ -228,13 +228,14 @@ pub type TableauBuilder = fn() -> Box<dyn Tableau>;
 pub struct Contract;
 
 impl Assignment for Contract {
-    const NAME: &'static str = "tableau";
-    const REGISTRATION: &'static str = ".tableau::<YourTableau>()";
-    type Registered = TableauBuilder;
-    type Session = ();
-    type Request = ScriptSource;
-    type Input = Script;
-    type Answer = State;
+    contract_items!(
+        "tableau",
+        ".tableau::<YourTableau>()",
+        TableauBuilder,
+        request: ScriptSource,
+        input: Script,
+        answer: State
+    );
 
     fn respond(mut answering: Answering<'_, Self>) {
         let source = answering.request;
@@ -301,10 +302,7 @@ impl Assignment for Contract {
 impl Submission {
     /// Registers `T` as this submission's Plaisante tableau.
     pub fn tableau<T: Tableau + 'static>(self) -> Submission {
-        fn build<T: Tableau + 'static>() -> Box<dyn Tableau> {
-            Box::new(T::new())
-        }
-        self.register::<Contract>(build::<T>)
+        self.register::<Contract>(builder_of!(Tableau, T))
     }
 }
 

@@ -11,11 +11,11 @@ use super::{
 use crate::card::Card;
 use crate::deck::{HandSource, RandomHands};
 use crate::source::Source;
-use crate::spec::hands::cases_take_check;
+use crate::spec::hands::{case_check, cases_take_check};
 use crate::spec::schema::AnyValue;
 use crate::spec::{
     Generated, Grading, Problem, Problems, Rounds, Spec, SpecTest, Written, bulk_checks,
-    cards_expect, case_tests, check_of, expected, only_fields, unused,
+    cards_expect, case_tests, expected, only_fields, unused,
 };
 
 /// `rules:` of a blackjack file or group.
@@ -26,9 +26,7 @@ pub struct RulesSpec {
     dealer_hits_soft_17: Option<bool>,
 }
 
-spec_group!(Group {
-    /// Rules for this group alone.
-    rules: Option<RulesSpec>,
+spec_group!(Group with rules {
     /// The check of every hand case that does not name its own.
     check: Option<Check>,
     /// The checks a generated group of hands asks of every hand.
@@ -181,17 +179,16 @@ fn case_test(
     ];
     if let Some(hand) = &case.hand {
         only_fields(&given, &["hand", "check", "expect"])?;
-        let check = check_of(case.check, group_check)?;
-        let written = case
-            .expect
-            .as_ref()
-            .map(|value| hand_expectation(check, value))
-            .transpose()?;
+        let (check, written) = case_check(
+            case.check.or(group_check),
+            case.expect.as_ref(),
+            hand_expectation,
+        )?;
         let request = Request::Hands {
             source: HandSource::Listed(vec![hand.clone()]),
             checks: vec![check],
         };
-        return Ok((request, written.into_iter().collect()));
+        return Ok((request, written));
     }
     only_fields(&given, &["deck", "seed", "player", "rounds", "expect"])?;
     if case.deck.is_none() && case.seed.is_none() {

@@ -9,9 +9,11 @@ use serde::Deserialize;
 use super::{Answer, Check, Contract, HandName, Multipliers, Request};
 use crate::card::Card;
 use crate::deck::HandSource;
+use crate::spec::hands::{EveryHand, GenerateHands, case_check, cases_take_check, hand_source};
 use crate::spec::schema::AnyValue;
-use crate::spec::hands::{EveryHand, GenerateHands, cases_take_check, hand_source};
-use crate::spec::{Grading, Problems, Spec, SpecTest, Written, bulk_checks, case_tests, check_of, dealt, expected, unused};
+use crate::spec::{
+    Grading, Problems, Spec, SpecTest, Written, bulk_checks, case_tests, dealt, expected, unused,
+};
 
 /// `rules:` of a Plaisante hand file or group.
 #[derive(Deserialize, Default, Clone, Copy, JsonSchema)]
@@ -91,9 +93,7 @@ fn key(hand: HandName) -> String {
     hand.label().to_ascii_lowercase().replace(' ', "_")
 }
 
-spec_group!(Group {
-    /// Rules for this group alone.
-    rules: Option<RulesSpec>,
+spec_group!(Group with rules {
     /// The check of every case that does not name its own.
     check: Option<Check>,
     /// The checks a bulk group asks of every hand.
@@ -140,18 +140,17 @@ impl Spec for Contract {
             cases_take_check(name, group.checks.is_some())?;
             return case_tests(name, cases, |case| {
                 dealt("a Plaisante hand", &case.hand, 0..=MOST_CARDS)?;
-                let check = check_of(case.check, group.check)?;
-                let written = case
-                    .expect
-                    .as_ref()
-                    .map(|value| expectation(check, value))
-                    .transpose()?;
+                let (check, written) = case_check(
+                    case.check.or(group.check),
+                    case.expect.as_ref(),
+                    expectation,
+                )?;
                 let request = Request {
                     source: HandSource::Listed(vec![case.hand]),
                     checks: vec![check],
                     multipliers,
                 };
-                Ok((request, written.into_iter().collect()))
+                Ok((request, written))
             });
         }
         unused(
@@ -161,11 +160,14 @@ impl Spec for Contract {
         )?;
         let source = hand_source(name, group.generate, group.exhaustive)?;
         let checks = bulk_checks(name, group.checks)?;
-        Ok(vec![SpecTest::whole(Request {
+        Ok(vec![SpecTest::whole(
+            Request {
                 source,
                 checks,
                 multipliers,
-            }, Grading::Bulk)])
+            },
+            Grading::Bulk,
+        )])
     }
 }
 

@@ -8,9 +8,12 @@ use super::{Answer, Check, Contract, Matchup, PokerRules, RandomPairs, Request, 
 use crate::card::Card;
 use crate::deck::HandSource;
 use crate::source::Source;
+use crate::spec::hands::{EveryHand, HandSize, case_check, cases_take_check, five, hand_source};
 use crate::spec::schema::AnyValue;
-use crate::spec::hands::{EveryHand, HandSize, cases_take_check, five, hand_source};
-use crate::spec::{Generated, Grading, Problem, Problems, Spec, SpecTest, Written, bulk_checks, case_tests, check_of, dealt, expected, only_fields, unused};
+use crate::spec::{
+    Generated, Grading, Problem, Problems, Spec, SpecTest, Written, bulk_checks, case_tests, dealt,
+    expected, only_fields, unused,
+};
 
 /// Every bulk hand of poker has five cards.
 pub(crate) type FiveCards = HandSize<5, 5>;
@@ -35,9 +38,7 @@ enum TiesSpec {
     Draw1572,
 }
 
-spec_group!(Group {
-    /// Rules for this group alone.
-    rules: Option<RulesSpec>,
+spec_group!(Group with rules {
     /// The check of every case that does not name its own.
     check: Option<Check>,
     /// The checks a bulk group of hands asks of every hand.
@@ -186,18 +187,17 @@ pub(crate) fn case_test(
         };
         return Ok((request, written.into_iter().collect()));
     }
-    let check = check_of(case.check, group_check)?;
-    let written = case
-        .expect
-        .as_ref()
-        .map(|value| check_expectation(check, value))
-        .transpose()?;
+    let (check, written) = case_check(
+        case.check.or(group_check),
+        case.expect.as_ref(),
+        check_expectation,
+    )?;
     let request = Request::Hands {
         source: HandSource::Listed(vec![case.hand.clone()]),
         checks: vec![check],
         rules,
     };
-    Ok((request, written.into_iter().collect()))
+    Ok((request, written))
 }
 
 fn check_expectation(check: Check, value: &serde_yaml::Value) -> Result<Written<Contract>, String> {

@@ -57,6 +57,24 @@ impl Hand {
     }
 }
 
+/// The methods [`Hand`] and [`TestHand`] answer alike, each by asking the other side (the
+/// implementation, or the test): `cards` once, kept, since the trait lends them out.
+macro_rules! asked_methods {
+    () => {
+        fn cards(&self) -> &[Card] {
+            self.cards.get_or_init(|| self.ask(Method::Cards))
+        }
+
+        fn category(&self) -> Category {
+            self.ask(Method::Category)
+        }
+
+        fn tiebreak(&self) -> Vec<u32> {
+            self.ask(Method::Tiebreak)
+        }
+    };
+}
+
 impl PokerHand for Hand {
     fn new(cards: Vec<Card>, rules: PokerRules) -> Hand {
         let put = |out: &mut Vec<u8>| {
@@ -69,17 +87,7 @@ impl PokerHand for Hand {
         }
     }
 
-    fn cards(&self) -> &[Card] {
-        self.cards.get_or_init(|| self.ask(Method::Cards))
-    }
-
-    fn category(&self) -> Category {
-        self.ask(Method::Category)
-    }
-
-    fn tiebreak(&self) -> Vec<u32> {
-        self.ask(Method::Tiebreak)
-    }
+    asked_methods!();
 
     /// `other` may be any hand, the test's own included: the implementation calls it back
     /// for what it asks of it, as it would call it in the test's process.
@@ -95,7 +103,10 @@ struct OtherHand<'a>(&'a dyn PokerHand);
 impl Answerer for OtherHand<'_> {
     fn answer(&mut self, call: Call<'_>) -> io::Result<()> {
         if call.object != OTHER {
-            return Err(io::Error::other(format!("no object {} to call back", call.object)));
+            return Err(io::Error::other(format!(
+                "no object {} to call back",
+                call.object
+            )));
         }
         match method_of(&Method::ALL, call.method)? {
             Method::Cards => self.0.cards().to_vec().put(call.out),
@@ -137,17 +148,7 @@ impl PokerHand for TestHand<'_> {
         unreachable!("a hand of the test's is made in the test")
     }
 
-    fn cards(&self) -> &[Card] {
-        self.cards.get_or_init(|| self.ask(Method::Cards))
-    }
-
-    fn category(&self) -> Category {
-        self.ask(Method::Category)
-    }
-
-    fn tiebreak(&self) -> Vec<u32> {
-        self.ask(Method::Tiebreak)
-    }
+    asked_methods!();
 }
 
 /// The oracle's side: `submission`'s hands, made and asked at the test's calls.

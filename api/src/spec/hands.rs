@@ -1,9 +1,11 @@
 //! What only the groups of hands read: a hand's size, `generate:` and `exhaustive:` of
-//! hands, and the [`HandSource`] they make. The assignments of other inputs never need it.
+//! hands, the [`HandSource`] they make, and the checks their cases ask. The assignments of
+//! other inputs never need it.
 
 use serde::Deserialize;
 
-use super::{Generated, Problem, Ranged, unused};
+use super::{Generated, Problem, Ranged, Written, unused};
+use crate::assignment::Assignment;
 use crate::deck::{HandSource, RandomHands};
 
 /// The cards of a hand of a bulk group, `MIN` to `MAX`.
@@ -75,4 +77,16 @@ pub(crate) fn cases_take_check(group: &str, checks_given: bool) -> Result<(), Pr
         &[("checks", checks_given)],
         "a group of cases; give `check`",
     )
+}
+
+/// The check of a case (its own, or else its group's) and what the case's `expect` says it
+/// returns, read by `expectation`, where the case has one.
+pub(crate) fn case_check<C: Copy, A: Assignment>(
+    check: Option<C>,
+    expect: Option<&serde_yaml::Value>,
+    expectation: impl FnOnce(C, &serde_yaml::Value) -> Result<Written<A>, String>,
+) -> Result<(C, Vec<Written<A>>), String> {
+    let check = check.ok_or("names no check: give it `check:` or give its group one")?;
+    let written = expect.map(|value| expectation(check, value)).transpose()?;
+    Ok((check, written.into_iter().collect()))
 }
