@@ -232,6 +232,49 @@ fn a_wrong_a_looping_and_a_forking_test_are_named_and_the_rest_still_count() {
 }
 
 #[test]
+fn a_harness_whose_tests_did_not_all_build_is_not_compiled_again_for_the_same_tests() {
+    let tests = format!(
+        "fn count_helper() -> usize {{ 2 }}\n\n{}",
+        tests_of(&[
+            "
+    #[test]
+    fn the_helper_counts() {
+        assert_eq!(count_helper(), 2);
+    }
+",
+            THREE_SEVENS,
+        ])
+    );
+    let dir = with_tests("student-tests-refused-kept", &tests);
+    let first = graded(&dir);
+    assert!(
+        first.contains("which the contract does not have"),
+        "{first}"
+    );
+    // The errors kept beside the harness's build, for its text: the next grading reads
+    // them and compiles only the text without the test they leave out. Edited here, what
+    // the next grading says comes from them, not from a compiler.
+    let tag = grader::compile::stable_hash(&dir.display().to_string());
+    let kept = support::runners()
+        .join(format!("cardgrade-tests-plaisante_hand-{tag:016x}"))
+        .join("harness.refused");
+    let text = std::fs::read_to_string(&kept).unwrap_or_else(|e| panic!("{kept:?}: {e}"));
+    assert!(text.contains("count_helper"), "{text}");
+    std::fs::write(
+        &kept,
+        text.replace("count_helper", "helper_kept_from_before"),
+    )
+    .unwrap();
+    let second = graded(&dir);
+    assert!(
+        second
+            .contains("this test uses `helper_kept_from_before`, which the contract does not have"),
+        "{second}"
+    );
+    assert_eq!(caught_bugs(&second), caught_bugs(&first));
+}
+
+#[test]
 fn a_test_of_a_private_helper_is_not_graded_but_runs_on_the_students_code() {
     let tests = format!(
         "fn count_helper() -> usize {{ 2 }}\n\n{}",

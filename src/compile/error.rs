@@ -74,7 +74,7 @@ impl BuildError {
 }
 
 /// An error of the generated crate's own file, and the line of it the error points at.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GeneratedError {
     pub message: String,
     pub line: Option<usize>,

@@ -183,13 +183,25 @@ pub fn build_generated_crate(
             _folder_lock: folder_lock,
         });
     }
+    // Nor does a text whose own errors were read before: a harness whose tests do not all
+    // build against the contract is tried first whole, and every grading of it would
+    // otherwise compile it twice, the text that fails and the one without those tests.
+    let refused = layout.folder.join("harness.refused");
+    if let Some(errors) = Refused::read(&refused, &made_from) {
+        return Err(BuildError::Harness(errors));
+    }
     // Read by the build's sandbox as a runner build's is; a harness has no submission.
     std::fs::create_dir_all(&layout.submission).map_err(io)?;
     let incremental = build.incremental && build.shared.is_none();
     let main = with_runner_allocator(main, false);
     write_runner_crate(&layout, None, &main, (builder, incremental)).map_err(io)?;
     let _ = std::fs::remove_file(&stamp);
-    build_generated(&layout, shared, builder, sandbox, build)?;
+    if let Err(error) = build_generated(&layout, shared, builder, sandbox, build) {
+        if let BuildError::Harness(errors) = &error {
+            Refused::write(&refused, &made_from, errors);
+        }
+        return Err(error);
+    }
     let runner = artifact::take(&layout, builder)?;
     std::fs::write(&stamp, made_from).map_err(io)?;
     Ok(Built {
@@ -286,4 +298,31 @@ fn snapshot(
         vetted.push(relative);
     }
     Ok(())
+}
+
+/// The errors of a generated crate's own text, kept beside its build with the text's hash.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Refused {
+    made_from: String,
+    errors: Vec<GeneratedError>,
+}
+
+impl Refused {
+    /// The errors kept at `path` for the text `made_from` names, if those are what it holds.
+    fn read(path: &Path, made_from: &str) -> Option<Vec<GeneratedError>> {
+        let kept: Refused = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
+        (kept.made_from == made_from).then_some(kept.errors)
+    }
+
+    /// Keeps `errors` at `path` for the text `made_from` names; a cache, so a failure to
+    /// write it costs only a build next time.
+    fn write(path: &Path, made_from: &str, errors: &[GeneratedError]) {
+        let kept = Refused {
+            made_from: made_from.to_string(),
+            errors: errors.to_vec(),
+        };
+        if let Ok(text) = serde_json::to_vec(&kept) {
+            let _ = std::fs::write(path, text);
+        }
+    }
 }
