@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use grader::spec::{SpecError, SpecErrors, Suite, TestCase, load, parse};
 use grader_api::protocol::{self, Hello, Item, MOST_REPLY_BYTES, PROTOCOL_VERSION};
+use grader_api::unit::Compared;
 use grader_api::wire::{Wire, put_varint};
 use grader_api::{Card, Submission, Suit};
 use proptest::collection::vec;
@@ -1096,8 +1097,8 @@ proptest! {
             let mut shown = Vec::new();
             for frame in &frames {
                 shown.push(request.show(frame));
-                request.difference(&REFERENCE, &asking.input, position, &want, Some(frame));
-                request.difference(&REFERENCE, &asking.input, position, frame, Some(&want));
+                request.difference(Compared { reference: &REFERENCE, input: &asking.input, position, expected: &want, actual: Some(frame) });
+                request.difference(Compared { reference: &REFERENCE, input: &asking.input, position, expected: frame, actual: Some(&want) });
                 request.breakdown(position, &want, frame);
                 protocol::panic_of(frame);
             }
@@ -1223,7 +1224,13 @@ fn read_within_the_caps(assignment: &'static str, frame: Vec<u8>) {
         let request = &*asking.test.request;
         let want = asking.replies.first().cloned().unwrap_or_default();
         request.show(&frame);
-        request.difference(&REFERENCE, &asking.input, 0, &want, Some(&frame));
+        request.difference(Compared {
+            reference: &REFERENCE,
+            input: &asking.input,
+            position: 0,
+            expected: &want,
+            actual: Some(&frame),
+        });
         request.breakdown(0, &want, &frame);
         if let Some(pinned) = request.pinned(&[frame]) {
             grader::grade::reference_answers(&REFERENCE, &*pinned);
@@ -1468,7 +1475,13 @@ fn a_game_of_the_reference_with_a_table_or_calls_as_large_as_a_frame_holds_is_ex
             let want = &asking.replies[0];
             let request = &asking.test.request;
             let breakdown = request.breakdown(0, want, &frame);
-            let difference = request.difference(&REFERENCE, &asking.input, 0, want, Some(&frame));
+            let difference = request.difference(Compared {
+                reference: &REFERENCE,
+                input: &asking.input,
+                position: 0,
+                expected: want,
+                actual: Some(&frame),
+            });
             (difference.detail.map(|(_, text)| text.len()), breakdown)
         });
         assert!(explained.0.is_some(), "{what}");

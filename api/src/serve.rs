@@ -16,7 +16,7 @@ use nix::unistd::ftruncate;
 use crate::assignment::record_panic_location;
 use crate::protocol::{self, Hello, PROGRESS_BYTES};
 use crate::submission::Submission;
-use crate::unit::Sessions;
+use crate::unit::{Serving, Sessions};
 use crate::wire::invalid;
 
 // The runner's entry points are `Submission`'s methods, written here so that the registry
@@ -100,16 +100,22 @@ fn talk(submission: &Submission, stream: UnixStream) -> io::Result<()> {
         let mut failure = None;
         let mut inputs_done = 0;
         progress.tell(inputs_done);
-        unit.serve(submission, &mut sessions, &payload, window, &mut |frames| {
-            inputs_done += 1;
-            progress.tell(inputs_done);
-            match answers.write_all(frames) {
-                Ok(()) => true,
-                Err(error) => {
-                    failure = Some(error);
-                    false
+        unit.serve(Serving {
+            submission,
+            sessions: &mut sessions,
+            payload: &payload,
+            window,
+            emit: &mut |frames| {
+                inputs_done += 1;
+                progress.tell(inputs_done);
+                match answers.write_all(frames) {
+                    Ok(()) => true,
+                    Err(error) => {
+                        failure = Some(error);
+                        false
+                    }
                 }
-            }
+            },
         })?;
         if let Some(error) = failure {
             return Err(error);

@@ -38,17 +38,10 @@ pub trait Unit: Send + Sync {
     fn is_registered(&self, submission: &Submission) -> bool;
     /// The request in `payload`, decoded.
     fn request(&self, payload: Vec<u8>) -> io::Result<Box<dyn Asked>>;
-    /// The runner's dispatch: answers the inputs inside `window` of the request in
-    /// `payload`, emitting each input's reply frames, laid end to end; stops when `emit`
-    /// returns `false`.
-    fn serve(
-        &self,
-        submission: &Submission,
-        sessions: &mut Sessions,
-        payload: &[u8],
-        window: Window,
-        emit: &mut dyn FnMut(&[u8]) -> bool,
-    ) -> io::Result<()>;
+    /// The runner's dispatch: answers the inputs inside the window of the request
+    /// `serving` holds, emitting each input's reply frames, laid end to end; stops when its
+    /// `emit` returns `false`.
+    fn serve(&self, serving: Serving<'_>) -> io::Result<()>;
     /// Reads a spec file of this assignment.
     #[cfg(feature = "spec")]
     fn parse(&self, text: &str) -> Result<ParsedFile, crate::spec::Problem>;
@@ -60,6 +53,27 @@ pub trait Unit: Send + Sync {
     /// largest, and the largest panic. The grader must read each within its caps.
     #[cfg(feature = "spec")]
     fn largest_replies(&self) -> Vec<Vec<u8>>;
+}
+
+/// What the runner's dispatch is handed for one request: the submission and its sessions,
+/// the request's bytes, the window of its inputs to answer, and where each input's reply
+/// frames go (`emit` returns `false` to stop).
+pub struct Serving<'a> {
+    pub submission: &'a Submission,
+    pub sessions: &'a mut Sessions,
+    pub payload: &'a [u8],
+    pub window: Window,
+    pub emit: &'a mut dyn FnMut(&[u8]) -> bool,
+}
+
+/// One reply to compare: reply `position` to `input`, `expected` of it (by the
+/// `reference`, which explains it) and `actual`ly given, if any.
+pub struct Compared<'a> {
+    pub reference: &'a Submission,
+    pub input: &'a [u8],
+    pub position: usize,
+    pub expected: &'a [u8],
+    pub actual: Option<&'a [u8]>,
 }
 
 /// A wrong or missing reply as a failure shows it.
@@ -103,16 +117,9 @@ pub trait Asked: Send + Sync {
     );
     /// An input as a report shows it, its replies up to `through` in view.
     fn describe_input(&self, input: &[u8], through: usize) -> String;
-    /// Reply `position` to `input`, `expected` of it and `actual`ly given (if any), as a
-    /// failure shows it: every field, each reply decoded once.
-    fn difference(
-        &self,
-        reference: &Submission,
-        input: &[u8],
-        position: usize,
-        expected: &[u8],
-        actual: Option<&[u8]>,
-    ) -> Difference;
+    /// The reply `compared` names, as a failure shows it: every field, each reply decoded
+    /// once.
+    fn difference(&self, compared: Compared<'_>) -> Difference;
     /// A reply as a report shows it.
     fn show(&self, reply: &[u8]) -> String;
     /// The request with the submission's own choices (in its `replies`) fixed.
@@ -216,14 +223,14 @@ impl<A: Graded> Unit for Of<A> {
         Ok(Box::new(AskedOf::<A> { request, payload }))
     }
 
-    fn serve(
-        &self,
-        submission: &Submission,
-        sessions: &mut Sessions,
-        payload: &[u8],
-        window: Window,
-        emit: &mut dyn FnMut(&[u8]) -> bool,
-    ) -> io::Result<()> {
+    fn serve(&self, serving: Serving<'_>) -> io::Result<()> {
+        let Serving {
+            submission,
+            sessions,
+            payload,
+            window,
+            emit,
+        } = serving;
         let request = decode(payload)?;
         A::respond(Answering {
             registered: submission.registered::<A>(),
@@ -408,14 +415,14 @@ impl<A: Graded> Asked for AskedOf<A> {
         }
     }
 
-    fn difference(
-        &self,
-        reference: &Submission,
-        input: &[u8],
-        position: usize,
-        expected: &[u8],
-        actual: Option<&[u8]>,
-    ) -> Difference {
+    fn difference(&self, compared: Compared<'_>) -> Difference {
+        let Compared {
+            reference,
+            input,
+            position,
+            expected,
+            actual,
+        } = compared;
         let decoded_input = decode::<A::Input>(input);
         let want = decode_reply::<A::Answer>(expected);
         let got = actual.map(decode_reply::<A::Answer>);

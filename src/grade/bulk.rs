@@ -8,7 +8,7 @@ use std::sync::mpsc::{SyncSender, sync_channel};
 use grader_api::Submission;
 use grader_api::protocol::group_digits;
 use grader_api::source::Window;
-use grader_api::unit::Asked;
+use grader_api::unit::{Asked, Compared};
 
 use super::failure::{describe_ending, finish, show_difference, trouble_of};
 use super::patience::{patience, timed};
@@ -462,13 +462,13 @@ fn judge_bulk(reference: &Submission, group: &Group, request: &dyn Asked, all: R
     }
     for (index, sample) in comparison.samples.iter().enumerate() {
         let mut example = Failure::default();
-        let difference = request.difference(
+        let difference = request.difference(Compared {
             reference,
-            &sample.input,
-            sample.position,
-            &sample.expected,
-            Some(&sample.actual),
-        );
+            input: &sample.input,
+            position: sample.position,
+            expected: &sample.expected,
+            actual: Some(&sample.actual),
+        });
         show_difference(&mut example, difference, String::new());
         failure.push(
             &format!("example {} of a wrong answer", index + 1),

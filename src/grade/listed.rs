@@ -5,7 +5,7 @@ use std::sync::Arc;
 use grader_api::Submission;
 use grader_api::protocol::each_frame;
 use grader_api::source::Window;
-use grader_api::unit::Asked;
+use grader_api::unit::{Asked, Compared};
 
 use super::failure::{describe_ending, finish, show_difference, trouble_of, unwritten};
 use super::patience::{patience, timed};
@@ -94,7 +94,13 @@ pub fn grade_listed(
         Ending::Answered => "no answer".to_string(),
         ending => describe_ending(ending),
     };
-    let difference = request.difference(reference, input, first, &want[first], got);
+    let difference = request.difference(Compared {
+        reference,
+        input,
+        position: first,
+        expected: &want[first],
+        actual: got,
+    });
     show_difference(&mut failure, difference, missing);
     if let Some(got) = got {
         failure.unwritten.extend(unwritten(request, first, got));

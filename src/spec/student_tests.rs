@@ -8,7 +8,7 @@ use grader_api::source::Window;
 use std::borrow::Cow;
 
 use grader_api::spec::{KeptMutant, StudentTests};
-use grader_api::unit::{Answered, Asked, Difference};
+use grader_api::unit::{Answered, Asked, Compared, Difference};
 use grader_api::{Submission, nearest};
 use reference::bugs::{Bug, LIBRARIES, Library};
 
@@ -139,14 +139,7 @@ impl Asked for NoRequest {
     fn describe_input(&self, _: &[u8], _: usize) -> String {
         String::new()
     }
-    fn difference(
-        &self,
-        _: &Submission,
-        _: &[u8],
-        _: usize,
-        _: &[u8],
-        _: Option<&[u8]>,
-    ) -> Difference {
+    fn difference(&self, _: Compared<'_>) -> Difference {
         Difference {
             input: ("tests", String::new()),
             question: "your tests".into(),
