@@ -785,3 +785,26 @@ fn a_grader_killed_while_a_test_hangs_leaves_no_process_of_the_grading_behind() 
         "{left:?} of {running:?} outlived the grader"
     );
 }
+
+#[test]
+fn a_test_that_fails_at_random_catches_no_bug_it_asks_nothing_of() {
+    // Valid by luck, it would once have "caught" half the bugs: it runs on a bug only where
+    // the bug answers its messages otherwise than the reference, and it sends none.
+    let stdout = graded(
+        "attack-lottery",
+        &[
+            THREE_SEVENS,
+            r#"
+    #[test]
+    fn fails_when_the_clock_says_so() {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.subsec_nanos());
+        assert!(nanos % 2 == 0, "lost the draw");
+    }
+"#,
+        ],
+        BUDGET_S,
+    );
+    assert_eq!(caught_bugs(&stdout), HONEST_CATCH, "{stdout}");
+}
