@@ -128,6 +128,7 @@ const API_CORE: &[&str] = &[
     "assignments.rs",
     "card.rs",
     "deck.rs",
+    "oracle.rs",
     "protocol.rs",
     "serve.rs",
     "source.rs",
@@ -136,6 +137,7 @@ const API_CORE: &[&str] = &[
     "stand_in.rs",
     "submission.rs",
     "text.rs",
+    "transcript.rs",
     "unit.rs",
     "wire.rs",
 ];

@@ -165,12 +165,14 @@ for_each_assignment!(assignment_modules);
 pub mod assignment;
 pub mod card;
 pub mod deck;
+pub mod oracle;
 pub mod protocol;
 pub mod serve;
 pub mod source;
 pub mod stand_in;
 pub mod submission;
 pub mod text;
+pub mod transcript;
 pub mod unit;
 pub mod wire;
 

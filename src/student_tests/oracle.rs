@@ -10,7 +10,8 @@ use std::os::unix::net::UnixStream;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use grader_api::stand_in::{Handed, Record, Report, hand_link};
+use grader_api::oracle::{Handed, Record, hand_link};
+use grader_api::transcript::Report;
 
 use reference::bugs::{Bug, Library};
 
@@ -173,7 +174,7 @@ fn crate_text(library: &Library, bugs: &[Bug]) -> Result<String, String> {
         registers.push_str(&format!("implementation_{n}::register, "));
     }
     text.push_str(&format!(
-        "fn main() {{\n    ::grader_api::stand_in::serve_handed_links(&[{registers}], {:?})\n}}\n",
+        "fn main() {{\n    ::grader_api::oracle::serve_handed_links(&[{registers}], {:?})\n}}\n",
         library.assignment
     ));
     Ok(text)

@@ -4,7 +4,8 @@
 
 use std::collections::HashMap;
 
-use grader_api::stand_in::{Record, Report};
+use grader_api::oracle::Record;
+use grader_api::transcript::Report;
 
 use super::oracle::{Implementation, Oracle};
 use super::run::{Outcome, Reported, Run, Target};

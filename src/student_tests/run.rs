@@ -14,7 +14,8 @@ use std::os::unix::net::UnixStream;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use grader_api::stand_in::{Record, Report};
+use grader_api::oracle::Record;
+use grader_api::transcript::Report;
 
 use super::oracle::{Implementation, Oracle};
 use crate::runner::Launcher;
