@@ -231,9 +231,9 @@ fn a_wrong_a_looping_and_a_forking_test_are_named_and_the_rest_still_count() {
     assert_eq!(caught_bugs(&stdout), ["bug_pair_at_least_two"]);
 }
 
-#[test]
-fn a_harness_whose_tests_did_not_all_build_is_not_compiled_again_for_the_same_tests() {
-    let tests = format!(
+/// A test of a private helper, which the contract does not have, beside [`THREE_SEVENS`].
+fn a_private_helpers_test() -> String {
+    format!(
         "fn count_helper() -> usize {{ 2 }}\n\n{}",
         tests_of(&[
             "
@@ -244,8 +244,12 @@ fn a_harness_whose_tests_did_not_all_build_is_not_compiled_again_for_the_same_te
 ",
             THREE_SEVENS,
         ])
-    );
-    let dir = with_tests("student-tests-refused-kept", &tests);
+    )
+}
+
+#[test]
+fn a_harness_whose_tests_did_not_all_build_is_not_compiled_again_for_the_same_tests() {
+    let dir = with_tests("student-tests-refused-kept", &a_private_helpers_test());
     // The errors kept beside the harness's build, for its text: the next grading reads
     // them and compiles only the text without the test they leave out. Edited here, what
     // the next grading says comes from them, not from a compiler.
@@ -278,19 +282,10 @@ fn a_harness_whose_tests_did_not_all_build_is_not_compiled_again_for_the_same_te
 
 #[test]
 fn a_test_of_a_private_helper_is_not_graded_but_runs_on_the_students_code() {
-    let tests = format!(
-        "fn count_helper() -> usize {{ 2 }}\n\n{}",
-        tests_of(&[
-            "
-    #[test]
-    fn the_helper_counts() {
-        assert_eq!(count_helper(), 2);
-    }
-",
-            THREE_SEVENS,
-        ])
-    );
-    let stdout = graded(&with_tests("student-tests-helper", &tests));
+    let stdout = graded(&with_tests(
+        "student-tests-helper",
+        &a_private_helpers_test(),
+    ));
     assert!(result_line(&stdout, &format!("{GROUP}::valid_on_the_reference")).ends_with("ok"));
     assert!(
         stdout.contains("tests::the_helper_counts not graded: this test uses `count_helper`, which the contract does not have"),
