@@ -8,7 +8,7 @@
 
 use std::os::unix::net::UnixStream;
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use grader_api::oracle::{Handed, Record, hand_link};
 use grader_api::transcript::Report;
@@ -98,10 +98,11 @@ impl Oracle {
     }
 
     /// The report on `socket` of a run [`Oracle::answer`] recorded, once the run has
-    /// ended: each replay may take a run's CPU, and a second more to answer.
-    pub fn report(&self, socket: &UnixStream) -> Option<Report> {
-        let replay = Duration::from_secs(u64::from(self.cpu_seconds) + 1);
-        Report::read(socket, replay * self.implementations as u32)
+    /// ended: each replay may take a run's CPU, and a second more to answer, but none past
+    /// `end`, the group's time. None when it is not back by then.
+    pub fn report(&self, socket: &UnixStream, end: Instant) -> Option<Report> {
+        let patience = report_patience(self.cpu_seconds, self.implementations, end)?;
+        Report::read(socket, patience)
     }
 
     /// Whether `report` says `implementation` answered its run's messages as the reference
@@ -150,6 +151,15 @@ fn rerooted(source: &str, used: &str, root: &str) -> String {
     out
 }
 
+/// How long a report of replays on `implementations` may take, each allowed `cpu_seconds`
+/// of CPU and a second more, but not past `end`; None once `end` has passed.
+fn report_patience(cpu_seconds: u32, implementations: usize, end: Instant) -> Option<Duration> {
+    let replays = Duration::from_secs(u64::from(cpu_seconds) + 1)
+        * u32::try_from(implementations).unwrap_or(u32::MAX);
+    let left = end.saturating_duration_since(Instant::now());
+    (!left.is_zero()).then(|| replays.min(left))
+}
+
 /// The whole seconds of CPU a run of `timeout` may use, at least one.
 fn cpu_seconds(timeout: Duration) -> u32 {
     u32::try_from(timeout.as_secs() + 1).unwrap_or(u32::MAX)
@@ -182,7 +192,17 @@ fn crate_text(library: &Library, bugs: &[Bug]) -> Result<String, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::rerooted;
+    use super::{report_patience, rerooted};
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn a_report_is_awaited_for_its_replays_but_never_past_the_groups_time() {
+        let far = Instant::now() + Duration::from_secs(3600);
+        assert_eq!(report_patience(10, 18, far), Some(Duration::from_secs(198)));
+        let soon = Instant::now() + Duration::from_secs(5);
+        assert!(report_patience(10, 18, soon).is_some_and(|wait| wait <= Duration::from_secs(5)));
+        assert_eq!(report_patience(10, 18, Instant::now()), None);
+    }
 
     #[test]
     fn a_used_modules_paths_are_found_under_the_implementations_module() {

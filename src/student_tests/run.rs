@@ -106,7 +106,7 @@ impl Runs<'_> {
         match ran {
             Ok(ran) => (
                 judged(test, &ran),
-                report.and_then(|socket| self.oracle.report(&socket)),
+                report.and_then(|socket| self.oracle.report(&socket, self.end)),
             ),
             Err(error) => (
                 Outcome::Failed(format!("your tests could not be started: {error}")),
