@@ -280,7 +280,7 @@ impl Grading<'_> {
             self.sandbox.clone(),
             &built,
             &selected,
-            (self.threads, Some(student_tests)),
+            (self.threads, Some(std::sync::Arc::new(student_tests))),
         )
         .map_err(|error| error.to_string())?;
         let earned = earned_per_test(suite, &results);

@@ -3,6 +3,7 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use colored::Colorize;
@@ -15,7 +16,7 @@ use crate::reporter::written::{Github, ResultsFile, ResultsOnStdout};
 use crate::reporter::{Event, Reporter, Reporters};
 use crate::results::Results;
 use crate::sandbox::{Mode, Sandbox};
-use crate::spec::{self, SpecErrors, Suite};
+use crate::spec::{self, Group, SpecErrors, Suite};
 use crate::student_tests::StudentTestsRun;
 use crate::student_text::StudentText;
 use crate::verdict::Verdict;
@@ -205,12 +206,21 @@ fn grade(mut args: CheckArgs) -> Result<ExitCode, Stop> {
         // Only a student's own report is built again at the next save.
         incremental: !args.format.is_staff(),
     };
-    let student_tests = StudentTestsRun::new(
+    let student_tests = Arc::new(StudentTestsRun::new(
         submission.root.clone(),
         sandbox.clone(),
         &build,
         started + args.submission_budget,
-    );
+    ));
+    let ahead: Vec<&Group> = suite
+        .groups
+        .iter()
+        .filter(|group| group.student_tests.is_some() && !args.list)
+        .filter(|group| group.tests.iter().any(|test| selects(&filters, &test.id)))
+        .collect();
+    student_tests.grade_ahead(&ahead);
+    // However this check ends, runs of the students' tests not started by then never are.
+    let _abandon = Abandon(Arc::clone(&student_tests));
     let built = compile::build(&submission, &sandbox, &build);
     let build_time = build_started.elapsed();
     let ready = built.and_then(|built| handshake(sandbox, &built));
@@ -391,6 +401,15 @@ fn build_failed(
 /// tests run are the ones its report prints.
 fn selects(filters: &Arguments, id: &str) -> bool {
     !filters.is_filtered_out(&Trial::test(id, || Ok(())))
+}
+
+/// Abandons the students' tests' grading when dropped.
+struct Abandon(Arc<StudentTestsRun>);
+
+impl Drop for Abandon {
+    fn drop(&mut self) {
+        self.0.abandon();
+    }
 }
 
 /// Refuses a run whose filters select no test of `suite`, naming them and any assignments

@@ -589,3 +589,65 @@ fn a_groups_runs_stop_at_its_budget_and_the_rest_are_named_not_run() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_submission_that_does_not_build_leaves_no_part_of_its_tests_grading_behind() {
+    // Its tests' grading starts beside the submission's build, ahead of their first
+    // verdict: a build that fails ends the check, and whatever of that grading runs then.
+    let hangs = "
+    #[test]
+    fn hangs_everywhere() {
+        loop {
+            std::hint::spin_loop();
+        }
+    }
+";
+    let dir = with_tests(
+        "student-tests-unbuilt",
+        &format!(
+            "pub fn broken() -> u8 {{ \"not a number\" }}\n\n{}",
+            tests_of(&[THREE_SEVENS, hangs])
+        ),
+    );
+    let spec = spec();
+    let mut grader = std::process::Command::new(env!("CARGO_BIN_EXE_grader"));
+    support::grader_env(&mut grader)
+        .args(["check", dir.to_str().unwrap(), "--spec"])
+        .arg(&spec)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut grader = grader.spawn().unwrap();
+    let pid = grader.id();
+    assert_eq!(
+        grader.wait().unwrap().code(),
+        Some(3),
+        "the build's exit code"
+    );
+    // What names the harness's build folder, or the grader's own temp folders, is of it.
+    let tag = grader::compile::stable_hash(&dir.display().to_string());
+    let marks = [
+        format!("cardgrade-tests-plaisante_hand-{tag:016x}"),
+        format!("cardgrade-{pid}-"),
+    ];
+    let of_the_grading = || -> Vec<String> {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+            .filter(|name| name.bytes().all(|b| b.is_ascii_digit()))
+            .filter_map(|pid| {
+                let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+                let exe = std::fs::read_link(format!("/proc/{pid}/exe")).unwrap_or_default();
+                let seen = format!("{} {}", String::from_utf8_lossy(&cmdline), exe.display());
+                marks
+                    .iter()
+                    .any(|mark| seen.contains(mark.as_str()))
+                    .then(|| format!("{pid}: {seen}"))
+            })
+            .collect()
+    };
+    let patience = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !of_the_grading().is_empty() && std::time::Instant::now() < patience {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(of_the_grading(), Vec::<String>::new(), "outlived the check");
+}

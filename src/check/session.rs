@@ -2,7 +2,7 @@
 //! how each test is run.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::{Mutex, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use grader_api::Submission;
@@ -107,7 +107,7 @@ pub(crate) struct Session<'a> {
     /// When the submission's time is up: no test starts after it.
     pub(crate) deadline: Option<Instant>,
     /// How the student's own tests are graded, for a submission that has them to grade.
-    pub(crate) student_tests: Option<StudentTestsRun>,
+    pub(crate) student_tests: Option<Arc<StudentTestsRun>>,
     /// Whether every bulk group's wrong answers are held, as the audit keeps them for the
     /// library's bugs; else only where known mistakes are kept to diagnose them by, so that
     /// a grading with nothing to diagnose pays nothing for it.
@@ -368,7 +368,7 @@ pub(crate) fn grade_built(
     sandbox: Sandbox,
     built: &compile::Built,
     selected: &[usize],
-    (threads, student_tests): (usize, Option<StudentTestsRun>),
+    (threads, student_tests): (usize, Option<Arc<StudentTestsRun>>),
 ) -> Result<Vec<TestResult>, BuildError> {
     let mut session = Session::new(answered, handshake(sandbox, built)?, View::STAFF, threads);
     session.holds_every_wrong_answer = true;

@@ -50,6 +50,8 @@ pub fn caught_by_examples(
             build,
             timeout: TIMEOUT,
             budget: BUDGET,
+            // The audit waits for them, whatever else it finds.
+            abandoned: &std::sync::atomic::AtomicBool::new(false),
         },
     );
     // The template's tests are the grader's own, but graded as a student's are; the audit

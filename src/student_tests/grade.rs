@@ -77,6 +77,7 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
         oracle: &oracle,
         timeout: grading.timeout,
         end: std::time::Instant::now() + grading.budget,
+        abandoned: grading.abandoned,
     };
     let tests: Vec<String> = graded_tests.iter().map(|test| under_test(test)).collect();
     let yours: Vec<String> = on_yours.iter().map(|test| on_yours_path(test)).collect();

@@ -2,6 +2,7 @@
 //! every step of the grading reads one or fills the other, so they sit beneath them all.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use reference::bugs::{Bug, Library};
@@ -66,4 +67,6 @@ pub struct Grading<'a> {
     pub timeout: Duration,
     /// How long all the group's runs may take together.
     pub budget: Duration,
+    /// Set once the grading is no longer wanted: runs not started by then are not started.
+    pub abandoned: &'a AtomicBool,
 }

@@ -12,6 +12,7 @@ use std::hash::BuildHasher;
 use std::os::fd::OwnedFd;
 use std::os::unix::net::UnixStream;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use grader_api::oracle::Record;
@@ -53,6 +54,8 @@ pub struct Runs<'a> {
     pub timeout: Duration,
     /// When the group's time ends: runs not started by then are not run.
     pub end: Instant,
+    /// Set once the grading is no longer wanted: runs not started by then are not run.
+    pub abandoned: &'a AtomicBool,
 }
 
 impl Runs<'_> {
@@ -73,7 +76,9 @@ impl Runs<'_> {
                     loop {
                         let next = queue.lock().ok().and_then(|mut queue| queue.pop());
                         let Some((run, record)) = next else { break };
-                        let outcome = match Instant::now() < self.end {
+                        let wanted =
+                            Instant::now() < self.end && !self.abandoned.load(Ordering::Relaxed);
+                        let outcome = match wanted {
                             true => self.outcome(&run, record),
                             false => (Outcome::NotRun, None),
                         };

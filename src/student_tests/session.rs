@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -10,6 +11,8 @@ use super::grade::grade;
 use super::grading::{Graded, Grading};
 use super::suite;
 use super::verdicts::Told;
+use reference::bugs::{Bug, Library};
+
 use crate::compile::Build;
 use crate::sandbox::Sandbox;
 use crate::spec::student_tests::Which;
@@ -27,6 +30,38 @@ pub struct StudentTestsRun {
     /// When the submission's time ends: a group's runs end by then too.
     pub deadline: Instant,
     graded: Mutex<HashMap<String, Arc<Graded>>>,
+    /// Set once no grading is wanted any more (the submission did not build): runs not
+    /// started by then are not started.
+    abandoned: AtomicBool,
+}
+
+/// What one group of student tests is graded against, and for how long.
+struct Plan {
+    id: String,
+    library: &'static Library,
+    bugs: Vec<Bug>,
+    timeout: Duration,
+    budget: Duration,
+}
+
+impl Plan {
+    /// The plan of `group`; why it has none, when it is not a group of student tests of an
+    /// assignment with a library of bugs.
+    fn of(group: &Group) -> Result<Plan, String> {
+        let Some(setting) = &group.student_tests else {
+            return Err("not a group of student tests".into());
+        };
+        let assignment = group.assignment.name();
+        let bugs = suite::bugs(assignment, setting)?;
+        let library = suite::library(assignment).ok_or("no library of bugs")?;
+        Ok(Plan {
+            id: group.id.clone(),
+            library,
+            bugs,
+            timeout: group.timeout,
+            budget: Duration::from_secs(u64::from(setting.budget_s)),
+        })
+    }
 }
 
 impl StudentTestsRun {
@@ -45,27 +80,46 @@ impl StudentTestsRun {
             incremental: build.incremental,
             deadline,
             graded: Mutex::new(HashMap::new()),
+            abandoned: AtomicBool::new(false),
         }
+    }
+
+    /// Starts grading `groups` on a thread of its own, ahead of their first test: while the
+    /// submission builds and its runner starts, which the students' tests need neither of.
+    /// Their tests' verdicts then wait for it, as for a grading begun by the first of them.
+    pub fn grade_ahead(self: &Arc<Self>, groups: &[&Group]) {
+        let plans: Vec<Plan> = groups
+            .iter()
+            .filter_map(|group| Plan::of(group).ok())
+            .collect();
+        if plans.is_empty() {
+            return;
+        }
+        let run = Arc::clone(self);
+        std::thread::spawn(move || {
+            for plan in &plans {
+                run.graded(plan);
+            }
+        });
+    }
+
+    /// No grading is wanted any more: runs not started yet are not started.
+    pub fn abandon(&self) {
+        self.abandoned.store(true, Ordering::Relaxed);
     }
 
     /// What `test` of `group`, a group of student tests, tells.
     pub fn verdict(&self, group: &Group, test: &TestCase) -> Told {
         let failed = |why: String| Told::from((Verdict::Failed(Failure::line(why)), None));
-        let Some(setting) = &group.student_tests else {
-            return failed("not a group of student tests".into());
-        };
-        let (library, bugs) = match (
-            suite::library(group.assignment.name()),
-            suite::bugs(group.assignment.name(), setting),
-        ) {
-            (Some(library), Ok(bugs)) => (library, bugs),
-            (_, Err(why)) => return failed(why),
-            (None, _) => return failed("no library of bugs".into()),
+        let plan = match Plan::of(group) {
+            Ok(plan) => plan,
+            Err(why) => return failed(why),
         };
         // By its place in the group: a student's view renames hidden tests.
         let Some(index) = group.tests.iter().position(|t| std::ptr::eq(t, test)) else {
             return failed("a test of another group".into());
         };
+        let bugs = &plan.bugs;
         let which = match index {
             0 => Which::ValidOnTheReference,
             n if n > bugs.len() => Which::PassOnYourCode,
@@ -74,33 +128,38 @@ impl StudentTestsRun {
                 description: &bugs[n - 1].description,
             },
         };
-        let graded = {
-            let Ok(mut all) = self.graded.lock() else {
-                return failed("the student tests' grading was lost".into());
+        match self.graded(&plan) {
+            Some(graded) => graded.verdict(which),
+            None => failed("the student tests' grading was lost".into()),
+        }
+    }
+
+    /// The group `plan` is of, graded once: the first to ask grades it, and the others wait.
+    fn graded(&self, plan: &Plan) -> Option<Arc<Graded>> {
+        let mut all = self.graded.lock().ok()?;
+        let graded = all.entry(plan.id.clone()).or_insert_with(|| {
+            let build = Build {
+                color: false,
+                timeout: self.build_timeout,
+                allowed: &[],
+                shared: self.shared.as_deref(),
+                incremental: self.incremental,
             };
-            let graded = all.entry(group.id.clone()).or_insert_with(|| {
-                let build = Build {
-                    color: false,
-                    timeout: self.build_timeout,
-                    allowed: &[],
-                    shared: self.shared.as_deref(),
-                    incremental: self.incremental,
-                };
-                Arc::new(grade(
-                    &self.root,
-                    &Grading {
-                        library,
-                        bugs: &bugs,
-                        sandbox: &self.sandbox,
-                        build: &build,
-                        timeout: group.timeout,
-                        budget: Duration::from_secs(u64::from(setting.budget_s))
-                            .min(self.deadline.saturating_duration_since(Instant::now())),
-                    },
-                ))
-            });
-            Arc::clone(graded)
-        };
-        graded.verdict(which)
+            Arc::new(grade(
+                &self.root,
+                &Grading {
+                    library: plan.library,
+                    bugs: &plan.bugs,
+                    sandbox: &self.sandbox,
+                    build: &build,
+                    timeout: plan.timeout,
+                    budget: plan
+                        .budget
+                        .min(self.deadline.saturating_duration_since(Instant::now())),
+                    abandoned: &self.abandoned,
+                },
+            ))
+        });
+        Some(Arc::clone(graded))
     }
 }
