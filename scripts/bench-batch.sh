@@ -116,8 +116,8 @@ scores=$(for f in $(results_files); do
 done | sort | uniq -c | awk '{count=$1; $1=""; print count " ×" $0}' | paste -sd ';' -)
 echo "class of $n submissions, scored: $scores"
 # Where the batch's time went, from each check's results and the gradebook's wall times,
-# and the class's floor: the students' own compiles (deps warm) and the reference's own
-# time for every test of each, over the cores.
+# and the class's floor: a student's own warm compile, the reference's own time for every
+# test, and the students' own tests' floor, for each submission, over the cores.
 reference_ms=$(cargo run -q --release --example bench -- floor ${options[@]+"${options[@]}"})
 # Every submission is a copy of one crate, so one's floor of its own tests is each one's:
 # measured on a copy of the first, its grader-api found where this checkout has it.
@@ -125,10 +125,24 @@ first=$(find "$work/class" -mindepth 1 -maxdepth 1 -type d | sort | head -n 1)
 cp -r "$first" "$work/own-tests"
 sed -i "s|path = \"[./]*api\"|path = \"$PWD/api\"|" "$work/own-tests/Cargo.toml"
 own_tests_ms=$(cargo run -q --release --example bench -- own-tests-floor "$work/own-tests" ${options[@]+"${options[@]}"})
-python3 - "$work/results" "$batch" "$reference_ms" "$(nproc)" "$own_tests_ms" <<'PY'
+# A warm compile, measured apart from the batch (whose checks build their students' tests
+# beside the submission, so their build times are no floor): the first submission's crate,
+# its dependencies built once, rebuilt by `cargo build --release` after a one-line edit, as
+# each copy of the class differs from the others; the median of three.
+cp -r "$first" "$work/compile-floor"
+sed -i "s|path = \"[./]*api\"|path = \"$PWD/api\"|" "$work/compile-floor/Cargo.toml"
+floor_build() { cargo build -q --release --offline --manifest-path "$work/compile-floor/Cargo.toml"; }
+floor_build
+warm_ms=$(for edit in 1 2 3; do
+  echo "// edit $edit" >> "$work/compile-floor/src/lib.rs"
+  began=$(date +%s%N)
+  floor_build
+  echo $(( ($(date +%s%N) - began) / 1000000 ))
+done | median_of)
+python3 - "$work/results" "$batch" "$reference_ms" "$(nproc)" "$own_tests_ms" "$warm_ms" <<'PY'
 import csv, json, os, statistics, sys
 results, batch, reference_ms, cores = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
-own_tests_ms = float(sys.argv[5])
+own_tests_ms, warm_floor_ms = float(sys.argv[5]), float(sys.argv[6])
 rows = {row["submission"]: row for row in csv.DictReader(open(os.path.join(results, "gradebook.csv")))}
 checks = []
 for name in rows:
@@ -142,14 +156,14 @@ starts = sum(r.get("runner_start_ms", 0) for r, _ in checks)
 grading = sum(r["execution_time_ms"] - r["build_time_ms"] for r, _ in checks)
 writing = sum(wall - r["execution_time_ms"] for r, wall in checks)
 n = len(checks)
-floor = (warm + reference_ms + own_tests_ms) * n / cores / 1000
+floor = (warm_floor_ms + reference_ms + own_tests_ms) * n / cores / 1000
 print(f"  where the time went (added over the class; two checks run at once):")
 print(f"    dependency builds (the first build less a warm one)  {dependencies/1000:8.1f} s")
 print(f"    the students' compiles                               {(sum(builds)-dependencies)/1000:8.1f} s  (median {warm/1000:.2f} s each)")
 print(f"    runner start-ups (on the test threads)               {starts/1000:8.1f} s")
 print(f"    grading, less the start-ups                          {(grading-starts)/1000:8.1f} s")
 print(f"    writing results and the grader's own start and exit  {writing/1000:8.1f} s")
-print(f"  floor: a warm compile each, the reference's own time for every test ({reference_ms/1000:.2f} s) and the students' own tests run once per implementation ({own_tests_ms/1000:.2f} s), over {cores} cores: {floor:.1f} s")
+print(f"  floor: a warm compile each ({warm_floor_ms/1000:.2f} s, `cargo build --release` after a one-line edit), the reference's own time for every test ({reference_ms/1000:.2f} s) and the students' own tests run once per implementation ({own_tests_ms/1000:.2f} s), over {cores} cores: {floor:.1f} s")
 ratio = batch / floor
 print(f"  grader batch --jobs 2 took {batch:.1f} s: {ratio:.2f}x the floor (goal: at most 1.1x: {'met' if ratio <= 1.1 else 'not met'})")
 PY
