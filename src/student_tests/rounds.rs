@@ -23,7 +23,9 @@ use super::run::{Outcome, Reported, Run, Target};
 ///
 /// Round 2 and 3 each hold a run on the reference, shuffled among the bugs': a test that
 /// told the rounds apart (by the clock, say) and failed in a later one fails there on the
-/// reference too, and is left out as any test failing on it.
+/// reference too, and is left out as any test failing on it. Within a round, every run on
+/// an implementation is handed to the oracle alike (recorded or not), so that none is
+/// answered a fork later than the others.
 pub struct Rounds {
     rounds: Vec<HashMap<Run, Reported>>,
 }
@@ -66,9 +68,12 @@ impl Rounds {
         for test in &passed {
             let report = first_report(&rounds, test);
             second.push(((test.clone(), reference), Record::Fingerprint));
+            // Recorded as the run on the reference is, though only its fingerprint is read:
+            // the oracle forks for a recording before it answers, and a run whose first
+            // answer came a fork later would be the reference's.
             for n in 0..bugs {
                 if !Oracle::alike(report.as_ref(), Implementation::Bug(n)) {
-                    second.push(((test.clone(), bug(n)), Record::Nothing));
+                    second.push(((test.clone(), bug(n)), Record::Fingerprint));
                 }
             }
         }
@@ -227,7 +232,7 @@ mod tests {
             ran[1],
             vec![
                 (reference(), Record::Fingerprint),
-                (bug(1), Record::Nothing)
+                (bug(1), Record::Fingerprint)
             ]
         );
         assert!(ran[2].is_empty());
@@ -262,14 +267,32 @@ mod tests {
     }
 
     #[test]
+    fn every_run_on_an_implementation_in_a_round_is_handed_to_the_oracle_alike() {
+        let (_, ran) = rounds_of(|round, target| match (round, target) {
+            (0, _) => (Outcome::Passed, report(7, &[true, true, false])),
+            (1, t) if t == reference() => (Outcome::Passed, report(8, &[])),
+            _ => (Outcome::Passed, None),
+        });
+        assert_eq!(ran.len(), 3);
+        for round in &ran {
+            let records: Vec<Record> = round.iter().map(|(_, record)| *record).collect();
+            assert!(
+                records.windows(2).all(|pair| pair[0] == pair[1]),
+                "{round:?}"
+            );
+        }
+        assert!(ran[1].len() > 1 && ran[2].len() > 1, "{ran:?}");
+    }
+
+    #[test]
     fn without_a_report_every_bug_runs() {
         let (_, ran) = rounds_of(|_, _| (Outcome::Passed, None));
         assert_eq!(
             ran[1],
             vec![
                 (reference(), Record::Fingerprint),
-                (bug(0), Record::Nothing),
-                (bug(1), Record::Nothing)
+                (bug(0), Record::Fingerprint),
+                (bug(1), Record::Fingerprint)
             ]
         );
         assert!(ran[2].is_empty());
