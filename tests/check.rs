@@ -1642,3 +1642,45 @@ fn what_a_submission_prints_reaches_a_terminal_with_every_control_shown_and_colo
         }
     }
 }
+
+#[test]
+fn a_submission_graded_again_unchanged_is_not_built_again_and_an_edited_one_is() {
+    use reference::plaisante_hand::bugs::HAS_PAIR;
+    let made = |edits: &[(&'static str, &str)]| {
+        support::Mutant::new("built-once-unchanged", "", edits).write()
+    };
+    let dir = made(&[]);
+    let graded = || check(&dir, &["has_pair", "--assignment", "plaisante_hand"]);
+    let (code, stdout, stderr) = graded();
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    // The student's library, as cargo left it: a build would make it again, and a grading
+    // that found the submission unchanged since its last build runs no cargo.
+    let built = std::fs::read_dir(support::runners())
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.path())
+        .find(|path| {
+            let name = path.file_name().unwrap().to_string_lossy();
+            name.starts_with("built-once-unchanged-") && !name.ends_with(".lock")
+        })
+        .expect("the submission's build folder");
+    let library = || {
+        std::fs::read_dir(built.join("target/release/deps"))
+            .unwrap()
+            .flatten()
+            .map(|entry| entry.path())
+            .find(|path| {
+                let name = path.file_name().unwrap().to_string_lossy();
+                name.starts_with("libbuilt_once_unchanged-") && name.ends_with(".rlib")
+            })
+    };
+    std::fs::remove_file(library().expect("the student's compiled library")).unwrap();
+    let (code, stdout, stderr) = graded();
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert_eq!(library(), None, "unchanged, it was built again");
+    made(&[(HAS_PAIR, &HAS_PAIR.replace("count(2)", "count(3)"))]);
+    let (code, stdout, _) = graded();
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("FAILED"), "{stdout}");
+    assert!(library().is_some(), "edited, it was not built again");
+}

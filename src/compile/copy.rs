@@ -1,7 +1,8 @@
 //! Copies of folders that keep modification times, so cargo sees a copied file as
 //! unchanged, and that hold no symbolic link: none can lead a build out of its folder.
 
-use std::io;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 /// What a copy may hold at most, so a submission cannot fill the disk through the grader.
@@ -94,6 +95,37 @@ fn copy_dir(
     }
     let modified = std::fs::metadata(&from)?.modified()?;
     std::fs::File::open(&to)?.set_modified(modified)?;
+    Ok(())
+}
+
+/// A digest of the tree at `root`: every folder and plain file by path, and each file's
+/// contents and whether it may be executed. Two trees of one digest build alike; a link,
+/// which no copy holds, is an error.
+pub fn tree_digest(root: &Path) -> io::Result<u64> {
+    let mut hasher = DefaultHasher::new();
+    digest_dir(root, Path::new(""), &mut hasher)?;
+    Ok(hasher.finish())
+}
+
+fn digest_dir(root: &Path, relative: &Path, hasher: &mut DefaultHasher) -> io::Result<()> {
+    let mut entries = std::fs::read_dir(root.join(relative))?.collect::<io::Result<Vec<_>>>()?;
+    entries.sort_by_key(|entry| entry.file_name());
+    for entry in entries {
+        let name = relative.join(entry.file_name());
+        name.hash(hasher);
+        if entry.file_type()?.is_dir() {
+            digest_dir(root, &name, hasher)?;
+            continue;
+        }
+        let mut file = open_regular(&root.join(&name))?;
+        use std::os::unix::fs::PermissionsExt;
+        (file.metadata()?.permissions().mode() & 0o111).hash(hasher);
+        let mut contents = Vec::new();
+        file.read_to_end(&mut contents)?;
+        contents.hash(hasher);
+    }
+    // The end of a folder, so that a file just after it is not taken for one inside.
+    "/".hash(hasher);
     Ok(())
 }
 

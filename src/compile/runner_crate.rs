@@ -58,13 +58,13 @@ pub(super) struct RunnerProfile {
 /// Writes the runner crate of `layout`: its crate root `main`, and as its dependencies
 /// grader-api with the runner's allocator, and the `submission`'s crate if there is one.
 /// Every runner, harness and the cache of grader-api take it with the same features, so
-/// that grader-api is compiled once for all of them.
+/// that grader-api is compiled once for all of them. Returns the manifest written.
 pub(super) fn write_runner_crate(
     layout: &Layout,
     submission: Option<(String, PathDependency)>,
     main: &str,
     (builder, incremental): (Builder, bool),
-) -> std::io::Result<()> {
+) -> std::io::Result<String> {
     let manifest = RunnerManifest {
         package: RunnerPackage {
             name: layout.bin_name.clone(),
@@ -107,7 +107,7 @@ pub(super) fn write_runner_crate(
     ] {
         write_in_builds_folder(&layout.runner.join(name), text, builder)?;
     }
-    Ok(())
+    Ok(toml)
 }
 
 /// Writes a file of a folder the build writes too: what a build left at `path` (a link
