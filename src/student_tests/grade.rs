@@ -81,7 +81,12 @@ pub fn grade(root: &Path, grading: &Grading) -> Graded {
     };
     let tests: Vec<String> = graded_tests.iter().map(|test| under_test(test)).collect();
     let yours: Vec<String> = on_yours.iter().map(|test| on_yours_path(test)).collect();
-    let rounds = Rounds::run(|round| runs.outcomes(round), &tests, &yours, bugs.len());
+    let rounds = Rounds::run(
+        |first, next| runs.outcomes(first, next),
+        &tests,
+        &yours,
+        bugs.len(),
+    );
     let mut graded = Graded {
         file: Some(searched),
         left_out: student_texts(&built.left_out),

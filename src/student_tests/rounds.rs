@@ -3,6 +3,7 @@
 //! otherwise than the reference did.
 
 use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
 
 use grader_api::oracle::Record;
 use grader_api::transcript::Report;
@@ -10,7 +11,7 @@ use grader_api::transcript::Report;
 use super::oracle::{Implementation, Oracle};
 use super::run::{Outcome, Reported, Run, Target};
 
-/// The runs of a grading, in up to three rounds, each shuffled on its own:
+/// The runs of a grading, in up to three rounds:
 ///
 /// 1. every test on the reference, the oracle keeping its messages and replaying them on
 ///    each bug, and every test on the student's own code;
@@ -21,85 +22,99 @@ use super::run::{Outcome, Reported, Run, Target};
 ///    differently from run to run), on the bugs skipped in round 2, and on the reference
 ///    once more.
 ///
-/// Round 2 and 3 each hold a run on the reference, shuffled among the bugs': a test that
-/// told the rounds apart (by the clock, say) and failed in a later one fails there on the
-/// reference too, and is left out as any test failing on it. Within a round, every run on
-/// an implementation is handed to the oracle alike (recorded or not), so that none is
-/// answered a fork later than the others.
+/// A test's runs of a round are due together once its run of the round before has come
+/// out, shuffled among themselves, and wait for no other test's. Round 2 and 3 each hold a
+/// run on the reference among the bugs': a test that told the rounds apart (by the clock,
+/// say) and failed in a later one fails there on the reference too, and is left out as
+/// any test failing on it. Within a round, every run on an implementation is handed to the
+/// oracle alike (recorded or not), so that none is answered a fork later than the others.
 pub struct Rounds {
     rounds: Vec<HashMap<Run, Reported>>,
 }
 
+/// A run due in a round (counted from 0), handed to the oracle as its record says.
+pub type Due = (usize, Run, Record);
+
+/// The runs of later rounds that a run makes due once it has come out.
+pub type Next<'a> = dyn Fn(&Due, &Reported) -> Vec<Due> + Sync + 'a;
+
+/// How many rounds a grading has at most.
+const ROUNDS: usize = 3;
+
 impl Rounds {
     /// The rounds of `tests` (by their paths in the harness, on the implementations) and
-    /// `yours` (on the student's code) on the reference and `bugs` bugs, each round run by
-    /// `outcomes`.
+    /// `yours` (on the student's code) on the reference and `bugs` bugs: `execute` runs the
+    /// first round's runs and each that the runs before make due, and returns how each
+    /// came out.
     pub fn run(
-        mut outcomes: impl FnMut(Vec<(Run, Record)>) -> HashMap<Run, Reported>,
+        execute: impl FnOnce(Vec<Due>, &Next) -> Vec<(Due, Reported)>,
         tests: &[String],
         yours: &[String],
         bugs: usize,
     ) -> Rounds {
         let reference = Target::Implementation(Implementation::Reference);
         let bug = |n| Target::Implementation(Implementation::Bug(n));
-        let first: Vec<(Run, Record)> = tests
+        let first: Vec<Due> = tests
             .iter()
-            .map(|test| ((test.clone(), reference), Record::Replays))
+            .map(|test| (0, (test.clone(), reference), Record::Replays))
             .chain(
                 yours
                     .iter()
-                    .map(|test| ((test.clone(), Target::Yours), Record::Nothing)),
+                    .map(|test| (0, (test.clone(), Target::Yours), Record::Nothing)),
             )
             .collect();
-        let mut rounds = Rounds {
-            rounds: vec![outcomes(first)],
-        };
-        let passed: Vec<String> = tests
-            .iter()
-            .filter(|test| rounds.outcome(0, &((*test).clone(), reference)) == Outcome::Passed)
-            .cloned()
-            .collect();
-        let first_report = |rounds: &Rounds, test: &String| {
-            rounds.rounds[0]
-                .get(&(test.clone(), reference))
-                .and_then(|(_, report)| report.clone())
-        };
-        let mut second = Vec::new();
-        for test in &passed {
-            let report = first_report(&rounds, test);
-            second.push(((test.clone(), reference), Record::Fingerprint));
-            // Recorded as the run on the reference is, though only its fingerprint is read:
-            // the oracle forks for a recording before it answers, and a run whose first
-            // answer came a fork later would be the reference's.
-            for n in 0..bugs {
-                if !Oracle::alike(report.as_ref(), Implementation::Bug(n)) {
-                    second.push(((test.clone(), bug(n)), Record::Fingerprint));
+        // Each test's report of its first run on the reference, once it has come out.
+        let first_reports: Mutex<HashMap<String, Option<Report>>> = Mutex::new(HashMap::new());
+        let next = |(round, (test, target), _): &Due, (outcome, report): &Reported| {
+            if *target != reference || *outcome != Outcome::Passed {
+                return Vec::new();
+            }
+            let mut first_reports = first_reports.lock().unwrap_or_else(PoisonError::into_inner);
+            match round {
+                0 => {
+                    first_reports.insert(test.clone(), report.clone());
+                    // Recorded as the run on the reference is, though only its fingerprint
+                    // is read: the oracle forks for a recording before it answers, and a
+                    // run whose first answer came a fork later would be the reference's.
+                    std::iter::once(reference)
+                        .chain(
+                            (0..bugs)
+                                .filter(|&n| {
+                                    !Oracle::alike(report.as_ref(), Implementation::Bug(n))
+                                })
+                                .map(bug),
+                        )
+                        .map(|target| (1, (test.clone(), target), Record::Fingerprint))
+                        .collect()
                 }
+                1 => {
+                    let first = first_reports.get(test).cloned().flatten();
+                    let fingerprint =
+                        |report: Option<&Report>| report.map(|report| report.fingerprint);
+                    let skipped: Vec<usize> = (0..bugs)
+                        .filter(|&n| Oracle::alike(first.as_ref(), Implementation::Bug(n)))
+                        .collect();
+                    if skipped.is_empty()
+                        || fingerprint(first.as_ref()) == fingerprint(report.as_ref())
+                    {
+                        return Vec::new();
+                    }
+                    std::iter::once(reference)
+                        .chain(skipped.into_iter().map(bug))
+                        .map(|target| (2, (test.clone(), target), Record::Nothing))
+                        .collect()
+                }
+                _ => Vec::new(),
+            }
+        };
+        let mut rounds = Rounds {
+            rounds: vec![HashMap::new(); ROUNDS],
+        };
+        for ((round, run, _), reported) in execute(first, &next) {
+            if let Some(outcomes) = rounds.rounds.get_mut(round) {
+                outcomes.insert(run, reported);
             }
         }
-        rounds.rounds.push(outcomes(second));
-        let mut third = Vec::new();
-        for test in &passed {
-            let report = first_report(&rounds, test);
-            let Some((Outcome::Passed, again)) = rounds.rounds[1].get(&(test.clone(), reference))
-            else {
-                continue;
-            };
-            let fingerprint = |report: Option<&Report>| report.map(|report| report.fingerprint);
-            let skipped: Vec<usize> = (0..bugs)
-                .filter(|&n| Oracle::alike(report.as_ref(), Implementation::Bug(n)))
-                .collect();
-            if skipped.is_empty() || fingerprint(report.as_ref()) == fingerprint(again.as_ref()) {
-                continue;
-            }
-            third.push(((test.clone(), reference), Record::Nothing));
-            third.extend(
-                skipped
-                    .into_iter()
-                    .map(|n| ((test.clone(), bug(n)), Record::Nothing)),
-            );
-        }
-        rounds.rounds.push(outcomes(third));
         rounds
     }
 
@@ -180,28 +195,24 @@ mod tests {
         Target::Implementation(Implementation::Bug(n))
     }
 
-    /// The rounds of one test on two bugs, each run answered by `answer(round, target)`;
-    /// and what each round ran.
+    /// The rounds of one test on two bugs, each run answered by `answer(round, target)`
+    /// in the order they became due; and what each round ran.
     fn rounds_of(
         answer: impl Fn(usize, Target) -> Reported,
     ) -> (Rounds, Vec<Vec<(Target, Record)>>) {
-        let mut ran = Vec::new();
+        let mut ran = vec![Vec::new(); ROUNDS];
         let rounds = Rounds::run(
-            |round: Vec<(Run, Record)>| {
-                let n = ran.len();
-                ran.push(
-                    round
-                        .iter()
-                        .map(|((_, target), record)| (*target, *record))
-                        .collect(),
-                );
-                round
-                    .into_iter()
-                    .map(|(run, _)| {
-                        let reported = answer(n, run.1);
-                        (run, reported)
-                    })
-                    .collect()
+            |first: Vec<Due>, next: &Next| {
+                let mut due = std::collections::VecDeque::from(first);
+                let mut outcomes = Vec::new();
+                while let Some(run) = due.pop_front() {
+                    let (round, (_, target), record) = &run;
+                    ran[*round].push((*target, *record));
+                    let reported = answer(*round, *target);
+                    due.extend(next(&run, &reported));
+                    outcomes.push((run, reported));
+                }
+                outcomes
             },
             &[TEST.to_string()],
             &[],

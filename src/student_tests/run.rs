@@ -7,18 +7,18 @@
 //! what ran before it says which implementation it has. A run's verdict is its exit status,
 //! which no text the test prints can change; what it printed is only shown.
 
-use std::collections::HashMap;
 use std::hash::BuildHasher;
 use std::os::fd::OwnedFd;
 use std::os::unix::net::UnixStream;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use grader_api::oracle::Record;
 use grader_api::transcript::Report;
 
 use super::oracle::{Implementation, Oracle};
+use super::rounds::{Due, Next};
 use crate::runner::Launcher;
 use crate::runner::once::{Ending, Ran};
 
@@ -46,6 +46,13 @@ pub type Run = (String, Target);
 /// How a run came out, and the oracle's report of it when one was asked.
 pub type Reported = (Outcome, Option<Report>);
 
+/// The runs due and not started yet, and how many have started and not come out: each
+/// may make more due.
+struct Queue {
+    due: Vec<Due>,
+    running: usize,
+}
+
 /// What the runs of a grading need.
 pub struct Runs<'a> {
     pub harness: &'a Launcher,
@@ -59,37 +66,60 @@ pub struct Runs<'a> {
 }
 
 impl Runs<'_> {
-    /// The outcome of each of `runs`, each with what its oracle keeps, run two a core in
-    /// a shuffled order.
-    pub fn outcomes(&self, runs: Vec<(Run, Record)>) -> HashMap<Run, Reported> {
+    /// How each of `runs` came out, and each run `next` makes due after them, run two a
+    /// core: what is due at once goes in an order shuffled afresh, and a run's own next
+    /// runs are due as soon as it has come out.
+    pub fn outcomes(&self, runs: Vec<Due>, next: &Next) -> Vec<(Due, Reported)> {
         let key = std::collections::hash_map::RandomState::new();
-        let mut queue = runs;
-        queue.sort_by_cached_key(|(run, _)| key.hash_one(run));
-        let queue = Mutex::new(queue);
-        let found = Mutex::new(HashMap::new());
+        let shuffled = |mut runs: Vec<Due>| {
+            runs.sort_by_cached_key(|(round, run, _)| key.hash_one((round, run)));
+            runs
+        };
+        let queue = Mutex::new(Queue {
+            due: shuffled(runs),
+            running: 0,
+        });
+        let changed = Condvar::new();
+        let found = Mutex::new(Vec::new());
         // Two runs a core: a run is more waiting (a sandbox set up, a process started and
-        // reaped) than computing.
+        // reaped, the oracle's replays) than computing.
         let workers = 2 * std::thread::available_parallelism().map_or(1, usize::from);
         std::thread::scope(|scope| {
             for _ in 0..workers {
                 scope.spawn(|| {
+                    let mut waiting = queue.lock().unwrap_or_else(PoisonError::into_inner);
                     loop {
-                        let next = queue.lock().ok().and_then(|mut queue| queue.pop());
-                        let Some((run, record)) = next else { break };
+                        let Some(due) = waiting.due.pop() else {
+                            if waiting.running == 0 {
+                                break;
+                            }
+                            waiting = changed
+                                .wait(waiting)
+                                .unwrap_or_else(PoisonError::into_inner);
+                            continue;
+                        };
+                        waiting.running += 1;
+                        drop(waiting);
                         let wanted =
                             Instant::now() < self.end && !self.abandoned.load(Ordering::Relaxed);
-                        let outcome = match wanted {
-                            true => self.outcome(&run, record),
+                        let reported = match wanted {
+                            true => self.outcome(&due.1, due.2),
                             false => (Outcome::NotRun, None),
                         };
-                        if let Ok(mut found) = found.lock() {
-                            found.insert(run, outcome);
-                        }
+                        let then = shuffled(next(&due, &reported));
+                        found
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .push((due, reported));
+                        waiting = queue.lock().unwrap_or_else(PoisonError::into_inner);
+                        waiting.due.extend(then);
+                        waiting.running -= 1;
+                        changed.notify_all();
                     }
                 });
             }
         });
-        found.into_inner().unwrap_or_default()
+        found.into_inner().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn outcome(&self, (test, target): &Run, record: Record) -> Reported {
