@@ -3,8 +3,8 @@
 //! in a process of its own ([`serve_handed_links`]).
 //!
 //! A link handed with a socket for a report is recorded, to skip the runs that could not end
-//! otherwise: each other implementation is handed the test's messages again, in a process
-//! of its own, and where it answers every one exactly as the implementation recorded did,
+//! otherwise: each other implementation is handed the test's messages again, one after
+//! another in a child process, and where it answers every one exactly as the implementation recorded did,
 //! the test (which asks what it asks from what it was answered) would have asked the same
 //! and passed again. Only the implementations that answer differently need a run of the
 //! test. A test that asks differently from run to run (a random hand, a `HashSet`'s order)
@@ -96,10 +96,7 @@ fn answer_in_this_process(
         u64::from(cpu_seconds),
         u64::from(cpu_seconds),
     );
-    let submission = register(Submission::new());
-    let answered = server(&submission, assignment)
-        .ok_or_else(|| io::Error::other(format!("no stand-in for {assignment}")))
-        .and_then(|mut answerer| link.serve(answerer.as_mut()));
+    let answered = serve_with(register, assignment, &link);
     if let (Some(transcript), Some(mut replayer)) = (link.transcript(), replayer) {
         // A transcript of a link that broke off is not sent: the replay is then refused,
         // and the test runs on every implementation.
@@ -110,6 +107,14 @@ fn answer_in_this_process(
         }
     }
     std::process::exit(i32::from(answered.is_err()))
+}
+
+/// Answers `link` with the implementation `register` makes, until the link ends.
+fn serve_with(register: Register, assignment: &str, link: &Link) -> io::Result<()> {
+    let submission = register(Submission::new());
+    server(&submission, assignment)
+        .ok_or_else(|| io::Error::other(format!("no stand-in for {assignment}")))
+        .and_then(|mut answerer| link.serve(answerer.as_mut()))
 }
 
 /// `link`, recording, and the way to a pristine copy of the oracle, forked here, which
@@ -270,13 +275,13 @@ fn replay_and_report(
         return Report::write_to(None, report);
     };
     let alike = match replays {
-        true => implementations
-            .iter()
-            .enumerate()
-            .map(|(n, register)| {
-                n == served || answers_alike(&transcript, *register, assignment, cpu_seconds)
-            })
-            .collect(),
+        true => replays_alike(
+            &transcript,
+            implementations,
+            served,
+            assignment,
+            cpu_seconds,
+        ),
         false => Vec::new(),
     };
     let kept = Report {
@@ -286,32 +291,104 @@ fn replay_and_report(
     Report::write_to(Some(&kept), report)
 }
 
-/// Whether the implementation `register` makes answers each message of `transcript` as
-/// its recorded side did, the other side's messages sent to it as they came: in a child
-/// process, which may use `cpu_seconds` of CPU, each answer awaited as long.
-fn answers_alike(
+/// Whether each of `implementations` answers each message of `transcript` as its recorded
+/// side did (`served`, which did, is taken as alike): replayed one after another in a
+/// child process, which may use `cpu_seconds` of CPU and writes a verdict as each replay
+/// ends. A child that ends before its last verdict (an implementation looped past the
+/// CPU, or crashed) leaves the one it was replaying not alike, and the rest to another.
+fn replays_alike(
     transcript: &Transcript,
-    register: Register,
+    implementations: &[Register],
+    served: usize,
     assignment: &str,
     cpu_seconds: u32,
+) -> Vec<bool> {
+    let mut alike: Vec<Option<bool>> = (0..implementations.len())
+        .map(|n| (n == served).then_some(true))
+        .collect();
+    loop {
+        let due: Vec<usize> = (0..alike.len()).filter(|&n| alike[n].is_none()).collect();
+        if due.is_empty() {
+            break;
+        }
+        let registers: Vec<Register> = due.iter().map(|&n| implementations[n]).collect();
+        let Ok(verdicts) = start_replays(transcript, &registers, assignment, cpu_seconds) else {
+            break;
+        };
+        for n in due {
+            let verdict = verdict_within(&verdicts, replay_patience(cpu_seconds));
+            alike[n] = Some(verdict == Some(true));
+            if verdict.is_none() {
+                break;
+            }
+        }
+    }
+    alike.into_iter().map(|n| n.unwrap_or(false)).collect()
+}
+
+/// How long a replay's answer is awaited: the CPU it may use, and a second more.
+fn replay_patience(cpu_seconds: u32) -> Duration {
+    Duration::from_secs(u64::from(cpu_seconds) + 1)
+}
+
+/// Starts the replays of `transcript` on the implementations `registers` make, one after
+/// another in a child process that may use `cpu_seconds` of CPU: the socket it writes
+/// each one's verdict on, in their order. One fork for them all: a fork each took most of
+/// the time a report was awaited.
+fn start_replays(
+    transcript: &Transcript,
+    registers: &[Register],
+    assignment: &str,
+    cpu_seconds: u32,
+) -> io::Result<UnixStream> {
+    use std::io::Write;
+    let (ours, theirs) = UnixStream::pair()?;
+    if fork_reaped()?.is_some() {
+        return Ok(ours);
+    }
+    drop(ours);
+    let _ = nix::sys::resource::setrlimit(
+        nix::sys::resource::Resource::RLIMIT_CPU,
+        u64::from(cpu_seconds),
+        u64::from(cpu_seconds),
+    );
+    for &register in registers {
+        let assignment = assignment.to_string();
+        let alike = replays(transcript, replay_patience(cpu_seconds), move |link| {
+            let _ = serve_with(register, &assignment, &link);
+        });
+        if (&theirs).write_all(&[u8::from(alike)]).is_err() {
+            break;
+        }
+    }
+    std::process::exit(0)
+}
+
+/// The next verdict a replay writes on `verdicts`, awaited `patience`: None when none came.
+fn verdict_within(verdicts: &UnixStream, patience: Duration) -> Option<bool> {
+    use std::io::Read;
+    let mut byte = [0u8];
+    verdicts.set_read_timeout(Some(patience)).ok()?;
+    (&*verdicts).read_exact(&mut byte).ok()?;
+    Some(byte[0] == 1)
+}
+
+/// Whether `serve`, answering on a fresh link, answers each message of `transcript` as
+/// its recorded side did, the other side's messages sent to it as they came, each answer
+/// awaited `patience` at most.
+fn replays(
+    transcript: &Transcript,
+    patience: Duration,
+    serve: impl FnOnce(Link) + Send + 'static,
 ) -> bool {
     let Ok((ours, theirs)) = UnixStream::pair() else {
         return false;
     };
-    let Ok(child) = fork_reaped() else {
+    if ours.set_read_timeout(Some(patience)).is_err() {
         return false;
-    };
-    let Some(child) = child else {
-        drop(ours);
-        answer_in_this_process(register, assignment, cpu_seconds, Link::new(theirs), None);
-    };
-    drop(theirs);
-    let alike = ours
-        .set_read_timeout(Some(Duration::from_secs(u64::from(cpu_seconds) + 1)))
-        .is_ok()
-        && replayed(transcript, &Link::new(ours));
-    let _ = nix::sys::signal::kill(child, nix::sys::signal::Signal::SIGKILL);
-    alike
+    }
+    std::thread::spawn(move || serve(Link::new(theirs)));
+    replayed(transcript, &Link::new(ours))
 }
 
 /// Whether `link`'s other end answered the transcript's messages as its recorded side did,
@@ -374,9 +451,9 @@ mod tests {
     }
 
     fn replays_on(transcript: &Transcript, mut answerer: Doubler) -> bool {
-        let (ours, theirs) = UnixStream::pair().expect("a socket pair");
-        std::thread::spawn(move || Link::new(theirs).serve(&mut answerer));
-        replayed(transcript, &Link::new(ours))
+        replays(transcript, Duration::from_secs(5), move |link| {
+            let _ = link.serve(&mut answerer);
+        })
     }
 
     #[test]
@@ -385,5 +462,38 @@ mod tests {
         assert_eq!(transcript.messages().len(), 4);
         assert!(replays_on(&transcript, Doubler { plus: 0 }));
         assert!(!replays_on(&transcript, Doubler { plus: 1 }));
+    }
+
+    fn as_registered(submission: Submission) -> Submission {
+        submission
+    }
+
+    fn aborting(_: Submission) -> Submission {
+        std::process::abort()
+    }
+
+    #[test]
+    fn a_replay_that_ends_its_process_is_not_alike_and_the_rest_are_replayed_after_it() {
+        // The replays fork, and their children are reaped by ignoring SIGCHLD: that is
+        // done in a process of its own, this test run again alone.
+        const ALONE: &str = "CARDGRADE_REPLAYS_ALONE";
+        if std::env::var_os(ALONE).is_none() {
+            let test = "oracle::tests::a_replay_that_ends_its_process_is_not_alike_and_the_rest_are_replayed_after_it";
+            let status = std::process::Command::new(std::env::current_exe().expect("this test"))
+                .args(["--exact", test, "--test-threads=1", "--quiet"])
+                .env(ALONE, "1")
+                .status()
+                .expect("this test runs again");
+            assert!(status.success(), "{status}");
+            return;
+        }
+        // Nothing said: an implementation that hangs up at once answers it alike.
+        let transcript = Transcript::default();
+        let implementations: [Register; 4] =
+            [as_registered, as_registered, aborting, as_registered];
+        assert_eq!(
+            replays_alike(&transcript, &implementations, 0, "plaisante_hand", 5),
+            [true, true, false, true]
+        );
     }
 }
