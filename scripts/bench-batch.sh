@@ -14,8 +14,10 @@
 # one of each kind that costs a batch its time: a compile error, an empty folder, a
 # `has_pair` that prints 400 lines a call, a `loop {}` in `has_four_of_a_kind`, and the
 # student template (every method `todo!()`); it prints each one's outcome and seconds,
-# and the batch's time (N is ignored).
-# Usage: scripts/bench-batch.sh [N] [--every-test] [--reference] [--batch-only] [--kinds]
+# and the batch's time (N is ignored). --warm-dependencies grades a class of one first, into
+# the same folder of builds (CARDGRADE_TARGET_DIR), as a second batch on a machine finds
+# grader-api and its dependencies compiled, and times the class after it.
+# Usage: scripts/bench-batch.sh [N] [--every-test] [--reference] [--batch-only] [--kinds] [--warm-dependencies]
 #   (build first: cargo build --release; GRADER=PATH grades with another grader binary)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,8 +27,10 @@ batch_only=false
 every_test=false
 reference=false
 kinds=false
+warm_dependencies=false
 for argument in "$@"; do
   case "$argument" in
+    --warm-dependencies) warm_dependencies=true ;;
     --every-test) every_test=true; options=(--skip your_tests) ;;
     --reference) reference=true ;;
     --batch-only) batch_only=true ;;
@@ -99,6 +103,14 @@ for dir in "$work"/class/*/; do
   alone+=("$(echo "$(date +%s.%N) - $start" | bc)")
   rm -rf "$work/fresh-$(basename "$dir")"
 done
+if $warm_dependencies; then
+  export CARDGRADE_TARGET_DIR="$work/builds"
+  mkdir -p "$work/warm-up"
+  cp -r "$(find "$work/class" -mindepth 1 -maxdepth 1 -type d | sort | head -n 1)" "$work/warm-up/student-00"
+  echo "// the warm-up's own" >> "$work/warm-up/student-00/src/lib.rs"
+  "$grader" batch "$work/warm-up" --out "$work/warm-up-results" --jobs 2 -- ${options[@]+"${options[@]}"} >/dev/null 2>&1
+  echo "dependencies compiled before the class, by a batch of one into the same CARDGRADE_TARGET_DIR"
+fi
 start=$(date +%s.%N)
 "$grader" batch "$work/class" --out "$work/results" --jobs 2 -- ${options[@]+"${options[@]}"} >/dev/null 2>&1
 batch=$(echo "$(date +%s.%N) - $start" | bc)
@@ -139,10 +151,19 @@ warm_ms=$(for edit in 1 2 3; do
   floor_build
   echo $(( ($(date +%s%N) - began) / 1000000 ))
 done | median_of)
-python3 - "$work/results" "$batch" "$reference_ms" "$(nproc)" "$own_tests_ms" "$warm_ms" <<'PY'
+# The same edit compiled with the crate's own tests too, as grading them needs: their own
+# compile, as `cargo test --release --no-run` makes it; the median of three.
+cargo test -q --release --offline --no-run --manifest-path "$work/compile-floor/Cargo.toml" 2>/dev/null
+with_tests_ms=$(for edit in 1 2 3; do
+  echo "// tests edit $edit" >> "$work/compile-floor/src/lib.rs"
+  began=$(date +%s%N)
+  cargo test -q --release --offline --no-run --manifest-path "$work/compile-floor/Cargo.toml" 2>/dev/null
+  echo $(( ($(date +%s%N) - began) / 1000000 ))
+done | median_of)
+python3 - "$work/results" "$batch" "$reference_ms" "$(nproc)" "$own_tests_ms" "$warm_ms" "$with_tests_ms" <<'PY'
 import csv, json, os, statistics, sys
 results, batch, reference_ms, cores = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
-own_tests_ms, warm_floor_ms = float(sys.argv[5]), float(sys.argv[6])
+own_tests_ms, warm_floor_ms, with_tests_ms = float(sys.argv[5]), float(sys.argv[6]), float(sys.argv[7])
 rows = {row["submission"]: row for row in csv.DictReader(open(os.path.join(results, "gradebook.csv")))}
 checks = []
 for name in rows:
@@ -166,6 +187,8 @@ print(f"    writing results and the grader's own start and exit  {writing/1000:8
 print(f"  floor: a warm compile each ({warm_floor_ms/1000:.2f} s, `cargo build --release` after a one-line edit), the reference's own time for every test ({reference_ms/1000:.2f} s) and the students' own tests run once per implementation ({own_tests_ms/1000:.2f} s), over {cores} cores: {floor:.1f} s")
 ratio = batch / floor
 print(f"  grader batch --jobs 2 took {batch:.1f} s: {ratio:.2f}x the floor (goal: at most 1.1x: {'met' if ratio <= 1.1 else 'not met'})")
+with_tests = (with_tests_ms + reference_ms + own_tests_ms) * n / cores / 1000
+print(f"  beside it, a floor with each crate's tests compiled too ({with_tests_ms/1000:.2f} s, `cargo test --release --no-run` after a one-line edit): {with_tests:.1f} s, {batch / with_tests:.2f}x")
 PY
 $batch_only || median=$(printf '%s\n' "${alone[@]}" | median_of)
 $batch_only || echo "  each alone, fresh target dir: median $median s per submission"
