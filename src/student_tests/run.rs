@@ -46,13 +46,6 @@ pub type Run = (String, Target);
 /// How a run came out, and the oracle's report of it when one was asked.
 pub type Reported = (Outcome, Option<Report>);
 
-/// The runs due and not started yet, and how many have started and not come out: each
-/// may make more due.
-struct Queue {
-    due: Vec<Due>,
-    running: usize,
-}
-
 /// What the runs of a grading need.
 pub struct Runs<'a> {
     pub harness: &'a Launcher,
@@ -79,51 +72,18 @@ impl Runs<'_> {
             });
             runs
         };
-        let queue = Mutex::new(Queue {
-            due: shuffled(runs),
-            running: 0,
-        });
-        let changed = Condvar::new();
-        let found = Mutex::new(Vec::new());
         // Two runs a core: a run is more waiting (a sandbox set up, a process started and
         // reaped, the oracle's replays) than computing.
         let workers = 2 * std::thread::available_parallelism().map_or(1, usize::from);
-        std::thread::scope(|scope| {
-            for _ in 0..workers {
-                scope.spawn(|| {
-                    let mut waiting = queue.lock().unwrap_or_else(PoisonError::into_inner);
-                    loop {
-                        let Some(due) = waiting.due.pop() else {
-                            if waiting.running == 0 {
-                                break;
-                            }
-                            waiting = changed
-                                .wait(waiting)
-                                .unwrap_or_else(PoisonError::into_inner);
-                            continue;
-                        };
-                        waiting.running += 1;
-                        drop(waiting);
-                        let wanted =
-                            Instant::now() < self.end && !self.abandoned.load(Ordering::Relaxed);
-                        let reported = match wanted {
-                            true => self.outcome(&due.1, due.2),
-                            false => (Outcome::NotRun, None),
-                        };
-                        let then = shuffled(next(&due, &reported));
-                        found
-                            .lock()
-                            .unwrap_or_else(PoisonError::into_inner)
-                            .push((due, reported));
-                        waiting = queue.lock().unwrap_or_else(PoisonError::into_inner);
-                        waiting.due.extend(then);
-                        waiting.running -= 1;
-                        changed.notify_all();
-                    }
-                });
-            }
-        });
-        found.into_inner().unwrap_or_else(PoisonError::into_inner)
+        each_and_after(shuffled(runs), workers, |due: Due| {
+            let wanted = Instant::now() < self.end && !self.abandoned.load(Ordering::Relaxed);
+            let reported = match wanted {
+                true => self.outcome(&due.1, due.2),
+                false => (Outcome::NotRun, None),
+            };
+            let then = shuffled(next(&due, &reported));
+            ((due, reported), then)
+        })
     }
 
     fn outcome(&self, (test, target): &Run, record: Record) -> Reported {
@@ -152,6 +112,89 @@ impl Runs<'_> {
                 None,
             ),
         }
+    }
+}
+
+/// What `work` makes of each of `items` and of each item a work makes due after it,
+/// `workers` at once: the items due are taken from the end of their list.
+fn each_and_after<T: Send, R: Send>(
+    items: Vec<T>,
+    workers: usize,
+    work: impl Fn(T) -> (R, Vec<T>) + Sync,
+) -> Vec<R> {
+    let queue = Mutex::new(Queue {
+        due: items,
+        running: 0,
+    });
+    let changed = Condvar::new();
+    let found = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                let mut waiting = queue.lock().unwrap_or_else(PoisonError::into_inner);
+                loop {
+                    let Some(item) = waiting.due.pop() else {
+                        if waiting.running == 0 {
+                            break;
+                        }
+                        waiting = changed
+                            .wait(waiting)
+                            .unwrap_or_else(PoisonError::into_inner);
+                        continue;
+                    };
+                    waiting.running += 1;
+                    drop(waiting);
+                    let running = Running {
+                        queue: &queue,
+                        changed: &changed,
+                    };
+                    let (result, then) = work(item);
+                    found
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .push(result);
+                    running.ended(then);
+                    waiting = queue.lock().unwrap_or_else(PoisonError::into_inner);
+                }
+            });
+        }
+    });
+    found.into_inner().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The items due and not started yet, and how many have started and not ended: each may
+/// make more due.
+struct Queue<T> {
+    due: Vec<T>,
+    running: usize,
+}
+
+/// One item started from the queue: when its work ends, or its worker panics, the queue
+/// counts it ended and wakes the workers waiting for what it might make due, so that none
+/// waits forever.
+struct Running<'a, T> {
+    queue: &'a Mutex<Queue<T>>,
+    changed: &'a Condvar,
+}
+
+impl<T> Running<'_, T> {
+    /// The work came out, making `then` due.
+    fn ended(self, then: Vec<T>) {
+        self.queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .due
+            .extend(then);
+    }
+}
+
+impl<T> Drop for Running<'_, T> {
+    fn drop(&mut self) {
+        self.queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .running -= 1;
+        self.changed.notify_all();
     }
 }
 
@@ -223,6 +266,30 @@ mod tests {
     use super::*;
 
     const OUTPUT: &str = "\nrunning 1 test\ntest under_test::tests::b ... FAILED\n\nfailures:\n\n---- under_test::tests::b stdout ----\n\nthread 'under_test::tests::b' panicked at src/main.rs:12:5:\nassertion `left == right` failed: Größe::fünf\n  left: 1\n right: 2\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\n\nfailures:\n    under_test::tests::b\n";
+
+    #[test]
+    fn work_made_due_by_other_work_is_done_and_a_panic_leaves_no_worker_waiting() {
+        // Each number n > 0 makes n - 1 due.
+        let mut done = each_and_after(vec![3, 2], 4, |n: u32| (n, (0..n).rev().take(1).collect()));
+        done.sort();
+        assert_eq!(done, [0, 0, 1, 1, 2, 2, 3]);
+        let (ended, ending) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let panicked = std::panic::catch_unwind(|| {
+                each_and_after(vec![1, 0], 2, |n: u32| match n {
+                    0 => panic!("a worker's run panicked"),
+                    n => (n, Vec::new()),
+                })
+            });
+            let _ = ended.send(panicked.is_err());
+        });
+        let waited = Duration::from_secs(10);
+        assert_eq!(
+            ending.recv_timeout(waited),
+            Ok(true),
+            "a worker still waits"
+        );
+    }
 
     #[test]
     fn what_a_failure_said_is_read_from_libtests_output_whatever_its_letters() {
