@@ -32,6 +32,19 @@ const DISK_CAP: u64 = 2 << 30;
 /// How often what a build wrote is measured.
 const DISK_MEASURE_EVERY: Duration = Duration::from_millis(500);
 
+/// The toolchain a build in `layout` runs, or why a build there could not see it.
+pub(super) fn usable_toolchain(
+    layout: &Layout,
+    sandbox: &Sandbox,
+) -> Result<Toolchain, BuildError> {
+    let mounted = sandbox.layers().mount_namespace;
+    let toolchain = Toolchain::find(layout, mounted);
+    if mounted || sandbox.layers().landlock.is_some() {
+        toolchain.in_view()?;
+    }
+    Ok(toolchain)
+}
+
 /// Runs `cargo build` of the layout's runner crate in the sandbox, within the time limit,
 /// until cargo says it linked the runner.
 pub fn run(
@@ -40,11 +53,7 @@ pub fn run(
     build: &Build,
     builder: Builder,
 ) -> Result<(), BuildError> {
-    let mounted = sandbox.layers().mount_namespace;
-    let toolchain = Toolchain::find(layout, mounted);
-    if mounted || sandbox.layers().landlock.is_some() {
-        toolchain.in_view()?;
-    }
+    let toolchain = usable_toolchain(layout, sandbox)?;
     // From `/`: cargo reads configuration from the folders above where it starts.
     let mut jail = Jail::new(
         &toolchain.cargo,
@@ -118,7 +127,7 @@ pub fn run(
     if let Ok(toolchain) = std::env::var("RUSTUP_TOOLCHAIN") {
         jail.env.push(("RUSTUP_TOOLCHAIN".into(), toolchain));
     }
-    if mounted {
+    if sandbox.layers().mount_namespace {
         jail.binds = toolchain
             .homes
             .iter()

@@ -132,7 +132,7 @@ pub fn build(
         write_runner_crate(&layout, Some(dependency), &main, (builder, incremental)).map_err(io)?;
     let copied = tree_digest(&layout.submission).map_err(|e| BuildError::Copy(e.to_string()))?;
     let stamp = Stamp::of(&layout, "runner.made-from", &(copied, manifest, main));
-    let runner = stamp.built_or(&layout, builder, || {
+    let runner = stamp.built_or(&layout, (builder, sandbox), || {
         build_generated(&layout, shared.as_deref(), builder, sandbox, build)
     })?;
     Ok(Built {
@@ -189,7 +189,7 @@ pub fn build_generated_crate(
     let incremental = build.incremental && build.shared.is_none();
     let main = with_runner_allocator(main, false);
     write_runner_crate(&layout, None, &main, (builder, incremental)).map_err(io)?;
-    let runner = stamp.built_or(&layout, builder, || {
+    let runner = stamp.built_or(&layout, (builder, sandbox), || {
         let built = build_generated(&layout, shared, builder, sandbox, build);
         if let Err(BuildError::Harness(errors)) = &built {
             Refused::write(&refused, &stamp.made_from, errors);
@@ -220,13 +220,15 @@ impl Stamp {
 
     /// The executable of a build of these very inputs: the one a build of them left, which
     /// needs no cargo (cargo's own check that nothing changed took 60 ms of a 100 ms
-    /// grading of the example student's tests, issue 35), else the one `build` makes.
+    /// grading of the example student's tests, issue 35), else the one `build` makes. A
+    /// toolchain the sandbox hides is named either way, not only at the next edit.
     fn built_or(
         &self,
         layout: &Layout,
-        builder: Builder,
+        (builder, sandbox): (Builder, &Sandbox),
         build: impl FnOnce() -> Result<(), BuildError>,
     ) -> Result<std::fs::File, BuildError> {
+        cargo::usable_toolchain(layout, sandbox)?;
         if std::fs::read_to_string(&self.path).ok().as_deref() == Some(self.made_from.as_str())
             && let Ok(executable) = artifact::take(layout, builder)
         {

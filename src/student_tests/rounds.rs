@@ -9,7 +9,7 @@ use grader_api::oracle::Record;
 use grader_api::transcript::Report;
 
 use super::oracle::{Implementation, Oracle};
-use super::run::{Outcome, Reported, Run, Target};
+use super::run::{Due, Next, Outcome, Reported, Run, Target};
 
 /// The runs of a grading, in up to three rounds:
 ///
@@ -31,12 +31,6 @@ use super::run::{Outcome, Reported, Run, Target};
 pub struct Rounds {
     rounds: Vec<HashMap<Run, Reported>>,
 }
-
-/// A run due in a round (counted from 0), handed to the oracle as its record says.
-pub type Due = (usize, Run, Record);
-
-/// The runs of later rounds that a run makes due once it has come out.
-pub type Next<'a> = dyn Fn(&Due, &Reported) -> Vec<Due> + Sync + 'a;
 
 /// How many rounds a grading has at most.
 const ROUNDS: usize = 3;

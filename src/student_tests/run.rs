@@ -18,7 +18,6 @@ use grader_api::oracle::Record;
 use grader_api::transcript::Report;
 
 use super::oracle::{Implementation, Oracle};
-use super::rounds::{Due, Next};
 use crate::runner::Launcher;
 use crate::runner::once::{Ending, Ran};
 
@@ -45,6 +44,12 @@ pub type Run = (String, Target);
 
 /// How a run came out, and the oracle's report of it when one was asked.
 pub type Reported = (Outcome, Option<Report>);
+
+/// A run due in a round (counted from 0), handed to the oracle as its record says.
+pub type Due = (usize, Run, Record);
+
+/// The runs of later rounds that a run makes due once it has come out.
+pub type Next<'a> = dyn Fn(&Due, &Reported) -> Vec<Due> + Sync + 'a;
 
 /// What the runs of a grading need.
 pub struct Runs<'a> {
