@@ -312,14 +312,25 @@ fn replays_alike(
             break;
         }
         let registers: Vec<Register> = due.iter().map(|&n| implementations[n]).collect();
-        let Ok(verdicts) = start_replays(transcript, &registers, assignment, cpu_seconds) else {
+        let Ok((verdicts, child)) = start_replays(transcript, &registers, assignment, cpu_seconds)
+        else {
             break;
         };
+        // A second more than the child waits for an answer, so that a replay that timed out
+        // there is told here as not alike rather than lost.
+        let patience = replay_patience(cpu_seconds) + Duration::from_secs(1);
         for n in due {
-            let verdict = verdict_within(&verdicts, replay_patience(cpu_seconds));
-            alike[n] = Some(verdict == Some(true));
-            if verdict.is_none() {
-                break;
+            let verdict = verdict_within(&verdicts, patience);
+            alike[n] = Some(verdict == Verdict::Alike);
+            match verdict {
+                Verdict::Alike | Verdict::Otherwise => {}
+                Verdict::Ended => break,
+                Verdict::Late => {
+                    // Still running, as it holds its end: left waiting, it would hold the
+                    // report's socket open, and the grader reads the report to its end.
+                    let _ = nix::sys::signal::kill(child, nix::sys::signal::Signal::SIGKILL);
+                    break;
+                }
             }
         }
     }
@@ -331,64 +342,116 @@ fn replay_patience(cpu_seconds: u32) -> Duration {
     Duration::from_secs(u64::from(cpu_seconds) + 1)
 }
 
+/// The CPU this process has used, in whole seconds rounded up.
+fn cpu_used() -> u64 {
+    use nix::sys::resource::{UsageWho, getrusage};
+    getrusage(UsageWho::RUSAGE_SELF).map_or(0, |usage| {
+        let (user, system) = (usage.user_time(), usage.system_time());
+        let micros =
+            (user.tv_sec() + system.tv_sec()) * 1_000_000 + (user.tv_usec() + system.tv_usec());
+        u64::try_from(micros).unwrap_or(0).div_ceil(1_000_000)
+    })
+}
+
 /// Starts the replays of `transcript` on the implementations `registers` make, one after
-/// another in a child process that may use `cpu_seconds` of CPU: the socket it writes
-/// each one's verdict on, in their order. One fork for them all: a fork each took most of
-/// the time a report was awaited.
+/// another in a child process where each may use `cpu_seconds` of CPU: the socket it
+/// writes each one's verdict on, in their order, and the child. One fork for them all: a
+/// fork each took most of the time a report was awaited.
 fn start_replays(
     transcript: &Transcript,
     registers: &[Register],
     assignment: &str,
     cpu_seconds: u32,
-) -> io::Result<UnixStream> {
-    use std::io::Write;
+) -> io::Result<(UnixStream, nix::unistd::Pid)> {
     let (ours, theirs) = UnixStream::pair()?;
-    if fork_reaped()?.is_some() {
-        return Ok(ours);
+    if let Some(child) = fork_reaped()? {
+        return Ok((ours, child));
     }
     drop(ours);
-    let _ = nix::sys::resource::setrlimit(
-        nix::sys::resource::Resource::RLIMIT_CPU,
-        u64::from(cpu_seconds),
-        u64::from(cpu_seconds),
-    );
-    for &register in registers {
-        let assignment = assignment.to_string();
-        let alike = replays(transcript, replay_patience(cpu_seconds), move |link| {
-            let _ = serve_with(register, &assignment, &link);
-        });
-        if (&theirs).write_all(&[u8::from(alike)]).is_err() {
-            break;
-        }
-    }
+    // A panic here ends this child, never unwinds into the oracle's code it was forked from.
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        replay_each(transcript, registers, assignment, cpu_seconds, &theirs);
+    }));
     std::process::exit(0)
 }
 
-/// The next verdict a replay writes on `verdicts`, awaited `patience`: None when none came.
-fn verdict_within(verdicts: &UnixStream, patience: Duration) -> Option<bool> {
+/// In a replay child: replays `transcript` on each implementation `registers` make, in
+/// turn, each with `cpu_seconds` of CPU of its own, and writes each verdict to `verdicts`.
+fn replay_each(
+    transcript: &Transcript,
+    registers: &[Register],
+    assignment: &str,
+    cpu_seconds: u32,
+    verdicts: &UnixStream,
+) {
+    use std::io::Write;
+    for &register in registers {
+        // Each replay's own CPU, whatever the ones before it used.
+        let limit = cpu_used() + u64::from(cpu_seconds);
+        let _ =
+            nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_CPU, limit, limit);
+        let alike = replays(transcript, replay_patience(cpu_seconds), |link| {
+            let _ = serve_with(register, assignment, &link);
+        });
+        if (&*verdicts).write_all(&[u8::from(alike)]).is_err() {
+            break;
+        }
+    }
+}
+
+/// What a replay child said of one implementation.
+#[derive(Debug, PartialEq, Eq)]
+enum Verdict {
+    Alike,
+    Otherwise,
+    /// The child ended without saying.
+    Ended,
+    /// The child said nothing in time.
+    Late,
+}
+
+/// The next verdict a replay writes on `verdicts`, awaited `patience`.
+fn verdict_within(verdicts: &UnixStream, patience: Duration) -> Verdict {
     use std::io::Read;
     let mut byte = [0u8];
-    verdicts.set_read_timeout(Some(patience)).ok()?;
-    (&*verdicts).read_exact(&mut byte).ok()?;
-    Some(byte[0] == 1)
+    if verdicts.set_read_timeout(Some(patience)).is_err() {
+        return Verdict::Ended;
+    }
+    match (&*verdicts).read_exact(&mut byte) {
+        Ok(()) if byte[0] == 1 => Verdict::Alike,
+        Ok(()) => Verdict::Otherwise,
+        Err(error)
+            if matches!(
+                error.kind(),
+                io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+            ) =>
+        {
+            Verdict::Late
+        }
+        Err(_) => Verdict::Ended,
+    }
 }
 
 /// Whether `serve`, answering on a fresh link, answers each message of `transcript` as
 /// its recorded side did, the other side's messages sent to it as they came, each answer
-/// awaited `patience` at most.
-fn replays(
-    transcript: &Transcript,
-    patience: Duration,
-    serve: impl FnOnce(Link) + Send + 'static,
-) -> bool {
+/// awaited `patience` at most. The implementation answers on this thread, whose stack is
+/// the one it had in a process of its own; the messages go from a thread of their own.
+fn replays(transcript: &Transcript, patience: Duration, serve: impl FnOnce(Link)) -> bool {
     let Ok((ours, theirs)) = UnixStream::pair() else {
         return false;
     };
-    if ours.set_read_timeout(Some(patience)).is_err() {
+    let timed = ours.set_read_timeout(Some(patience)).is_ok()
+        && ours.set_write_timeout(Some(patience)).is_ok();
+    if !timed {
         return false;
     }
-    std::thread::spawn(move || serve(Link::new(theirs)));
-    replayed(transcript, &Link::new(ours))
+    std::thread::scope(|scope| {
+        let sending = std::thread::Builder::new()
+            .spawn_scoped(scope, move || replayed(transcript, &Link::new(ours)));
+        // Without its other end, the link ends at once.
+        serve(Link::new(theirs));
+        sending.is_ok_and(|sending| sending.join().unwrap_or(false))
+    })
 }
 
 /// Whether `link`'s other end answered the transcript's messages as its recorded side did,
@@ -472,13 +535,18 @@ mod tests {
         std::process::abort()
     }
 
+    fn stalling(submission: Submission) -> Submission {
+        std::thread::sleep(Duration::from_secs(60));
+        submission
+    }
+
     #[test]
-    fn a_replay_that_ends_its_process_is_not_alike_and_the_rest_are_replayed_after_it() {
+    fn a_replay_that_ends_or_stalls_its_process_is_not_alike_and_the_rest_are_replayed_after_it() {
         // The replays fork, and their children are reaped by ignoring SIGCHLD: that is
         // done in a process of its own, this test run again alone.
         const ALONE: &str = "CARDGRADE_REPLAYS_ALONE";
         if std::env::var_os(ALONE).is_none() {
-            let test = "oracle::tests::a_replay_that_ends_its_process_is_not_alike_and_the_rest_are_replayed_after_it";
+            let test = "oracle::tests::a_replay_that_ends_or_stalls_its_process_is_not_alike_and_the_rest_are_replayed_after_it";
             let status = std::process::Command::new(std::env::current_exe().expect("this test"))
                 .args(["--exact", test, "--test-threads=1", "--quiet"])
                 .env(ALONE, "1")
@@ -489,11 +557,39 @@ mod tests {
         }
         // Nothing said: an implementation that hangs up at once answers it alike.
         let transcript = Transcript::default();
-        let implementations: [Register; 4] =
-            [as_registered, as_registered, aborting, as_registered];
+        let implementations: [Register; 5] = [
+            as_registered,
+            as_registered,
+            aborting,
+            stalling,
+            as_registered,
+        ];
+        let started = std::time::Instant::now();
         assert_eq!(
-            replays_alike(&transcript, &implementations, 0, "plaisante_hand", 5),
-            [true, true, false, true]
+            replays_alike(&transcript, &implementations, 0, "plaisante_hand", 1),
+            [true, true, false, false, true]
         );
+        // The stalled child was given up on at its patience, not waited for, and killed.
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{:?}",
+            started.elapsed()
+        );
+        let ours = format!("PPid:\t{}\n", std::process::id());
+        let children_left = || {
+            std::fs::read_dir("/proc")
+                .expect("/proc")
+                .flatten()
+                .filter(|entry| {
+                    std::fs::read_to_string(entry.path().join("status"))
+                        .is_ok_and(|status| status.contains(&ours))
+                })
+                .count()
+        };
+        let gone_by = std::time::Instant::now() + Duration::from_secs(5);
+        while children_left() > 0 && std::time::Instant::now() < gone_by {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(children_left(), 0, "a replay child is left");
     }
 }

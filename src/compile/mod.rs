@@ -131,8 +131,14 @@ pub fn build(
     let manifest =
         write_runner_crate(&layout, Some(dependency), &main, (builder, incremental)).map_err(io)?;
     let copied = tree_digest(&layout.submission).map_err(|e| BuildError::Copy(e.to_string()))?;
-    let stamp = Stamp::of(&layout, "runner.made-from", &(copied, manifest, main));
-    let runner = stamp.built_or(&layout, (builder, sandbox), || {
+    let toolchain = cargo::usable_toolchain(&layout, sandbox)?;
+    let stamp = Stamp::of(
+        &layout,
+        "runner.made-from",
+        &(copied, manifest, main),
+        &toolchain,
+    );
+    let runner = stamp.built_or(&layout, builder, || {
         build_generated(&layout, shared.as_deref(), builder, sandbox, build)
     })?;
     Ok(Built {
@@ -176,7 +182,8 @@ pub fn build_generated_crate(
     let io = |error| unwritable(&layout, error);
     let folder_lock = lock_beside(&layout.folder).map_err(io)?;
     let builder = prepare_folder(&layout, sandbox)?;
-    let stamp = Stamp::of(&layout, "harness.made-from", main);
+    let toolchain = cargo::usable_toolchain(&layout, sandbox)?;
+    let stamp = Stamp::of(&layout, "harness.made-from", main, &toolchain);
     // A text whose own errors were read before needs no cargo either: a harness whose
     // tests do not all build against the contract is tried first whole, and every grading
     // of it would otherwise compile it twice, the text that fails and the one without them.
@@ -189,7 +196,7 @@ pub fn build_generated_crate(
     let incremental = build.incremental && build.shared.is_none();
     let main = with_runner_allocator(main, false);
     write_runner_crate(&layout, None, &main, (builder, incremental)).map_err(io)?;
-    let runner = stamp.built_or(&layout, (builder, sandbox), || {
+    let runner = stamp.built_or(&layout, builder, || {
         let built = build_generated(&layout, shared, builder, sandbox, build);
         if let Err(BuildError::Harness(errors)) = &built {
             Refused::write(&refused, &stamp.made_from, errors);
@@ -210,31 +217,55 @@ struct Stamp {
 }
 
 impl Stamp {
-    /// The stamp `name` of `layout`'s folder, for a build made from `inputs`.
-    fn of(layout: &Layout, name: &str, inputs: &(impl std::hash::Hash + ?Sized)) -> Stamp {
+    /// The stamp `name` of `layout`'s folder, for a build made from `inputs` with
+    /// `toolchain`, by this grader (its version and lock). A toolchain upgraded where it
+    /// is, under the same name, is not told apart: a build of the same inputs by the one
+    /// before is taken, until they change.
+    fn of(
+        layout: &Layout,
+        name: &str,
+        inputs: &(impl std::hash::Hash + ?Sized),
+        toolchain: &toolchain::Toolchain,
+    ) -> Stamp {
+        let made_with = (
+            env!("CARGO_PKG_VERSION"),
+            PINNED_LOCK,
+            &toolchain.real_cargo,
+            std::env::var_os("RUSTUP_TOOLCHAIN"),
+        );
+        // Two hashes of the same inputs, told apart by their first byte: 128 bits, so that
+        // no two sources a student could make hash alike and one be taken for the other.
         Stamp {
             path: layout.folder.join(name),
-            made_from: format!("{:016x}\n", stable_hash(inputs)),
+            made_from: format!(
+                "{:016x}{:016x}\n",
+                stable_hash(&(0u8, inputs, &made_with)),
+                stable_hash(&(1u8, inputs, &made_with))
+            ),
         }
     }
 
     /// The executable of a build of these very inputs: the one a build of them left, which
     /// needs no cargo (cargo's own check that nothing changed took 60 ms of a 100 ms
-    /// grading of the example student's tests, issue 35), else the one `build` makes. A
-    /// toolchain the sandbox hides is named either way, not only at the next edit.
+    /// grading of the example student's tests, issue 35), else the one `build` makes.
     fn built_or(
         &self,
         layout: &Layout,
-        (builder, sandbox): (Builder, &Sandbox),
+        builder: Builder,
         build: impl FnOnce() -> Result<(), BuildError>,
     ) -> Result<std::fs::File, BuildError> {
-        cargo::usable_toolchain(layout, sandbox)?;
         if std::fs::read_to_string(&self.path).ok().as_deref() == Some(self.made_from.as_str())
             && let Ok(executable) = artifact::take(layout, builder)
         {
             return Ok(executable);
         }
-        let _ = std::fs::remove_file(&self.path);
+        // A stamp that could not be removed would vouch for what a failed build leaves.
+        match std::fs::remove_file(&self.path) {
+            Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+                return Err(unwritable(layout, error));
+            }
+            _ => {}
+        }
         build()?;
         let executable = artifact::take(layout, builder)?;
         std::fs::write(&self.path, &self.made_from).map_err(|error| unwritable(layout, error))?;
