@@ -37,7 +37,8 @@ pub fn warm(shared: &Path, sandbox: &Sandbox, build: &Build) -> Result<PathBuf, 
         color: false,
         ..*build
     };
-    cargo::run(&layout, sandbox, &quiet, builder)?;
+    let toolchain = cargo::usable_toolchain(&layout, sandbox)?;
+    cargo::run(&layout, sandbox, &quiet, (builder, &toolchain))?;
     let tree = Tree {
         // Files cargo rewrites on every build stay out: each build makes its own.
         skip: &|path| {

@@ -46,14 +46,14 @@ pub(super) fn usable_toolchain(
 }
 
 /// Runs `cargo build` of the layout's runner crate in the sandbox, within the time limit,
-/// until cargo says it linked the runner.
+/// until cargo says it linked the runner; `toolchain` is what [`usable_toolchain`] found
+/// for `layout`.
 pub fn run(
     layout: &Layout,
     sandbox: &Sandbox,
     build: &Build,
-    builder: Builder,
+    (builder, toolchain): (Builder, &Toolchain),
 ) -> Result<(), BuildError> {
-    let toolchain = usable_toolchain(layout, sandbox)?;
     // From `/`: cargo reads configuration from the folders above where it starts.
     let mut jail = Jail::new(
         &toolchain.cargo,

@@ -139,7 +139,13 @@ pub fn build(
         &toolchain,
     );
     let runner = stamp.built_or(&layout, builder, || {
-        build_generated(&layout, shared.as_deref(), builder, sandbox, build)
+        build_generated(
+            &layout,
+            shared.as_deref(),
+            (builder, &toolchain),
+            sandbox,
+            build,
+        )
     })?;
     Ok(Built {
         runner,
@@ -197,7 +203,7 @@ pub fn build_generated_crate(
     let main = with_runner_allocator(main, false);
     write_runner_crate(&layout, None, &main, (builder, incremental)).map_err(io)?;
     let runner = stamp.built_or(&layout, builder, || {
-        let built = build_generated(&layout, shared, builder, sandbox, build);
+        let built = build_generated(&layout, shared, (builder, &toolchain), sandbox, build);
         if let Err(BuildError::Harness(errors)) = &built {
             Refused::write(&refused, &stamp.made_from, errors);
         }
@@ -278,7 +284,7 @@ impl Stamp {
 fn build_generated(
     layout: &Layout,
     shared: Option<&Path>,
-    builder: Builder,
+    (builder, toolchain): (Builder, &toolchain::Toolchain),
     sandbox: &Sandbox,
     build: &Build,
 ) -> Result<(), BuildError> {
@@ -301,7 +307,7 @@ fn build_generated(
             None => make_dir(&layout.target, builder).map_err(io)?,
         }
     }
-    cargo::run(layout, sandbox, build, builder)
+    cargo::run(layout, sandbox, build, (builder, toolchain))
 }
 
 /// Who builds submissions on this machine, as `grader doctor` says it, or why no build
